@@ -1,0 +1,328 @@
+//! Solving `A(C(x)) = B(x)` for `C`: [`LinearLayout::invert_and_compose`], [`lstsq`],
+//! [`LinearLayout::pseudoinvert`], [`LinearLayout::invert`] and
+//! [`LinearLayout::invert_and_compose_preferring`].
+//!
+//! Each basis of `B` is expressed in `A`'s columns with [`Echelon`]: columns are inserted in
+//! `A`'s flattened input order, so pivots are the lowest-indexed independent columns and every
+//! free variable is 0 — the numerically smallest preimage, Triton's exact choice. `A` may be
+//! non-injective, non-surjective and have a larger codomain than `B`, as long as it covers
+//! `B`'s image. There is no width limit (Triton: 30 bits of `A`, 64 columns in all).
+
+use crate::dims::{names, Dim, DimSize};
+use crate::error::{LayoutError, Result};
+use crate::gf2::{Echelon, Gf2Vector};
+use crate::layout::{with_width, LinearLayout};
+
+/// How the in-dims of the outer layout may be used for each basis of the inner one.
+enum Strategy<'a> {
+    /// Triton 3.9: in-dims equal in both layouts (and not overlapped by others) map to
+    /// themselves; everything else takes the smallest preimage.
+    TritonIdentityDims,
+    /// Plain least squares: the smallest preimage for every basis.
+    Lstsq,
+    /// Prefer preimages that move only along these in-dims; keep the others local.
+    Preferring(&'a [Dim]),
+}
+
+impl LinearLayout {
+    /// `C` with `A(C(x)) = B(x)` for `B = self`, `A = outer` (e.g. registers → tensor and
+    /// shared offsets → tensor give registers → offsets).
+    ///
+    /// Triton 3.9 semantics, bit for bit: the out-dims must be the same names in any order
+    /// ([`LayoutError::DimsMismatch`]), `A`'s out sizes at least `B`'s
+    /// ([`LayoutError::SizeMismatch`]), and `A` must cover `B`'s image
+    /// ([`LayoutError::NotInImage`]). Among preimages the numerically smallest `A` input is
+    /// chosen (earlier in-dims and lower bits first), except that an in-dim present in both
+    /// layouts with equal bases, whose bits no other in-dim touches, maps to itself. The result
+    /// has `B`'s in-dims and `A`'s in-dims (with `A`'s sizes) as out-dims.
+    ///
+    /// ```
+    /// use linear_layout::LinearLayout;
+    /// let r = LinearLayout::from_bases(&[("lane", vec![vec![1], vec![2]]), ("warp", vec![vec![4]])], &[("x", 8)], true)?;
+    /// // offset bits 0 and 3 hold nothing new: the smallest preimage skips them
+    /// let s = LinearLayout::from_bases(&[("offset", vec![vec![0], vec![1], vec![2], vec![0], vec![4]])], &[("x", 8)], true)?;
+    /// let c = r.invert_and_compose(&s)?;
+    /// assert_eq!(c.bases_of("lane")?, vec![vec![2], vec![4]]);
+    /// assert_eq!(c.bases_of("warp")?, vec![vec![16]]);
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn invert_and_compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        solve(self, outer, Strategy::TritonIdentityDims, "invert_and_compose")
+    }
+
+    /// Like [`invert_and_compose`](Self::invert_and_compose), but each basis of `self` is first
+    /// solved using only the `preferred` in-dims of `outer`; a basis of an in-dim that is not
+    /// preferred (e.g. `warp`, `block`) maps to the same position of that dim in `outer` plus a
+    /// correction along preferred dims whenever such a preimage exists, so data stays in its
+    /// warp/block. Otherwise the smallest preimage is taken, as usual.
+    ///
+    /// ```
+    /// use linear_layout::LinearLayout;
+    /// // Both layouts broadcast over 2 warps; lanes are permuted.
+    /// let b = LinearLayout::from_bases(&[("lane", vec![vec![1], vec![2]]), ("warp", vec![vec![0]])], &[("x", 4)], true)?;
+    /// let a = LinearLayout::from_bases(&[("lane", vec![vec![2], vec![1]]), ("warp", vec![vec![0]])], &[("x", 4)], true)?;
+    /// let c = b.invert_and_compose_preferring(&a, &["register", "lane"])?;
+    /// assert_eq!(c.bases_of("warp")?, vec![vec![0, 1]]); // warp 1 stays in warp 1
+    /// let smallest = linear_layout::lstsq(&a, &b)?;
+    /// assert_eq!(smallest.bases_of("warp")?, vec![vec![0, 0]]); // everything from warp 0
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn invert_and_compose_preferring<D: Into<Dim> + Copy>(
+        &self,
+        outer: &LinearLayout,
+        preferred: &[D],
+    ) -> Result<LinearLayout> {
+        let preferred: Vec<Dim> = preferred.iter().map(|&d| d.into()).collect();
+        solve(self, outer, Strategy::Preferring(&preferred), "invert_and_compose_preferring")
+    }
+
+    /// A right inverse `P` of a surjective layout: `L(P(y)) = y`, choosing the smallest
+    /// preimage. Its codomain is the full input space. Errors: [`LayoutError::NotSurjective`].
+    ///
+    /// ```
+    /// use linear_layout::LinearLayout;
+    /// let a = LinearLayout::from_bases(&[("i", vec![vec![0], vec![1], vec![1], vec![2]])], &[("o", 4)], true)?;
+    /// let p = a.pseudoinvert()?;
+    /// assert_eq!(p.bases_of("o")?, vec![vec![2], vec![8]]);
+    /// assert_eq!(p.compose(&a)?, LinearLayout::identity_1d(4, "o", "o")?);
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn pseudoinvert(&self) -> Result<LinearLayout> {
+        if !self.is_surjective() {
+            return Err(self.not_surjective());
+        }
+        let mut identity = LinearLayout::empty();
+        for o in &self.outs {
+            identity = identity.product(&LinearLayout::identity_1d(o.size(), o.dim, o.dim)?)?;
+        }
+        identity.invert_and_compose(self)
+    }
+
+    /// The inverse of an invertible layout. Errors: [`LayoutError::NotInjective`],
+    /// [`LayoutError::NotSurjective`].
+    ///
+    /// ```
+    /// use linear_layout::LinearLayout;
+    /// let l = LinearLayout::from_bases(&[("i", vec![vec![1], vec![3]])], &[("o", 4)], true)?;
+    /// assert_eq!(l.invert()?.bases_of("o")?, vec![vec![1], vec![3]]);
+    /// assert_eq!(l.invert()?.invert()?, l);
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn invert(&self) -> Result<LinearLayout> {
+        if !self.is_injective() || !self.is_invertible() {
+            return Err(if self.is_injective() {
+                self.not_surjective()
+            } else {
+                LayoutError::NotInjective {
+                    rank: self.rank(),
+                    in_bits: self.total_in_dim_size_log2(),
+                    in_dims: names(&self.ins),
+                }
+            });
+        }
+        self.pseudoinvert()
+    }
+}
+
+/// Least squares over GF(2): `X` with `A(X(x)) = B(x)` and every free variable 0 (Triton's
+/// `lstsq(A, B)`), without the identity-dims shortcut of `invert_and_compose`.
+///
+/// ```
+/// use linear_layout::{lstsq, LinearLayout};
+/// let a = LinearLayout::from_bases(&[("offset", vec![vec![1], vec![3], vec![2], vec![4], vec![4]])], &[("x", 8)], true)?;
+/// let b = LinearLayout::from_bases(&[("lane", vec![vec![1], vec![2]]), ("warp", vec![vec![4]])], &[("x", 8)], true)?;
+/// let x = lstsq(&a, &b)?;
+/// assert_eq!(x.bases_of("lane")?, vec![vec![1], vec![3]]); // 2 = offset 3, not offset 4
+/// assert_eq!(x.bases_of("warp")?, vec![vec![8]]);
+/// # Ok::<(), linear_layout::LayoutError>(())
+/// ```
+pub fn lstsq(a: &LinearLayout, b: &LinearLayout) -> Result<LinearLayout> {
+    solve(b, a, Strategy::Lstsq, "lstsq")
+}
+
+/// Triton 3.9's identity-dims rule: a shared in-dim maps to itself when its bases are equal in
+/// both layouts and no other in-dim of either layout sets a bit that it sets in the same out-dim.
+fn identity_dims(b: &LinearLayout, a: &LinearLayout, a_out_of_b: &[usize]) -> Vec<Dim> {
+    let a_basis = |bit: usize| -> Vec<u64> {
+        let row = a.basis_at(bit);
+        a_out_of_b.iter().map(|&j| row.get(j).copied().unwrap_or(0)).collect()
+    };
+    let dim_bits = |l: &LinearLayout, k: usize| {
+        let s = l.in_offset(k);
+        s..s + l.ins[k].log2 as usize
+    };
+    let mut result = Vec::new();
+    for (ka, da) in a.ins.iter().enumerate() {
+        let Some(kb) = b.ins.iter().position(|d| d.dim == da.dim) else { continue };
+        if b.ins[kb].log2 != da.log2 || dim_bits(a, ka).zip(dim_bits(b, kb)).any(|(x, y)| a_basis(x) != b.basis_at(y)) {
+            continue;
+        }
+        // Bits this dim sets, per out-dim (in B's out order).
+        let mut mask = vec![0u64; b.outs.len()];
+        for bit in dim_bits(b, kb) {
+            for (m, &c) in mask.iter_mut().zip(b.basis_at(bit)) {
+                *m |= c;
+            }
+        }
+        let touches = |basis: &[u64]| basis.iter().zip(&mask).any(|(&c, &m)| c & m != 0);
+        let other_a = (0..a.ins.len()).filter(|&k| k != ka).flat_map(|k| dim_bits(a, k)).any(|bit| touches(&a_basis(bit)));
+        let other_b = (0..b.ins.len()).filter(|&k| k != kb).flat_map(|k| dim_bits(b, k)).any(|bit| touches(b.basis_at(bit)));
+        if !other_a && !other_b {
+            result.push(da.dim);
+        }
+    }
+    result
+}
+
+fn solve(b: &LinearLayout, a: &LinearLayout, strategy: Strategy<'_>, op: &'static str) -> Result<LinearLayout> {
+    // A's out-dims in B's order, each at least as large as B's.
+    if a.outs.len() != b.outs.len() || b.outs.iter().any(|o| !a.has_out_dim(o.dim)) {
+        return Err(LayoutError::DimsMismatch {
+            op,
+            what: "the out-dims of both layouts",
+            left: names(&b.outs),
+            right: names(&a.outs),
+        });
+    }
+    let mut a_out_of_b = Vec::with_capacity(b.outs.len());
+    let mut rows = Vec::with_capacity(b.outs.len());
+    for o in &b.outs {
+        let j = a.out_index(op, o.dim)?;
+        if a.outs[j].log2 < o.log2 {
+            return Err(LayoutError::SizeMismatch {
+                op,
+                dim: o.dim.to_string(),
+                left: o.size() as u128,
+                right: a.outs[j].size() as u128,
+                rule: "the outer layout's out-dim must be at least as large (incompatible output shapes)",
+            });
+        }
+        a_out_of_b.push(j);
+        rows.push(a.outs[j]);
+    }
+    let identity = match strategy {
+        Strategy::TritonIdentityDims => identity_dims(b, a, &a_out_of_b),
+        _ => Vec::new(),
+    };
+    let out_bits: usize = rows.iter().map(|d| d.log2 as usize).sum();
+    let a_bits = a.total_in_dim_size_log2() as usize;
+    with_width!(out_bits, V => with_width!(a_bits, T => {
+        solve_in::<V, T>(b, a, &a_out_of_b, &rows, &identity, &strategy, op)
+    }))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn solve_in<V: Gf2Vector, T: Gf2Vector>(
+    b: &LinearLayout,
+    a: &LinearLayout,
+    a_out_of_b: &[usize],
+    rows: &[DimSize],
+    identity: &[Dim],
+    strategy: &Strategy<'_>,
+    op: &'static str,
+) -> Result<LinearLayout> {
+    let mut offsets = Vec::with_capacity(rows.len());
+    let mut acc = 0;
+    for r in rows {
+        offsets.push(acc);
+        acc += r.log2 as usize;
+    }
+    let out_bits = acc;
+    let a_bits = a.total_in_dim_size_log2() as usize;
+    // A's column for flattened input bit `bit`, as a vector over the rows (B's out order).
+    let a_column = |bit: usize| -> V {
+        let mut v = V::zeros(out_bits);
+        let basis = a.basis_at(bit);
+        for ((&j, r), &off) in a_out_of_b.iter().zip(rows).zip(&offsets) {
+            v.xor_bits(off, r.log2, basis.get(j).copied().unwrap_or(0));
+        }
+        v
+    };
+    let b_column = |bit: usize| -> V {
+        let mut v = V::zeros(out_bits);
+        for ((&c, r), &off) in b.basis_at(bit).iter().zip(rows).zip(&offsets) {
+            v.xor_bits(off, r.log2, c);
+        }
+        v
+    };
+    let unit = |bit: usize| -> T {
+        let mut t = T::zeros(a_bits);
+        t.set_bit(bit);
+        t
+    };
+    // Columns of A in flattened order, restricted to the in-dims `keep` accepts.
+    let echelon = |keep: &dyn Fn(Dim) -> bool| -> Echelon<V, T> {
+        let mut e = Echelon::new(out_bits, a_bits);
+        for (k, d) in a.ins.iter().enumerate() {
+            if keep(d.dim) {
+                let s = a.in_offset(k);
+                for bit in s..s + d.log2 as usize {
+                    e.insert(a_column(bit), unit(bit));
+                }
+            }
+        }
+        e
+    };
+    let all = echelon(&|d| !identity.contains(&d));
+    let preferred = match strategy {
+        Strategy::Preferring(dims) => Some(echelon(&|d| dims.contains(&d))),
+        _ => None,
+    };
+
+    let n_res = a.ins.len();
+    let mut bases = Vec::with_capacity(b.total_in_dim_size_log2() as usize * n_res);
+    for (kb, d) in b.ins.iter().enumerate() {
+        let s = b.in_offset(kb);
+        let a_k = a.ins.iter().position(|x| x.dim == d.dim);
+        for i in 0..d.log2 as usize {
+            let bit = s + i;
+            let mut row = vec![0u64; n_res];
+            if identity.contains(&d.dim) {
+                if let Some(k) = a_k {
+                    row[k] = 1 << i;
+                }
+                bases.extend_from_slice(&row);
+                continue;
+            }
+            let target = b_column(bit);
+            let mut tag = None;
+            if let (Strategy::Preferring(dims), Some(pref)) = (strategy, &preferred) {
+                // A non-preferred dim present in A: try "same position + preferred correction".
+                if let Some(k) = a_k.filter(|&k| !dims.contains(&d.dim) && i < a.ins[k].log2 as usize) {
+                    let own = a.in_offset(k) + i;
+                    let mut residual = target.clone();
+                    residual.xor_assign(&a_column(own));
+                    let (rest, mut t) = pref.reduce(residual);
+                    if rest.is_zero() {
+                        t.set_bit(own);
+                        tag = Some(t);
+                    }
+                }
+                if tag.is_none() {
+                    let (rest, t) = pref.reduce(target.clone());
+                    tag = rest.is_zero().then_some(t);
+                }
+            }
+            let tag = match tag {
+                Some(t) => t,
+                None => {
+                    let (rest, t) = all.reduce(target);
+                    if !rest.is_zero() {
+                        return Err(LayoutError::NotInImage {
+                            op,
+                            in_dim: d.dim.to_string(),
+                            value: 1u128 << i,
+                            image: b.outs.iter().map(|o| o.dim.to_string()).zip(b.basis_at(bit).iter().copied()).collect(),
+                        });
+                    }
+                    t
+                }
+            };
+            for (k, x) in a.ins.iter().enumerate() {
+                row[k] = tag.get_bits(a.in_offset(k), x.log2);
+            }
+            bases.extend_from_slice(&row);
+        }
+    }
+    Ok(LinearLayout::from_parts(b.ins.clone(), a.ins.clone(), bases))
+}

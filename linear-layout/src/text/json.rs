@@ -1,0 +1,98 @@
+//! JSON in Triton's `from_bases` shape:
+//! `{"bases": [["register", [[0,1],[0,2]]], …], "out_dims": [["dim0", 16], …]}`.
+//!
+//! `out_dims` may also be a list of bare names, in which case sizes are inferred as Triton's
+//! inferring constructor does. Values are read as integers of any sign so that a negative or
+//! oversized component is reported as a typed error, not a parse failure.
+
+use serde_json::{json, Value};
+
+use crate::error::{LayoutError, Result};
+use crate::layout::{DimBases, LinearLayout};
+
+fn parse_err(msg: impl Into<String>) -> LayoutError {
+    LayoutError::Parse(msg.into())
+}
+
+fn as_u64(v: &Value, what: &dyn Fn() -> String) -> Result<u64> {
+    if let Some(u) = v.as_u64() {
+        return Ok(u);
+    }
+    match v.as_i64() {
+        Some(i) => Err(parse_err(format!("{} is negative ({i})", what()))),
+        None => Err(parse_err(format!("{} is not a non-negative integer: {v}", what()))),
+    }
+}
+
+impl LinearLayout {
+    /// The layout as a JSON value in Triton's `from_bases` shape.
+    ///
+    /// ```
+    /// use linear_layout::LinearLayout;
+    /// let l = LinearLayout::identity_1d(4, "lane", "dim0")?;
+    /// assert_eq!(l.to_json().to_string(), r#"{"bases":[["lane",[[1],[2]]]],"out_dims":[["dim0",4]]}"#);
+    /// assert_eq!(LinearLayout::from_json(&l.to_json())?, l);
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn to_json(&self) -> Value {
+        let bases: Vec<Value> = self.bases().into_iter().map(|(d, b)| json!([d.name(), b])).collect();
+        let outs: Vec<Value> = self.outs.iter().map(|o| json!([o.dim.name(), o.size()])).collect();
+        json!({"bases": bases, "out_dims": outs})
+    }
+
+    /// Reads a layout from Triton's `from_bases` JSON shape (see the module docs). A layout
+    /// with explicit sizes may be non-surjective; one with inferred sizes must be surjective.
+    pub fn from_json(v: &Value) -> Result<LinearLayout> {
+        let obj = v.as_object().ok_or_else(|| parse_err("a layout must be a JSON object with \"bases\" and \"out_dims\""))?;
+        let bases_v = obj.get("bases").and_then(Value::as_array).ok_or_else(|| parse_err("missing \"bases\" list"))?;
+        let mut bases: Vec<(String, DimBases)> = Vec::with_capacity(bases_v.len());
+        for entry in bases_v {
+            let pair = entry.as_array().filter(|p| p.len() == 2).ok_or_else(|| parse_err(format!("each \"bases\" entry must be [name, [[...], ...]], got {entry}")))?;
+            let name = pair[0].as_str().ok_or_else(|| parse_err(format!("in-dim name must be a string, got {}", pair[0])))?;
+            let list = pair[1].as_array().ok_or_else(|| parse_err(format!("bases of in-dim '{name}' must be a list")))?;
+            let mut dim_bases = Vec::with_capacity(list.len());
+            for (i, b) in list.iter().enumerate() {
+                let comps = b.as_array().ok_or_else(|| parse_err(format!("basis {i} of in-dim '{name}' must be a list of integers")))?;
+                let values = comps
+                    .iter()
+                    .enumerate()
+                    .map(|(j, c)| as_u64(c, &|| format!("component {j} of basis {i} of in-dim '{name}'")))
+                    .collect::<Result<Vec<_>>>()?;
+                dim_bases.push(values);
+            }
+            bases.push((name.to_owned(), dim_bases));
+        }
+        let outs_v = obj.get("out_dims").and_then(Value::as_array).ok_or_else(|| parse_err("missing \"out_dims\" list"))?;
+        let named: Vec<(&str, DimBases)> = bases.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+        if outs_v.iter().all(Value::is_string) {
+            let names: Vec<&str> = outs_v.iter().filter_map(Value::as_str).collect();
+            return LinearLayout::from_bases_inferred(&named, &names);
+        }
+        let mut outs = Vec::with_capacity(outs_v.len());
+        for o in outs_v {
+            let pair = o.as_array().filter(|p| p.len() == 2).ok_or_else(|| parse_err(format!("each \"out_dims\" entry must be [name, size], got {o}")))?;
+            let name = pair[0].as_str().ok_or_else(|| parse_err(format!("out-dim name must be a string, got {}", pair[0])))?;
+            outs.push((name, as_u64(&pair[1], &|| format!("size of out-dim '{name}'"))?));
+        }
+        LinearLayout::from_bases(&named, &outs, false)
+    }
+
+    /// Parses JSON text; see [`LinearLayout::from_json`].
+    pub fn from_json_str(text: &str) -> Result<LinearLayout> {
+        let v: Value = serde_json::from_str(text).map_err(|e| parse_err(format!("invalid JSON: {e}")))?;
+        LinearLayout::from_json(&v)
+    }
+}
+
+impl serde::Serialize for LinearLayout {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        self.to_json().serialize(s)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for LinearLayout {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        LinearLayout::from_json(&v).map_err(serde::de::Error::custom)
+    }
+}
