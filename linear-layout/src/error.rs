@@ -10,43 +10,101 @@ pub enum LayoutError {
     NotPowerOfTwo { what: String, value: u128 },
     /// A dimension wider than 63 bits (its size or values would not fit a `u64`).
     #[error("{role}-dim '{dim}' would have 2^{log2} elements; at most 2^63 are supported")]
-    DimTooLarge { role: &'static str, dim: String, log2: u32 },
+    DimTooLarge {
+        role: &'static str,
+        dim: String,
+        log2: u32,
+    },
     /// The same dimension name twice in one list.
     #[error("{role}-dim '{dim}' appears more than once")]
     DuplicateDim { role: &'static str, dim: String },
     /// A basis whose tuple length differs from the number of out-dims.
     #[error("basis {index} of in-dim '{in_dim}' has {len} components, expected one per out-dim ({expected})")]
-    BasisLength { in_dim: String, index: usize, len: usize, expected: usize },
+    BasisLength {
+        in_dim: String,
+        index: usize,
+        len: usize,
+        expected: usize,
+    },
     /// A basis component that does not fit its out-dim.
     #[error("basis {index} of in-dim '{in_dim}' has component {value} for out-dim '{out_dim}', which has size {size}")]
-    BasisOutOfRange { in_dim: String, index: usize, out_dim: String, value: u128, size: u128 },
+    BasisOutOfRange {
+        in_dim: String,
+        index: usize,
+        out_dim: String,
+        value: u128,
+        size: u128,
+    },
     /// The layout had to be surjective and is not.
     #[error("layout is not surjective: its bases span {rank} of the {out_bits} output bits (out-dims {out_dims:?})")]
-    NotSurjective { rank: u32, out_bits: u32, out_dims: Vec<String> },
+    NotSurjective {
+        rank: u32,
+        out_bits: u32,
+        out_dims: Vec<String>,
+    },
     /// The layout had to be injective and is not.
     #[error("layout is not injective: its bases span {rank} of the {in_bits} input bits (in-dims {in_dims:?})")]
-    NotInjective { rank: u32, in_bits: u32, in_dims: Vec<String> },
+    NotInjective {
+        rank: u32,
+        in_bits: u32,
+        in_dims: Vec<String>,
+    },
     /// A named dimension that the layout does not have.
     #[error("{op}: no {role}-dim '{dim}' (the layout has {available:?})")]
-    UnknownDim { op: &'static str, role: &'static str, dim: String, available: Vec<String> },
+    UnknownDim {
+        op: &'static str,
+        role: &'static str,
+        dim: String,
+        available: Vec<String>,
+    },
     /// Two dimension lists that must hold the same names do not.
     #[error("{op}: {what} must be the same set of dims, got {left:?} and {right:?}")]
-    DimsMismatch { op: &'static str, what: &'static str, left: Vec<String>, right: Vec<String> },
+    DimsMismatch {
+        op: &'static str,
+        what: &'static str,
+        left: Vec<String>,
+        right: Vec<String>,
+    },
     /// Common dims ordered differently by the two operands of a product.
     #[error("product: {role}-dims common to both layouts must appear in the same relative order, got {left:?} and {right:?}")]
-    OrderConflict { role: &'static str, left: Vec<String>, right: Vec<String> },
+    OrderConflict {
+        role: &'static str,
+        left: Vec<String>,
+        right: Vec<String>,
+    },
     /// A dimension whose size is incompatible between two layouts.
-    #[error("{op}: dim '{dim}' has size {left} in the first layout but {right} in the second ({rule})")]
-    SizeMismatch { op: &'static str, dim: String, left: u128, right: u128, rule: &'static str },
+    #[error(
+        "{op}: dim '{dim}' has size {left} in the first layout but {right} in the second ({rule})"
+    )]
+    SizeMismatch {
+        op: &'static str,
+        dim: String,
+        left: u128,
+        right: u128,
+        rule: &'static str,
+    },
     /// `invert_and_compose` / `lstsq`: a basis of the inner layout is outside the image of the outer one.
     #[error("{op}: {in_dim}={value} maps to {image:?}, which the outer layout never produces (the outer layout does not cover this layout's image)")]
-    NotInImage { op: &'static str, in_dim: String, value: u128, image: Vec<(String, u64)> },
+    NotInImage {
+        op: &'static str,
+        in_dim: String,
+        value: u128,
+        image: Vec<(String, u64)>,
+    },
     /// Two totals that must agree (reshapes, concatenations).
     #[error("{op}: total size 2^{got} does not match the layout's 2^{expected}")]
-    TotalSizeMismatch { op: &'static str, expected: u32, got: u32 },
+    TotalSizeMismatch {
+        op: &'static str,
+        expected: u32,
+        got: u32,
+    },
     /// `squeeze` of a dimension whose size is not 1.
     #[error("{op}: dim '{dim}' has size {size}, not 1")]
-    NotSizeOne { op: &'static str, dim: String, size: u128 },
+    NotSizeOne {
+        op: &'static str,
+        dim: String,
+        size: u128,
+    },
     /// `resize_out_dim` to a larger size, or an index past a dimension.
     #[error("{op}: {what}")]
     Invalid { op: &'static str, what: String },

@@ -56,7 +56,11 @@ mod word {
     }
     #[inline]
     pub fn set_bit<W: PrimInt>(w: W, i: usize) -> W {
-        if i < word_bits::<W>() { w | (W::one() << i) } else { w }
+        if i < word_bits::<W>() {
+            w | (W::one() << i)
+        } else {
+            w
+        }
     }
     #[inline]
     pub fn xor_bits<W: PrimInt>(w: W, offset: usize, len: u32, value: u64) -> W {

@@ -92,7 +92,12 @@ impl LinearLayout {
     /// The invariants are checked here, in debug builds, and nowhere else.
     pub(crate) fn from_parts(ins: Vec<DimSize>, outs: Vec<DimSize>, bases: Vec<u64>) -> Self {
         debug_assert_eq!(check_parts(&ins, &outs, &bases), Ok(()));
-        LinearLayout { ins, outs, bases, rank: OnceLock::new() }
+        LinearLayout {
+            ins,
+            outs,
+            bases,
+            rank: OnceLock::new(),
+        }
     }
 
     /// Builds a layout from untrusted parts, checking every invariant.
@@ -103,7 +108,12 @@ impl LinearLayout {
         require_surjective: bool,
     ) -> Result<Self> {
         check_parts(&ins, &outs, &bases)?;
-        let l = LinearLayout { ins, outs, bases, rank: OnceLock::new() };
+        let l = LinearLayout {
+            ins,
+            outs,
+            bases,
+            rank: OnceLock::new(),
+        };
         if require_surjective && !l.is_surjective() {
             return Err(l.not_surjective());
         }
@@ -160,7 +170,10 @@ impl LinearLayout {
                         value: size as u128,
                     });
                 }
-                Ok(DimSize { dim, log2: size.trailing_zeros() })
+                Ok(DimSize {
+                    dim,
+                    log2: size.trailing_zeros(),
+                })
             })
             .collect::<Result<Vec<_>>>()?;
         let (ins, flat) = flatten_bases(bases, outs.len())?;
@@ -187,7 +200,10 @@ impl LinearLayout {
         let (ins, flat) = flatten_bases(bases, n_out)?;
         let mut outs: Vec<DimSize> = out_names
             .iter()
-            .map(|&d| DimSize { dim: d.into(), log2: 0 })
+            .map(|&d| DimSize {
+                dim: d.into(),
+                log2: 0,
+            })
             .collect();
         for chunk in flat.chunks(n_out.max(1)) {
             for (out, &v) in outs.iter_mut().zip(chunk) {
@@ -241,14 +257,20 @@ impl LinearLayout {
         let (in_dim, out_dim) = (in_dim.into(), out_dim.into());
         check_pow2(&format!("size of in-dim '{in_dim}'"), size as u128)?;
         let out_size = (size as u128) * (stride as u128);
-        check_pow2(&format!("size of out-dim '{out_dim}' (stride {stride} × size {size})"), out_size)?;
+        check_pow2(
+            &format!("size of out-dim '{out_dim}' (stride {stride} × size {size})"),
+            out_size,
+        )?;
         let out_log2 = out_size.trailing_zeros();
         dim_fits("out", out_dim, out_log2)?;
         let log2 = size.trailing_zeros();
         let bases = (0..log2).map(|i| stride << i).collect();
         Ok(LinearLayout::from_parts(
             vec![DimSize { dim: in_dim, log2 }],
-            vec![DimSize { dim: out_dim, log2: out_log2 }],
+            vec![DimSize {
+                dim: out_dim,
+                log2: out_log2,
+            }],
             bases,
         ))
     }
@@ -277,7 +299,10 @@ impl LinearLayout {
         let log2 = size.trailing_zeros();
         Ok(LinearLayout::from_parts(
             vec![DimSize { dim: in_dim, log2 }],
-            vec![DimSize { dim: out_dim, log2: out_size.trailing_zeros() }],
+            vec![DimSize {
+                dim: out_dim,
+                log2: out_size.trailing_zeros(),
+            }],
             vec![0; log2 as usize],
         ))
     }
@@ -327,21 +352,27 @@ impl LinearLayout {
     }
 
     pub(crate) fn in_index(&self, op: &'static str, dim: Dim) -> Result<usize> {
-        self.ins.iter().position(|d| d.dim == dim).ok_or_else(|| LayoutError::UnknownDim {
-            op,
-            role: "in",
-            dim: dim.to_string(),
-            available: names(&self.ins),
-        })
+        self.ins
+            .iter()
+            .position(|d| d.dim == dim)
+            .ok_or_else(|| LayoutError::UnknownDim {
+                op,
+                role: "in",
+                dim: dim.to_string(),
+                available: names(&self.ins),
+            })
     }
 
     pub(crate) fn out_index(&self, op: &'static str, dim: Dim) -> Result<usize> {
-        self.outs.iter().position(|d| d.dim == dim).ok_or_else(|| LayoutError::UnknownDim {
-            op,
-            role: "out",
-            dim: dim.to_string(),
-            available: names(&self.outs),
-        })
+        self.outs
+            .iter()
+            .position(|d| d.dim == dim)
+            .ok_or_else(|| LayoutError::UnknownDim {
+                op,
+                role: "out",
+                dim: dim.to_string(),
+                available: names(&self.outs),
+            })
     }
 
     /// `log2` of an in-dim's size.
@@ -388,7 +419,10 @@ impl LinearLayout {
         if i >= self.ins[k].log2 {
             return Err(LayoutError::Invalid {
                 op: "basis",
-                what: format!("in-dim '{in_dim}' has {} bases, asked for basis {i}", self.ins[k].log2),
+                what: format!(
+                    "in-dim '{in_dim}' has {} bases, asked for basis {i}",
+                    self.ins[k].log2
+                ),
             });
         }
         Ok(self.basis_at(self.in_offset(k) + i as usize))
@@ -415,7 +449,9 @@ impl LinearLayout {
         self.ins
             .iter()
             .map(|d| {
-                let b = (bit..bit + d.log2 as usize).map(|b| self.basis_at(b).to_vec()).collect();
+                let b = (bit..bit + d.log2 as usize)
+                    .map(|b| self.basis_at(b).to_vec())
+                    .collect();
                 bit += d.log2 as usize;
                 (d.dim, b)
             })
@@ -506,13 +542,20 @@ fn check_pow2(what: &str, value: u128) -> Result<()> {
     if value.is_power_of_two() {
         Ok(())
     } else {
-        Err(LayoutError::NotPowerOfTwo { what: what.to_owned(), value })
+        Err(LayoutError::NotPowerOfTwo {
+            what: what.to_owned(),
+            value,
+        })
     }
 }
 
 fn dim_fits(role: &'static str, dim: Dim, log2: u32) -> Result<()> {
     if log2 > MAX_DIM_LOG2 {
-        return Err(LayoutError::DimTooLarge { role, dim: dim.to_string(), log2 });
+        return Err(LayoutError::DimTooLarge {
+            role,
+            dim: dim.to_string(),
+            log2,
+        });
     }
     Ok(())
 }
@@ -551,7 +594,10 @@ pub(crate) fn check_parts(ins: &[DimSize], outs: &[DimSize], bases: &[u64]) -> R
         for (i, d) in dims.iter().enumerate() {
             dim_fits(role, d.dim, d.log2)?;
             if dims[..i].iter().any(|e| e.dim == d.dim) {
-                return Err(LayoutError::DuplicateDim { role, dim: d.dim.to_string() });
+                return Err(LayoutError::DuplicateDim {
+                    role,
+                    dim: d.dim.to_string(),
+                });
             }
         }
     }
@@ -559,7 +605,11 @@ pub(crate) fn check_parts(ins: &[DimSize], outs: &[DimSize], bases: &[u64]) -> R
     if bases.len() != n_in * outs.len() {
         return Err(LayoutError::Invalid {
             op: "layout",
-            what: format!("{} basis components for {n_in} input bits × {} out-dims", bases.len(), outs.len()),
+            what: format!(
+                "{} basis components for {n_in} input bits × {} out-dims",
+                bases.len(),
+                outs.len()
+            ),
         });
     }
     let mut bit = 0;

@@ -83,7 +83,10 @@ pub struct Evaluator {
 
 impl Evaluator {
     fn new(layout: &LinearLayout) -> Result<Evaluator> {
-        let (n_in, n_out) = (layout.total_in_dim_size_log2(), layout.total_out_dim_size_log2());
+        let (n_in, n_out) = (
+            layout.total_in_dim_size_log2(),
+            layout.total_out_dim_size_log2(),
+        );
         if n_in > 64 || n_out > 64 {
             return Err(LayoutError::Invalid {
                 op: "evaluator",
@@ -91,7 +94,9 @@ impl Evaluator {
             });
         }
         let offsets = layout.out_offsets();
-        let columns: Vec<u64> = (0..n_in as usize).map(|bit| layout.packed_column::<u64>(bit, &offsets)).collect();
+        let columns: Vec<u64> = (0..n_in as usize)
+            .map(|bit| layout.packed_column::<u64>(bit, &offsets))
+            .collect();
         let tables = columns
             .chunks(8)
             .map(|chunk| {
@@ -106,7 +111,10 @@ impl Evaluator {
                 t
             })
             .collect();
-        Ok(Evaluator { tables, out_log2: layout.outs.iter().map(|o| o.log2).collect() })
+        Ok(Evaluator {
+            tables,
+            out_log2: layout.outs.iter().map(|o| o.log2).collect(),
+        })
     }
 
     /// `L(x)` on flattened bits; input bits past the layout's width are ignored.

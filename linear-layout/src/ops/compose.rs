@@ -21,7 +21,8 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
-        if self.outs.len() != outer.ins.len() || self.outs.iter().any(|o| !outer.has_in_dim(o.dim)) {
+        if self.outs.len() != outer.ins.len() || self.outs.iter().any(|o| !outer.has_in_dim(o.dim))
+        {
             return Err(LayoutError::DimsMismatch {
                 op: "compose",
                 what: "this layout's out-dims and the outer layout's in-dims",
@@ -59,6 +60,10 @@ impl LinearLayout {
                 }
             }
         }
-        Ok(LinearLayout::from_parts(self.ins.clone(), outer.outs.clone(), bases))
+        Ok(LinearLayout::from_parts(
+            self.ins.clone(),
+            outer.outs.clone(),
+            bases,
+        ))
     }
 }

@@ -19,29 +19,63 @@ fn not_divisible(op: &'static str, what: String) -> LayoutError {
     LayoutError::Invalid { op, what }
 }
 
-fn quotient_shape(op: &'static str, a: &LinearLayout, b: &LinearLayout) -> Result<(Vec<DimSize>, Vec<DimSize>)> {
+fn quotient_shape(
+    op: &'static str,
+    a: &LinearLayout,
+    b: &LinearLayout,
+) -> Result<(Vec<DimSize>, Vec<DimSize>)> {
     for (role, bd, ad) in [("in", &b.ins, &a.ins), ("out", &b.outs, &a.outs)] {
-        if let Some(d) = bd.iter().find(|d| d.log2 > 0 && !ad.iter().any(|x| x.dim == d.dim)) {
-            return Err(not_divisible(op, format!("{role}-dim '{}' of the divisor is not in the layout", d.dim)));
+        if let Some(d) = bd
+            .iter()
+            .find(|d| d.log2 > 0 && !ad.iter().any(|x| x.dim == d.dim))
+        {
+            return Err(not_divisible(
+                op,
+                format!("{role}-dim '{}' of the divisor is not in the layout", d.dim),
+            ));
         }
     }
     let shrink = |role: &str, ad: &[DimSize], bd: &[DimSize]| -> Result<Vec<DimSize>> {
         ad.iter()
             .map(|d| {
                 let b = log2_in(bd, d);
-                d.log2.checked_sub(b).map(|log2| DimSize { dim: d.dim, log2 }).ok_or_else(|| {
-                    not_divisible(op, format!("{role}-dim '{}' has size {} but the divisor's is {}", d.dim, d.size(), 1u64 << b))
-                })
+                d.log2
+                    .checked_sub(b)
+                    .map(|log2| DimSize { dim: d.dim, log2 })
+                    .ok_or_else(|| {
+                        not_divisible(
+                            op,
+                            format!(
+                                "{role}-dim '{}' has size {} but the divisor's is {}",
+                                d.dim,
+                                d.size(),
+                                1u64 << b
+                            ),
+                        )
+                    })
             })
             .collect()
     };
-    Ok((shrink("in", &a.ins, &b.ins)?, shrink("out", &a.outs, &b.outs)?))
+    Ok((
+        shrink("in", &a.ins, &b.ins)?,
+        shrink("out", &a.outs, &b.outs)?,
+    ))
 }
 
 /// Keeps only the divisor dims that matter (drops size-1 dims the layout lacks).
 fn trimmed(a: &LinearLayout, b: &LinearLayout) -> Result<LinearLayout> {
-    let ins: Vec<&str> = b.ins.iter().filter(|d| d.log2 > 0 || a.has_in_dim(d.dim)).map(|d| d.dim.name()).collect();
-    let outs: Vec<&str> = b.outs.iter().filter(|d| d.log2 > 0 || a.has_out_dim(d.dim)).map(|d| d.dim.name()).collect();
+    let ins: Vec<&str> = b
+        .ins
+        .iter()
+        .filter(|d| d.log2 > 0 || a.has_in_dim(d.dim))
+        .map(|d| d.dim.name())
+        .collect();
+    let outs: Vec<&str> = b
+        .outs
+        .iter()
+        .filter(|d| d.log2 > 0 || a.has_out_dim(d.dim))
+        .map(|d| d.dim.name())
+        .collect();
     b.sublayout(&ins, &outs)
 }
 
@@ -96,7 +130,11 @@ pub fn divide_right(a: &LinearLayout, b: &LinearLayout) -> Result<LinearLayout> 
         let s = a.in_offset(k);
         for bit in s..s + d.log2 as usize {
             for (&c, o) in a.basis_at(bit).iter().zip(&outs) {
-                bases.push(if o.log2 >= 64 { c } else { c & ((1u64 << o.log2) - 1) });
+                bases.push(if o.log2 >= 64 {
+                    c
+                } else {
+                    c & ((1u64 << o.log2) - 1)
+                });
             }
         }
     }
@@ -104,6 +142,9 @@ pub fn divide_right(a: &LinearLayout, b: &LinearLayout) -> Result<LinearLayout> 
     let b = trimmed(a, b)?;
     match c.product(&b) {
         Ok(p) if p == *a => Ok(c),
-        _ => Err(not_divisible(op, "the layout's high bases are not the divisor's, shifted past the quotient".into())),
+        _ => Err(not_divisible(
+            op,
+            "the layout's high bases are not the divisor's, shifted past the quotient".into(),
+        )),
     }
 }

@@ -47,7 +47,12 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn invert_and_compose(&self, outer: &LinearLayout) -> Result<LinearLayout> {
-        solve(self, outer, Strategy::TritonIdentityDims, "invert_and_compose")
+        solve(
+            self,
+            outer,
+            Strategy::TritonIdentityDims,
+            "invert_and_compose",
+        )
     }
 
     /// Like [`invert_and_compose`](Self::invert_and_compose), but each basis of `self` is first
@@ -73,7 +78,12 @@ impl LinearLayout {
         preferred: &[D],
     ) -> Result<LinearLayout> {
         let preferred: Vec<Dim> = preferred.iter().map(|&d| d.into()).collect();
-        solve(self, outer, Strategy::Preferring(&preferred), "invert_and_compose_preferring")
+        solve(
+            self,
+            outer,
+            Strategy::Preferring(&preferred),
+            "invert_and_compose_preferring",
+        )
     }
 
     /// A right inverse `P` of a surjective layout: `L(P(y)) = y`, choosing the smallest
@@ -145,7 +155,10 @@ pub fn lstsq(a: &LinearLayout, b: &LinearLayout) -> Result<LinearLayout> {
 fn identity_dims(b: &LinearLayout, a: &LinearLayout, a_out_of_b: &[usize]) -> Vec<Dim> {
     let a_basis = |bit: usize| -> Vec<u64> {
         let row = a.basis_at(bit);
-        a_out_of_b.iter().map(|&j| row.get(j).copied().unwrap_or(0)).collect()
+        a_out_of_b
+            .iter()
+            .map(|&j| row.get(j).copied().unwrap_or(0))
+            .collect()
     };
     let dim_bits = |l: &LinearLayout, k: usize| {
         let s = l.in_offset(k);
@@ -153,8 +166,14 @@ fn identity_dims(b: &LinearLayout, a: &LinearLayout, a_out_of_b: &[usize]) -> Ve
     };
     let mut result = Vec::new();
     for (ka, da) in a.ins.iter().enumerate() {
-        let Some(kb) = b.ins.iter().position(|d| d.dim == da.dim) else { continue };
-        if b.ins[kb].log2 != da.log2 || dim_bits(a, ka).zip(dim_bits(b, kb)).any(|(x, y)| a_basis(x) != b.basis_at(y)) {
+        let Some(kb) = b.ins.iter().position(|d| d.dim == da.dim) else {
+            continue;
+        };
+        if b.ins[kb].log2 != da.log2
+            || dim_bits(a, ka)
+                .zip(dim_bits(b, kb))
+                .any(|(x, y)| a_basis(x) != b.basis_at(y))
+        {
             continue;
         }
         // Bits this dim sets, per out-dim (in B's out order).
@@ -165,8 +184,14 @@ fn identity_dims(b: &LinearLayout, a: &LinearLayout, a_out_of_b: &[usize]) -> Ve
             }
         }
         let touches = |basis: &[u64]| basis.iter().zip(&mask).any(|(&c, &m)| c & m != 0);
-        let other_a = (0..a.ins.len()).filter(|&k| k != ka).flat_map(|k| dim_bits(a, k)).any(|bit| touches(&a_basis(bit)));
-        let other_b = (0..b.ins.len()).filter(|&k| k != kb).flat_map(|k| dim_bits(b, k)).any(|bit| touches(b.basis_at(bit)));
+        let other_a = (0..a.ins.len())
+            .filter(|&k| k != ka)
+            .flat_map(|k| dim_bits(a, k))
+            .any(|bit| touches(&a_basis(bit)));
+        let other_b = (0..b.ins.len())
+            .filter(|&k| k != kb)
+            .flat_map(|k| dim_bits(b, k))
+            .any(|bit| touches(b.basis_at(bit)));
         if !other_a && !other_b {
             result.push(da.dim);
         }
@@ -174,7 +199,12 @@ fn identity_dims(b: &LinearLayout, a: &LinearLayout, a_out_of_b: &[usize]) -> Ve
     result
 }
 
-fn solve(b: &LinearLayout, a: &LinearLayout, strategy: Strategy<'_>, op: &'static str) -> Result<LinearLayout> {
+fn solve(
+    b: &LinearLayout,
+    a: &LinearLayout,
+    strategy: Strategy<'_>,
+    op: &'static str,
+) -> Result<LinearLayout> {
     // A's out-dims in B's order, each at least as large as B's.
     if a.outs.len() != b.outs.len() || b.outs.iter().any(|o| !a.has_out_dim(o.dim)) {
         return Err(LayoutError::DimsMismatch {
@@ -288,7 +318,9 @@ fn solve_in<V: Gf2Vector, T: Gf2Vector>(
             let mut tag = None;
             if let (Strategy::Preferring(dims), Some(pref)) = (strategy, &preferred) {
                 // A non-preferred dim present in A: try "same position + preferred correction".
-                if let Some(k) = a_k.filter(|&k| !dims.contains(&d.dim) && i < a.ins[k].log2 as usize) {
+                if let Some(k) =
+                    a_k.filter(|&k| !dims.contains(&d.dim) && i < a.ins[k].log2 as usize)
+                {
                     let own = a.in_offset(k) + i;
                     let mut residual = target.clone();
                     residual.xor_assign(&a_column(own));
@@ -312,7 +344,12 @@ fn solve_in<V: Gf2Vector, T: Gf2Vector>(
                             op,
                             in_dim: d.dim.to_string(),
                             value: 1u128 << i,
-                            image: b.outs.iter().map(|o| o.dim.to_string()).zip(b.basis_at(bit).iter().copied()).collect(),
+                            image: b
+                                .outs
+                                .iter()
+                                .map(|o| o.dim.to_string())
+                                .zip(b.basis_at(bit).iter().copied())
+                                .collect(),
                         });
                     }
                     t
@@ -324,5 +361,9 @@ fn solve_in<V: Gf2Vector, T: Gf2Vector>(
             bases.extend_from_slice(&row);
         }
     }
-    Ok(LinearLayout::from_parts(b.ins.clone(), a.ins.clone(), bases))
+    Ok(LinearLayout::from_parts(
+        b.ins.clone(),
+        a.ins.clone(),
+        bases,
+    ))
 }

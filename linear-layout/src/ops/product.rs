@@ -31,19 +31,38 @@ impl LinearLayout {
         let in_names = supremum(&inner.ins, &outer.ins);
         let out_names = supremum(&inner.outs, &outer.outs);
         let size = |role: &'static str, dims: [&[DimSize]; 2], d: Dim| -> Result<u32> {
-            let log2: u32 = dims.iter().flat_map(|l| l.iter()).filter(|x| x.dim == d).map(|x| x.log2).sum();
+            let log2: u32 = dims
+                .iter()
+                .flat_map(|l| l.iter())
+                .filter(|x| x.dim == d)
+                .map(|x| x.log2)
+                .sum();
             if log2 > MAX_DIM_LOG2 {
-                return Err(LayoutError::DimTooLarge { role, dim: d.to_string(), log2 });
+                return Err(LayoutError::DimTooLarge {
+                    role,
+                    dim: d.to_string(),
+                    log2,
+                });
             }
             Ok(log2)
         };
         let ins = in_names
             .iter()
-            .map(|&d| Ok(DimSize { dim: d, log2: size("in", [&inner.ins, &outer.ins], d)? }))
+            .map(|&d| {
+                Ok(DimSize {
+                    dim: d,
+                    log2: size("in", [&inner.ins, &outer.ins], d)?,
+                })
+            })
             .collect::<Result<Vec<_>>>()?;
         let outs = out_names
             .iter()
-            .map(|&d| Ok(DimSize { dim: d, log2: size("out", [&inner.outs, &outer.outs], d)? }))
+            .map(|&d| {
+                Ok(DimSize {
+                    dim: d,
+                    log2: size("out", [&inner.outs, &outer.outs], d)?,
+                })
+            })
             .collect::<Result<Vec<_>>>()?;
 
         // Where each operand's out-dims land in the result, and by how much they shift.
@@ -52,17 +71,24 @@ impl LinearLayout {
                 .iter()
                 .map(|o| {
                     let j = outs.iter().position(|r| r.dim == o.dim).unwrap_or(0);
-                    let shift = if shifted { dim_log2(&inner.outs, o.dim) } else { 0 };
+                    let shift = if shifted {
+                        dim_log2(&inner.outs, o.dim)
+                    } else {
+                        0
+                    };
                     (j, shift)
                 })
                 .collect()
         };
         let (inner_place, outer_place) = (place(inner, false), place(outer, true));
         let n_out = outs.len();
-        let mut bases = Vec::with_capacity(ins.iter().map(|d| d.log2 as usize).sum::<usize>() * n_out);
+        let mut bases =
+            Vec::with_capacity(ins.iter().map(|d| d.log2 as usize).sum::<usize>() * n_out);
         for d in &ins {
             for (l, placement) in [(inner, &inner_place), (outer, &outer_place)] {
-                let Some(k) = l.ins.iter().position(|x| x.dim == d.dim) else { continue };
+                let Some(k) = l.ins.iter().position(|x| x.dim == d.dim) else {
+                    continue;
+                };
                 let start = l.in_offset(k);
                 for bit in start..start + l.ins[k].log2 as usize {
                     let mut row = vec![0u64; n_out];
@@ -91,10 +117,22 @@ impl Mul for &LinearLayout {
 }
 
 fn check_common_order(role: &'static str, a: &[DimSize], b: &[DimSize]) -> Result<()> {
-    let common_a: Vec<Dim> = a.iter().map(|d| d.dim).filter(|d| b.iter().any(|x| x.dim == *d)).collect();
-    let common_b: Vec<Dim> = b.iter().map(|d| d.dim).filter(|d| a.iter().any(|x| x.dim == *d)).collect();
+    let common_a: Vec<Dim> = a
+        .iter()
+        .map(|d| d.dim)
+        .filter(|d| b.iter().any(|x| x.dim == *d))
+        .collect();
+    let common_b: Vec<Dim> = b
+        .iter()
+        .map(|d| d.dim)
+        .filter(|d| a.iter().any(|x| x.dim == *d))
+        .collect();
     if common_a != common_b {
-        return Err(LayoutError::OrderConflict { role, left: names(a), right: names(b) });
+        return Err(LayoutError::OrderConflict {
+            role,
+            left: names(a),
+            right: names(b),
+        });
     }
     Ok(())
 }
@@ -102,7 +140,10 @@ fn check_common_order(role: &'static str, a: &[DimSize], b: &[DimSize]) -> Resul
 /// Triton's `supremum` of two name lists whose common elements are in the same relative order:
 /// the shortest list containing both as subsequences, preferring the first list on ties.
 pub(crate) fn supremum(x: &[DimSize], y: &[DimSize]) -> Vec<Dim> {
-    let (x, y): (Vec<Dim>, Vec<Dim>) = (x.iter().map(|d| d.dim).collect(), y.iter().map(|d| d.dim).collect());
+    let (x, y): (Vec<Dim>, Vec<Dim>) = (
+        x.iter().map(|d| d.dim).collect(),
+        y.iter().map(|d| d.dim).collect(),
+    );
     let pos = |list: &[Dim], d: Dim| list.iter().position(|&e| e == d);
     let mut result: Vec<Dim> = Vec::with_capacity(x.len() + y.len());
     let (mut i, mut j) = (0, 0);

@@ -32,14 +32,23 @@ fn sized_dims<D: Into<Dim> + Copy>(role: &'static str, list: &[(D, u64)]) -> Res
         .map(|&(d, size)| {
             let dim = d.into();
             if !size.is_power_of_two() {
-                return Err(LayoutError::NotPowerOfTwo { what: format!("size of {role}-dim '{dim}'"), value: size as u128 });
+                return Err(LayoutError::NotPowerOfTwo {
+                    what: format!("size of {role}-dim '{dim}'"),
+                    value: size as u128,
+                });
             }
-            Ok(DimSize { dim, log2: size.trailing_zeros() })
+            Ok(DimSize {
+                dim,
+                log2: size.trailing_zeros(),
+            })
         })
         .collect::<Result<Vec<_>>>()?;
     for (i, d) in dims.iter().enumerate() {
         if dims[..i].iter().any(|e| e.dim == d.dim) {
-            return Err(LayoutError::DuplicateDim { role, dim: d.dim.to_string() });
+            return Err(LayoutError::DuplicateDim {
+                role,
+                dim: d.dim.to_string(),
+            });
         }
     }
     Ok(dims)
@@ -56,7 +65,12 @@ impl LinearLayout {
     /// ```
     pub fn transpose_ins<D: Into<Dim> + Copy>(&self, order: &[D]) -> Result<LinearLayout> {
         let order = to_dims(order);
-        same_set("transpose_ins", "the new order and the in-dims", &order, &self.ins)?;
+        same_set(
+            "transpose_ins",
+            "the new order and the in-dims",
+            &order,
+            &self.ins,
+        )?;
         let mut ins = Vec::with_capacity(order.len());
         let mut bases = Vec::with_capacity(self.bases.len());
         for d in order {
@@ -73,10 +87,23 @@ impl LinearLayout {
     /// Reorders the out-dims, permuting every basis accordingly.
     pub fn transpose_outs<D: Into<Dim> + Copy>(&self, order: &[D]) -> Result<LinearLayout> {
         let order = to_dims(order);
-        same_set("transpose_outs", "the new order and the out-dims", &order, &self.outs)?;
-        let perm = order.iter().map(|&d| self.out_index("transpose_outs", d)).collect::<Result<Vec<_>>>()?;
+        same_set(
+            "transpose_outs",
+            "the new order and the out-dims",
+            &order,
+            &self.outs,
+        )?;
+        let perm = order
+            .iter()
+            .map(|&d| self.out_index("transpose_outs", d))
+            .collect::<Result<Vec<_>>>()?;
         let n = self.total_in_dim_size_log2() as usize;
-        let bases = (0..n).flat_map(|bit| { let b = self.basis_at(bit); perm.iter().map(move |&j| b[j]) }).collect();
+        let bases = (0..n)
+            .flat_map(|bit| {
+                let b = self.basis_at(bit);
+                perm.iter().map(move |&j| b[j])
+            })
+            .collect();
         let outs = perm.iter().map(|&j| self.outs[j]).collect();
         Ok(LinearLayout::from_parts(self.ins.clone(), outs, bases))
     }
@@ -96,9 +123,17 @@ impl LinearLayout {
         let ins = sized_dims("in", dims)?;
         let got: u32 = ins.iter().map(|d| d.log2).sum();
         if got != self.total_in_dim_size_log2() {
-            return Err(LayoutError::TotalSizeMismatch { op: "reshape_ins", expected: self.total_in_dim_size_log2(), got });
+            return Err(LayoutError::TotalSizeMismatch {
+                op: "reshape_ins",
+                expected: self.total_in_dim_size_log2(),
+                got,
+            });
         }
-        Ok(LinearLayout::from_parts(ins, self.outs.clone(), self.bases.clone()))
+        Ok(LinearLayout::from_parts(
+            ins,
+            self.outs.clone(),
+            self.bases.clone(),
+        ))
     }
 
     /// Flattens every output bit in order and re-splits the values into the given dims.
@@ -115,7 +150,11 @@ impl LinearLayout {
         let got: u32 = outs.iter().map(|d| d.log2).sum();
         let total = self.total_out_dim_size_log2();
         if got != total {
-            return Err(LayoutError::TotalSizeMismatch { op: "reshape_outs", expected: total, got });
+            return Err(LayoutError::TotalSizeMismatch {
+                op: "reshape_outs",
+                expected: total,
+                got,
+            });
         }
         let offsets = self.out_offsets();
         let n = self.total_in_dim_size_log2() as usize;
@@ -140,9 +179,20 @@ impl LinearLayout {
             Some(first) => {
                 let log2 = self.total_in_dim_size_log2();
                 if log2 > MAX_DIM_LOG2 {
-                    return Err(LayoutError::DimTooLarge { role: "in", dim: first.dim.to_string(), log2 });
+                    return Err(LayoutError::DimTooLarge {
+                        role: "in",
+                        dim: first.dim.to_string(),
+                        log2,
+                    });
                 }
-                Ok(LinearLayout::from_parts(vec![DimSize { dim: first.dim, log2 }], self.outs.clone(), self.bases.clone()))
+                Ok(LinearLayout::from_parts(
+                    vec![DimSize {
+                        dim: first.dim,
+                        log2,
+                    }],
+                    self.outs.clone(),
+                    self.bases.clone(),
+                ))
             }
         }
     }
@@ -161,7 +211,11 @@ impl LinearLayout {
             Some(first) => {
                 let log2 = self.total_out_dim_size_log2();
                 if log2 > MAX_DIM_LOG2 {
-                    return Err(LayoutError::DimTooLarge { role: "out", dim: first.dim.to_string(), log2 });
+                    return Err(LayoutError::DimTooLarge {
+                        role: "out",
+                        dim: first.dim.to_string(),
+                        log2,
+                    });
                 }
                 self.reshape_outs(&[(first.dim, 1u64 << log2)])
             }
@@ -173,11 +227,19 @@ impl LinearLayout {
         let dim = dim.into();
         let k = self.in_index("squeeze_ins", dim)?;
         if self.ins[k].log2 != 0 {
-            return Err(LayoutError::NotSizeOne { op: "squeeze_ins", dim: dim.to_string(), size: self.ins[k].size() as u128 });
+            return Err(LayoutError::NotSizeOne {
+                op: "squeeze_ins",
+                dim: dim.to_string(),
+                size: self.ins[k].size() as u128,
+            });
         }
         let mut ins = self.ins.clone();
         ins.remove(k);
-        Ok(LinearLayout::from_parts(ins, self.outs.clone(), self.bases.clone()))
+        Ok(LinearLayout::from_parts(
+            ins,
+            self.outs.clone(),
+            self.bases.clone(),
+        ))
     }
 
     /// Removes a size-1 out-dim. Errors: [`LayoutError::NotSizeOne`], [`LayoutError::UnknownDim`].
@@ -193,9 +255,18 @@ impl LinearLayout {
         let dim = dim.into();
         let j = self.out_index("squeeze_outs", dim)?;
         if self.outs[j].log2 != 0 {
-            return Err(LayoutError::NotSizeOne { op: "squeeze_outs", dim: dim.to_string(), size: self.outs[j].size() as u128 });
+            return Err(LayoutError::NotSizeOne {
+                op: "squeeze_outs",
+                dim: dim.to_string(),
+                size: self.outs[j].size() as u128,
+            });
         }
-        let keep: Vec<&str> = self.outs.iter().filter(|o| o.dim != dim).map(|o| o.dim.name()).collect();
+        let keep: Vec<&str> = self
+            .outs
+            .iter()
+            .filter(|o| o.dim != dim)
+            .map(|o| o.dim.name())
+            .collect();
         let ins: Vec<&str> = self.ins.iter().map(|d| d.dim.name()).collect();
         self.sublayout(&ins, &keep)
     }
@@ -214,7 +285,10 @@ impl LinearLayout {
         let dim = dim.into();
         let k = self.in_index("resize_in_dim", dim)?;
         if !size.is_power_of_two() {
-            return Err(LayoutError::NotPowerOfTwo { what: format!("new size of in-dim '{dim}'"), value: size as u128 });
+            return Err(LayoutError::NotPowerOfTwo {
+                what: format!("new size of in-dim '{dim}'"),
+                value: size as u128,
+            });
         }
         let (old, new) = (self.ins[k].log2 as usize, size.trailing_zeros() as usize);
         let n = self.outs.len();
@@ -233,12 +307,18 @@ impl LinearLayout {
         let dim = dim.into();
         let j = self.out_index("resize_out_dim", dim)?;
         if !size.is_power_of_two() {
-            return Err(LayoutError::NotPowerOfTwo { what: format!("new size of out-dim '{dim}'"), value: size as u128 });
+            return Err(LayoutError::NotPowerOfTwo {
+                what: format!("new size of out-dim '{dim}'"),
+                value: size as u128,
+            });
         }
         if size > self.outs[j].size() {
             return Err(LayoutError::Invalid {
                 op: "resize_out_dim",
-                what: format!("out-dim '{dim}' has size {}; it may only shrink, not grow to {size}", self.outs[j].size()),
+                what: format!(
+                    "out-dim '{dim}' has size {}; it may only shrink, not grow to {size}",
+                    self.outs[j].size()
+                ),
             });
         }
         let n = self.outs.len();
@@ -258,11 +338,18 @@ impl LinearLayout {
         let (old, new) = (old.into(), new.into());
         let k = self.in_index("rename_in_dim", old)?;
         if old != new && self.has_in_dim(new) {
-            return Err(LayoutError::DuplicateDim { role: "in", dim: new.to_string() });
+            return Err(LayoutError::DuplicateDim {
+                role: "in",
+                dim: new.to_string(),
+            });
         }
         let mut ins = self.ins.clone();
         ins[k].dim = new;
-        Ok(LinearLayout::from_parts(ins, self.outs.clone(), self.bases.clone()))
+        Ok(LinearLayout::from_parts(
+            ins,
+            self.outs.clone(),
+            self.bases.clone(),
+        ))
     }
 
     /// The layout on the in-dims of both (ours first) over identical out-dims:
@@ -305,7 +392,14 @@ impl LinearLayout {
         let mut outs = self.outs.clone();
         outs.extend_from_slice(&other.outs);
         let n = self.total_in_dim_size_log2() as usize;
-        let bases = (0..n).flat_map(|bit| self.basis_at(bit).iter().chain(other.basis_at(bit)).copied()).collect();
+        let bases = (0..n)
+            .flat_map(|bit| {
+                self.basis_at(bit)
+                    .iter()
+                    .chain(other.basis_at(bit))
+                    .copied()
+            })
+            .collect();
         LinearLayout::try_from_parts(self.ins.clone(), outs, bases, false)
     }
 }

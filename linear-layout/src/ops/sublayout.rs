@@ -8,7 +8,11 @@ use crate::layout::{with_width, LinearLayout};
 
 fn subset(l: &LinearLayout, op: &'static str, role: &'static str, list: &[Dim]) -> Result<()> {
     for &d in list {
-        if role == "in" { l.in_index(op, d)?; } else { l.out_index(op, d)?; }
+        if role == "in" {
+            l.in_index(op, d)?;
+        } else {
+            l.out_index(op, d)?;
+        }
     }
     Ok(())
 }
@@ -26,12 +30,18 @@ impl LinearLayout {
     /// assert!(l.sublayout_is_zero(&["warp"], &["x"])?);
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
-    pub fn sublayout<D: Into<Dim> + Copy, E: Into<Dim> + Copy>(&self, ins: &[D], outs: &[E]) -> Result<LinearLayout> {
+    pub fn sublayout<D: Into<Dim> + Copy, E: Into<Dim> + Copy>(
+        &self,
+        ins: &[D],
+        outs: &[E],
+    ) -> Result<LinearLayout> {
         let ins: Vec<Dim> = ins.iter().map(|&d| d.into()).collect();
         let outs: Vec<Dim> = outs.iter().map(|&d| d.into()).collect();
         subset(self, "sublayout", "in", &ins)?;
         subset(self, "sublayout", "out", &outs)?;
-        let keep: Vec<usize> = (0..self.outs.len()).filter(|&j| outs.contains(&self.outs[j].dim)).collect();
+        let keep: Vec<usize> = (0..self.outs.len())
+            .filter(|&j| outs.contains(&self.outs[j].dim))
+            .collect();
         let mut new_ins = Vec::new();
         let mut bases = Vec::new();
         for (k, d) in self.ins.iter().enumerate() {
@@ -50,7 +60,11 @@ impl LinearLayout {
     }
 
     /// Whether every basis of the given in-dims is zero on the given out-dims.
-    pub fn sublayout_is_zero<D: Into<Dim> + Copy, E: Into<Dim> + Copy>(&self, ins: &[D], outs: &[E]) -> Result<bool> {
+    pub fn sublayout_is_zero<D: Into<Dim> + Copy, E: Into<Dim> + Copy>(
+        &self,
+        ins: &[D],
+        outs: &[E],
+    ) -> Result<bool> {
         Ok(self.sublayout(ins, outs)?.bases.iter().all(|&c| c == 0))
     }
 
@@ -67,25 +81,48 @@ impl LinearLayout {
     pub fn quotient<D: Into<Dim> + Copy>(&self, dims: &[D]) -> Result<LinearLayout> {
         let dims: Vec<Dim> = dims.iter().map(|&d| d.into()).collect();
         for &d in &dims {
-            let (k, j) = (self.in_index("quotient", d)?, self.out_index("quotient", d)?);
+            let (k, j) = (
+                self.in_index("quotient", d)?,
+                self.out_index("quotient", d)?,
+            );
             let s = self.in_offset(k);
             let identity = self.ins[k].log2 == self.outs[j].log2
                 && (0..self.ins[k].log2 as usize).all(|i| {
                     self.basis_at(s + i).iter().enumerate().all(|(jj, &c)| {
                         let other = self.outs[jj].dim;
-                        if other == d { c == 1 << i } else { !dims.contains(&other) || c == 0 }
+                        if other == d {
+                            c == 1 << i
+                        } else {
+                            !dims.contains(&other) || c == 0
+                        }
                     })
                 });
             if !identity {
-                return Err(LayoutError::Invalid { op: "quotient", what: format!("the layout is not the identity on '{d}'") });
+                return Err(LayoutError::Invalid {
+                    op: "quotient",
+                    what: format!("the layout is not the identity on '{d}'"),
+                });
             }
         }
-        let rest_in: Vec<Dim> = self.ins.iter().map(|d| d.dim).filter(|d| !dims.contains(d)).collect();
-        let rest_out: Vec<Dim> = self.outs.iter().map(|d| d.dim).filter(|d| !dims.contains(d)).collect();
+        let rest_in: Vec<Dim> = self
+            .ins
+            .iter()
+            .map(|d| d.dim)
+            .filter(|d| !dims.contains(d))
+            .collect();
+        let rest_out: Vec<Dim> = self
+            .outs
+            .iter()
+            .map(|d| d.dim)
+            .filter(|d| !dims.contains(d))
+            .collect();
         if !self.sublayout_is_zero(&rest_in, &dims)? || !self.sublayout_is_zero(&dims, &rest_out)? {
             return Err(LayoutError::Invalid {
                 op: "quotient",
-                what: format!("other dims map into or out of {:?}", dims.iter().map(|d| d.name()).collect::<Vec<_>>()),
+                what: format!(
+                    "other dims map into or out of {:?}",
+                    dims.iter().map(|d| d.name()).collect::<Vec<_>>()
+                ),
             });
         }
         self.sublayout(&rest_in, &rest_out)
@@ -134,7 +171,9 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn num_consecutive_in_out(&self) -> u64 {
-        let (Some(first), false) = (self.ins.first(), self.outs.is_empty()) else { return 1 };
+        let (Some(first), false) = (self.ins.first(), self.outs.is_empty()) else {
+            return 1;
+        };
         let n_out = self.outs.len();
         let consec = (0..first.log2 as usize)
             .take_while(|&i| {
@@ -144,7 +183,11 @@ impl LinearLayout {
             .count();
         let n_in = self.total_in_dim_size_log2() as usize;
         let other = (consec..n_in).fold(0u64, |acc, bit| acc | self.bases[bit * n_out]);
-        let trailing = if other == 0 { 63 } else { other.trailing_zeros() as usize };
+        let trailing = if other == 0 {
+            63
+        } else {
+            other.trailing_zeros() as usize
+        };
         1u64 << consec.min(trailing)
     }
 }

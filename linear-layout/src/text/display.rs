@@ -12,7 +12,11 @@ impl fmt::Display for LinearLayout {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let outs: Vec<String> = self.outs.iter().map(|o| format!("{} (size {})", o.dim, o.size())).collect();
+        let outs: Vec<String> = self
+            .outs
+            .iter()
+            .map(|o| format!("{} (size {})", o.dim, o.size()))
+            .collect();
         let outs = format!("[{}]", outs.join(", "));
         if self.ins.is_empty() {
             return if self.outs.is_empty() {

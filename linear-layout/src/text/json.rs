@@ -20,7 +20,10 @@ fn as_u64(v: &Value, what: &dyn Fn() -> String) -> Result<u64> {
     }
     match v.as_i64() {
         Some(i) => Err(parse_err(format!("{} is negative ({i})", what()))),
-        None => Err(parse_err(format!("{} is not a non-negative integer: {v}", what()))),
+        None => Err(parse_err(format!(
+            "{} is not a non-negative integer: {v}",
+            what()
+        ))),
     }
 }
 
@@ -35,51 +38,94 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn to_json(&self) -> Value {
-        let bases: Vec<Value> = self.bases().into_iter().map(|(d, b)| json!([d.name(), b])).collect();
-        let outs: Vec<Value> = self.outs.iter().map(|o| json!([o.dim.name(), o.size()])).collect();
+        let bases: Vec<Value> = self
+            .bases()
+            .into_iter()
+            .map(|(d, b)| json!([d.name(), b]))
+            .collect();
+        let outs: Vec<Value> = self
+            .outs
+            .iter()
+            .map(|o| json!([o.dim.name(), o.size()]))
+            .collect();
         json!({"bases": bases, "out_dims": outs})
     }
 
     /// Reads a layout from Triton's `from_bases` JSON shape (see the module docs). A layout
     /// with explicit sizes may be non-surjective; one with inferred sizes must be surjective.
     pub fn from_json(v: &Value) -> Result<LinearLayout> {
-        let obj = v.as_object().ok_or_else(|| parse_err("a layout must be a JSON object with \"bases\" and \"out_dims\""))?;
-        let bases_v = obj.get("bases").and_then(Value::as_array).ok_or_else(|| parse_err("missing \"bases\" list"))?;
+        let obj = v.as_object().ok_or_else(|| {
+            parse_err("a layout must be a JSON object with \"bases\" and \"out_dims\"")
+        })?;
+        let bases_v = obj
+            .get("bases")
+            .and_then(Value::as_array)
+            .ok_or_else(|| parse_err("missing \"bases\" list"))?;
         let mut bases: Vec<(String, DimBases)> = Vec::with_capacity(bases_v.len());
         for entry in bases_v {
-            let pair = entry.as_array().filter(|p| p.len() == 2).ok_or_else(|| parse_err(format!("each \"bases\" entry must be [name, [[...], ...]], got {entry}")))?;
-            let name = pair[0].as_str().ok_or_else(|| parse_err(format!("in-dim name must be a string, got {}", pair[0])))?;
-            let list = pair[1].as_array().ok_or_else(|| parse_err(format!("bases of in-dim '{name}' must be a list")))?;
+            let pair = entry.as_array().filter(|p| p.len() == 2).ok_or_else(|| {
+                parse_err(format!(
+                    "each \"bases\" entry must be [name, [[...], ...]], got {entry}"
+                ))
+            })?;
+            let name = pair[0].as_str().ok_or_else(|| {
+                parse_err(format!("in-dim name must be a string, got {}", pair[0]))
+            })?;
+            let list = pair[1]
+                .as_array()
+                .ok_or_else(|| parse_err(format!("bases of in-dim '{name}' must be a list")))?;
             let mut dim_bases = Vec::with_capacity(list.len());
             for (i, b) in list.iter().enumerate() {
-                let comps = b.as_array().ok_or_else(|| parse_err(format!("basis {i} of in-dim '{name}' must be a list of integers")))?;
+                let comps = b.as_array().ok_or_else(|| {
+                    parse_err(format!(
+                        "basis {i} of in-dim '{name}' must be a list of integers"
+                    ))
+                })?;
                 let values = comps
                     .iter()
                     .enumerate()
-                    .map(|(j, c)| as_u64(c, &|| format!("component {j} of basis {i} of in-dim '{name}'")))
+                    .map(|(j, c)| {
+                        as_u64(c, &|| {
+                            format!("component {j} of basis {i} of in-dim '{name}'")
+                        })
+                    })
                     .collect::<Result<Vec<_>>>()?;
                 dim_bases.push(values);
             }
             bases.push((name.to_owned(), dim_bases));
         }
-        let outs_v = obj.get("out_dims").and_then(Value::as_array).ok_or_else(|| parse_err("missing \"out_dims\" list"))?;
-        let named: Vec<(&str, DimBases)> = bases.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
+        let outs_v = obj
+            .get("out_dims")
+            .and_then(Value::as_array)
+            .ok_or_else(|| parse_err("missing \"out_dims\" list"))?;
+        let named: Vec<(&str, DimBases)> =
+            bases.iter().map(|(n, b)| (n.as_str(), b.clone())).collect();
         if outs_v.iter().all(Value::is_string) {
             let names: Vec<&str> = outs_v.iter().filter_map(Value::as_str).collect();
             return LinearLayout::from_bases_inferred(&named, &names);
         }
         let mut outs = Vec::with_capacity(outs_v.len());
         for o in outs_v {
-            let pair = o.as_array().filter(|p| p.len() == 2).ok_or_else(|| parse_err(format!("each \"out_dims\" entry must be [name, size], got {o}")))?;
-            let name = pair[0].as_str().ok_or_else(|| parse_err(format!("out-dim name must be a string, got {}", pair[0])))?;
-            outs.push((name, as_u64(&pair[1], &|| format!("size of out-dim '{name}'"))?));
+            let pair = o.as_array().filter(|p| p.len() == 2).ok_or_else(|| {
+                parse_err(format!(
+                    "each \"out_dims\" entry must be [name, size], got {o}"
+                ))
+            })?;
+            let name = pair[0].as_str().ok_or_else(|| {
+                parse_err(format!("out-dim name must be a string, got {}", pair[0]))
+            })?;
+            outs.push((
+                name,
+                as_u64(&pair[1], &|| format!("size of out-dim '{name}'"))?,
+            ));
         }
         LinearLayout::from_bases(&named, &outs, false)
     }
 
     /// Parses JSON text; see [`LinearLayout::from_json`].
     pub fn from_json_str(text: &str) -> Result<LinearLayout> {
-        let v: Value = serde_json::from_str(text).map_err(|e| parse_err(format!("invalid JSON: {e}")))?;
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| parse_err(format!("invalid JSON: {e}")))?;
         LinearLayout::from_json(&v)
     }
 }

@@ -32,13 +32,21 @@ impl<'a> Cursor<'a> {
             self.pos += tok.len();
             Ok(())
         } else {
-            Err(err(self.pos, format!("expected '{tok}', found {:?}", self.text[self.pos..].chars().take(12).collect::<String>())))
+            Err(err(
+                self.pos,
+                format!(
+                    "expected '{tok}', found {:?}",
+                    self.text[self.pos..].chars().take(12).collect::<String>()
+                ),
+            ))
         }
     }
     fn ident(&mut self) -> Result<&'a str> {
         self.skip_ws();
         let rest = &self.text[self.pos..];
-        let len = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(rest.len());
+        let len = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(rest.len());
         if len == 0 {
             return Err(err(self.pos, "expected a dim name"));
         }
@@ -49,13 +57,16 @@ impl<'a> Cursor<'a> {
         self.skip_ws();
         let start = self.pos;
         let rest = &self.text[self.pos..];
-        let len = rest.find(|c: char| !(c.is_ascii_digit() || c == '-')).unwrap_or(rest.len());
+        let len = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '-'))
+            .unwrap_or(rest.len());
         self.pos += len;
         let tok = &rest[..len];
         if tok.starts_with('-') {
             return Err(err(start, format!("negative basis component {tok}")));
         }
-        tok.parse::<u64>().map_err(|_| err(start, format!("expected an integer, found {tok:?}")))
+        tok.parse::<u64>()
+            .map_err(|_| err(start, format!("expected an integer, found {tok:?}")))
     }
     /// `[a, b, …]` of items parsed by `item`.
     fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Result<T>) -> Result<Vec<T>> {
@@ -119,7 +130,12 @@ impl LinearLayout {
         if c.pos != text.len() {
             return Err(err(c.pos, "unexpected text after the attribute"));
         }
-        let rank = bases.iter().flat_map(|(_, b)| b.first()).map(Vec::len).next().unwrap_or(0);
+        let rank = bases
+            .iter()
+            .flat_map(|(_, b)| b.first())
+            .map(Vec::len)
+            .next()
+            .unwrap_or(0);
         let outs: Vec<Dim> = (0..rank).map(Dim::standard).collect();
         LinearLayout::from_bases_inferred(&bases, &outs)
     }
@@ -127,11 +143,16 @@ impl LinearLayout {
     /// Prints `#ttg.linear<{…}>`. The out-dims must be `dim0…dimN-1` in order and the layout
     /// surjective (the attribute infers sizes); otherwise [`LayoutError::Invalid`].
     pub fn to_mlir(&self) -> Result<String> {
-        let standard = self.outs.iter().enumerate().all(|(i, o)| o.dim == Dim::standard(i));
+        let standard = self
+            .outs
+            .iter()
+            .enumerate()
+            .all(|(i, o)| o.dim == Dim::standard(i));
         if !standard || !self.is_surjective() {
             return Err(LayoutError::Invalid {
                 op: "to_mlir",
-                what: "#ttg.linear needs out-dims dim0..dimN-1 in order and a surjective layout".into(),
+                what: "#ttg.linear needs out-dims dim0..dimN-1 in order and a surjective layout"
+                    .into(),
             });
         }
         let dims: Vec<String> = self
@@ -140,7 +161,12 @@ impl LinearLayout {
             .map(|(d, b)| {
                 let bs: Vec<String> = b
                     .iter()
-                    .map(|v| format!("[{}]", v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")))
+                    .map(|v| {
+                        format!(
+                            "[{}]",
+                            v.iter().map(u64::to_string).collect::<Vec<_>>().join(", ")
+                        )
+                    })
                     .collect();
                 format!("{d} = [{}]", bs.join(", "))
             })
