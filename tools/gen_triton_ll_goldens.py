@@ -1301,6 +1301,7 @@ def check_case(op, args, res):
         for lay, shift in ((Lh, False), (Rh, True)):
             names = [n for n, _ in lay["out_dims"]]
             for d, bs in lay["bases"]:
+                want.setdefault(d, [])
                 for b in bs:
                     v = dict(zip(names, b))
                     want.setdefault(d, []).append(
