@@ -1,1 +1,65 @@
-fn main() {}
+//! `linalias`: command-line front end to the `linear-layout` crate.
+//!
+//! `linalias layout show|compose|invert-and-compose|pseudoinvert|invert|apply|product …`;
+//! see `linalias layout --help`. Errors are one `error: …` line on stderr, exit code 2 for bad
+//! arguments and 1 when a layout operation refuses its input.
+
+mod cli;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::error::ErrorKind;
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = match cli::args::Cli::try_parse() {
+        Ok(args) => args,
+        // --help and --version go to stdout with exit code 0.
+        Err(e) if !e.use_stderr() => e.exit(),
+        // A bare `linalias` or `linalias layout`: the full help, on stderr, exit code 2.
+        Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+        Err(e) => return fail(&clap_message(&e), 2),
+    };
+    match cli::run(args) {
+        Ok(text) => match std::io::stdout().lock().write_all(text.as_bytes()) {
+            Ok(()) => ExitCode::SUCCESS,
+            // A closed pipe (`| head`) is the reader's choice, not an error.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+            Err(e) => fail(&format!("cannot write output: {e}"), 1),
+        },
+        Err(e) => fail(&e.to_string(), e.exit_code()),
+    }
+}
+
+/// Prints `error: <message>` as a single line on stderr and returns `code`.
+fn fail(message: &str, code: u8) -> ExitCode {
+    let lines: Vec<&str> = message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    // Nothing sensible is left to do if stderr itself is gone.
+    let _ = writeln!(std::io::stderr(), "error: {}", lines.join(" "));
+    ExitCode::from(code)
+}
+
+/// Clap's error as one line, without its `error: ` prefix, `Usage:` and `--help` trailers.
+fn clap_message(e: &clap::Error) -> String {
+    let rendered = e.render().to_string();
+    let mut message = String::new();
+    for line in rendered
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.starts_with("Usage:"))
+    {
+        if line.is_empty() || line.starts_with("For more information") {
+            continue;
+        }
+        if !message.is_empty() {
+            message.push_str(if message.ends_with(':') { " " } else { "; " });
+        }
+        message.push_str(line.trim_start_matches("error:").trim());
+    }
+    message
+}

@@ -300,20 +300,11 @@ fn from_bases_matches_triton_including_text_and_properties() {
             let matrix: Vec<Vec<u8>> =
                 serde_json::from_value(ok["matrix"].clone()).unwrap_or_default();
             let checks = [
-                ("str", Value::from(l.to_string()) == ok["str"]),
+                ("str", ok["str"] == l.to_string()),
                 ("matrix", l.matrix_view() == matrix),
-                (
-                    "surjective",
-                    Value::from(l.is_surjective()) == ok["surjective"],
-                ),
-                (
-                    "injective",
-                    Value::from(l.is_injective()) == ok["injective"],
-                ),
-                (
-                    "invertible",
-                    Value::from(l.is_invertible()) == ok["invertible"],
-                ),
+                ("surjective", ok["surjective"] == l.is_surjective()),
+                ("injective", ok["injective"] == l.is_injective()),
+                ("invertible", ok["invertible"] == l.is_invertible()),
             ];
             for (what, ok_) in checks {
                 if !ok_ {

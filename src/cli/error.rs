@@ -1,0 +1,39 @@
+//! [`CliError`]: everything that can go wrong in a command, with its exit code.
+
+use linear_layout::LayoutError;
+use thiserror::Error;
+
+/// A failed command. Its `Display` is the message printed after `error: `.
+#[derive(Debug, Error)]
+pub enum CliError {
+    /// A command-line argument is unusable: unreadable file, text that is not a layout, an
+    /// invalid `--input`. Exit code 2.
+    #[error("{arg}: {message}")]
+    Input {
+        /// The argument that failed, as named in `--help` (e.g. `OUTER`, `--input`).
+        arg: String,
+        /// Why it failed.
+        message: String,
+    },
+    /// The layouts were read but the operation refused them. Exit code 1.
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+}
+
+impl CliError {
+    /// A [`CliError::Input`] for argument `arg`.
+    pub fn input(arg: &str, message: impl std::fmt::Display) -> CliError {
+        CliError::Input {
+            arg: arg.to_owned(),
+            message: message.to_string(),
+        }
+    }
+
+    /// The process exit code: 2 for bad arguments, 1 for refused layout operations.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Input { .. } => 2,
+            CliError::Layout(_) => 1,
+        }
+    }
+}

@@ -1,0 +1,18 @@
+//! The `linalias` command line: argument definitions ([`args`]), reading layout arguments
+//! ([`input`]), rendering results ([`output`]) and the `layout` subcommands ([`layout_cmd`]).
+
+pub mod args;
+pub mod error;
+pub mod input;
+pub mod layout_cmd;
+pub mod output;
+
+use args::{Cli, Command};
+pub use error::CliError;
+
+/// Runs a parsed command line and returns what it prints on stdout.
+pub fn run(cli: Cli) -> Result<String, CliError> {
+    match cli.command {
+        Command::Layout(layout) => layout_cmd::run(layout.command),
+    }
+}

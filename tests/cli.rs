@@ -1,0 +1,349 @@
+//! End-to-end tests of the `linalias` binary: real command lines, real stdout/stderr/exit codes.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::{json, Value};
+
+/// Triton's reference example: 4 lanes × 2 warps holding x = 0..8.
+const REGS: &str = r#"{"bases":[["lane",[[1],[2]]],["warp",[[4]]]],"out_dims":[["x",8]]}"#;
+/// Shared memory offsets → x, with two offset bits that hold nothing new.
+const SHARED: &str = r#"{"bases":[["offset",[[0],[1],[2],[0],[4]]]],"out_dims":[["x",8]]}"#;
+/// A `#ttg.linear` attribute as Triton prints it.
+const MLIR: &str = "#ttg.linear<{register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[0, 8], [16, 0]], block = []}>";
+
+fn linalias(args: &[&str]) -> Output {
+    linalias_stdin(args, None)
+}
+
+fn linalias_stdin(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linalias"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the linalias binary runs");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    if let Some(text) = stdin {
+        pipe.write_all(text.as_bytes())
+            .expect("stdin accepts the input");
+    }
+    drop(pipe);
+    child.wait_with_output().expect("linalias finishes")
+}
+
+/// Runs a command that must succeed and returns its stdout.
+fn ok(args: &[&str]) -> String {
+    let out = linalias(args);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty(), "{args:?} wrote to stderr");
+    String::from_utf8(out.stdout).expect("stdout is UTF-8")
+}
+
+/// Runs a command that must succeed with `--format json` and returns the parsed layout JSON.
+fn ok_json(args: &[&str]) -> Value {
+    let text = ok(&[args, &["--format", "json"]].concat());
+    serde_json::from_str(&text).expect("stdout is JSON")
+}
+
+/// Runs a command that must fail with `code` and returns its single stderr line.
+fn fails(args: &[&str], code: i32) -> String {
+    let out = linalias(args);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: stderr {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout on failure");
+    let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8");
+    assert!(stderr.starts_with("error: "), "{args:?}: {stderr:?}");
+    assert!(
+        stderr.ends_with('\n') && stderr.lines().count() == 1,
+        "{args:?}: not one line: {stderr:?}"
+    );
+    stderr.trim_end().to_owned()
+}
+
+#[test]
+fn invert_and_compose_reference_example() {
+    let c = ok_json(&["layout", "invert-and-compose", REGS, SHARED]);
+    assert_eq!(
+        c,
+        json!({"bases": [["lane", [[2], [4]]], ["warp", [[16]]]], "out_dims": [["offset", 32]]})
+    );
+}
+
+#[test]
+fn invert_and_compose_text() {
+    let text = ok(&["layout", "invert-and-compose", REGS, SHARED]);
+    assert_eq!(
+        text,
+        "\n - lane=1 -> (2)\n   lane=2 -> (4)\n - warp=1 -> (16)\nwhere out dims are: [offset (size 32)]\n\
+         surjective: false, injective: true, rank: 3 (3 input bits, 5 output bits)\n"
+    );
+}
+
+#[test]
+fn invert_and_compose_preferring_keeps_warps() {
+    // warp 1 of INNER holds x = 1; OUTER's warp holds nothing new (broadcast).
+    let inner = r#"{"bases":[["lane",[[1],[2]]],["warp",[[1]]]],"out_dims":[["x",4]]}"#;
+    let outer = r#"{"bases":[["lane",[[2],[1]]],["warp",[[0]]]],"out_dims":[["x",4]]}"#;
+    let lanes = json!(["lane", [[2, 0], [1, 0]]]);
+    // Smallest preimage: x = 1 is read from lane 2 of warp 0.
+    let plain = ok_json(&["layout", "invert-and-compose", inner, outer]);
+    assert_eq!(plain["bases"], json!([lanes, ["warp", [[2, 0]]]]));
+    assert_eq!(plain["out_dims"], json!([["lane", 4], ["warp", 2]]));
+    // Preferring register/lane: warp 1 stays in warp 1, corrected along lanes.
+    let preferring = ok_json(&[
+        "layout",
+        "invert-and-compose",
+        inner,
+        outer,
+        "--prefer",
+        "register,lane",
+    ]);
+    assert_eq!(preferring["bases"], json!([lanes, ["warp", [[2, 1]]]]));
+    // The flag may come first and be repeated instead of comma-separated.
+    let args = [
+        "layout",
+        "invert-and-compose",
+        "--prefer",
+        "register",
+        "--prefer",
+        "lane",
+        inner,
+        outer,
+    ];
+    assert_eq!(ok_json(&args), preferring);
+}
+
+#[test]
+fn show_text_is_tritons_to_string() {
+    let l = r#"{"bases":[["i",[[1],[2],[0]]]],"out_dims":[["o",4]]}"#;
+    let expected =
+        "\n - i=1 -> (1)\n   i=2 -> (2)\n   i=4 -> (0)\nwhere out dims are: [o (size 4)]\n\
+                    surjective: true, injective: false, rank: 2 (3 input bits, 2 output bits)\n";
+    assert_eq!(ok(&["layout", "show", l]), expected);
+    assert_eq!(ok(&["layout", "show", l, "--format", "text"]), expected);
+    // The same layout as identity(4) * zeros(2), built by `product`.
+    let id4 = r#"{"bases":[["i",[[1],[2]]]],"out_dims":[["o",4]]}"#;
+    let zeros2 = r#"{"bases":[["i",[[0]]]],"out_dims":[["o",1]]}"#;
+    assert_eq!(ok(&["layout", "product", id4, zeros2]), expected);
+}
+
+#[test]
+fn show_text_matches_display() {
+    let l = linear_layout::LinearLayout::from_mlir(MLIR).expect("valid attribute");
+    let text = ok(&["layout", "show", MLIR]);
+    let (display, summary) = text.rsplit_once("]\n").expect("out dims line");
+    assert_eq!(format!("{display}]"), l.to_string());
+    assert_eq!(
+        summary,
+        "surjective: true, injective: true, rank: 9 (9 input bits, 9 output bits)\n"
+    );
+}
+
+#[test]
+fn mlir_round_trip() {
+    assert_eq!(
+        ok(&["layout", "show", MLIR, "--format", "mlir"]),
+        format!("{MLIR}\n")
+    );
+    let json = ok(&["layout", "show", MLIR, "-f", "json"]);
+    assert_eq!(
+        serde_json::from_str::<Value>(&json).expect("JSON"),
+        json!({
+            "bases": [["register", [[0, 1], [8, 0]]],
+                      ["lane", [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]]],
+                      ["warp", [[0, 8], [16, 0]]],
+                      ["block", []]],
+            "out_dims": [["dim0", 32], ["dim1", 16]]
+        })
+    );
+    assert_eq!(
+        ok(&["layout", "show", json.trim(), "--format", "mlir"]),
+        format!("{MLIR}\n")
+    );
+}
+
+#[test]
+fn layout_from_file_and_stdin() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("cli_shared_layout.json");
+    std::fs::write(&path, format!("{SHARED}\n")).expect("temp file is writable");
+    let at_path = format!("@{}", path.display());
+    let from_file = ok_json(&["layout", "invert-and-compose", REGS, &at_path]);
+    assert_eq!(from_file["out_dims"], json!([["offset", 32]]));
+
+    let out = linalias_stdin(
+        &["layout", "invert-and-compose", "-", SHARED, "-f", "json"],
+        Some(REGS),
+    );
+    assert!(out.status.success());
+    assert_eq!(
+        serde_json::from_slice::<Value>(&out.stdout).expect("JSON"),
+        from_file
+    );
+
+    let mlir_path = dir.join("cli_layout.mlir");
+    std::fs::write(&mlir_path, format!("  {MLIR}\n")).expect("temp file is writable");
+    let at_mlir = format!("@{}", mlir_path.display());
+    assert_eq!(
+        ok(&["layout", "show", &at_mlir, "-f", "mlir"]),
+        format!("{MLIR}\n")
+    );
+}
+
+#[test]
+fn apply_text_and_json() {
+    let args = [
+        "layout",
+        "apply",
+        MLIR,
+        "--input",
+        "register=3",
+        "-i",
+        "lane=5,warp=1",
+        "--input",
+        "block=0",
+    ];
+    // register 3 → (8,1); lane 5 → (0,2)^(1,0) = (1,2); warp 1 → (0,8): dim0 = 9, dim1 = 11
+    assert_eq!(ok(&args), "dim0=9 dim1=11\n");
+    assert_eq!(
+        ok(&[&args[..], &["--format", "json"]].concat()),
+        "{\"dim0\":9,\"dim1\":11}\n"
+    );
+    assert_eq!(
+        ok(&["layout", "apply", REGS, "-i", "lane=0x3,warp=0b1"]),
+        "x=7\n"
+    );
+}
+
+#[test]
+fn compose_pseudoinvert_invert_product() {
+    let l = r#"{"bases":[["i",[[4],[8],[1],[2]]]],"out_dims":[["o",16]]}"#;
+    let o = r#"{"bases":[["o",[[3],[2],[4],[8]]]],"out_dims":[["p",16]]}"#;
+    assert_eq!(
+        ok_json(&["layout", "compose", l, o]),
+        json!({"bases": [["i", [[4], [8], [3], [2]]]], "out_dims": [["p", 16]]})
+    );
+
+    let a = r#"{"bases":[["i",[[0],[1],[1],[2]]]],"out_dims":[["o",4]]}"#;
+    assert_eq!(
+        ok_json(&["layout", "pseudoinvert", a]),
+        json!({"bases": [["o", [[2], [8]]]], "out_dims": [["i", 16]]})
+    );
+
+    let inv = r#"{"bases":[["i",[[1],[3]]]],"out_dims":[["o",4]]}"#;
+    assert_eq!(
+        ok_json(&["layout", "invert", inv]),
+        json!({"bases": [["o", [[1], [3]]]], "out_dims": [["i", 4]]})
+    );
+
+    let id4 = r#"{"bases":[["i",[[1],[2]]]],"out_dims":[["o1",4]]}"#;
+    let id8 = r#"{"bases":[["i",[[1],[2],[4]]]],"out_dims":[["o2",8]]}"#;
+    assert_eq!(
+        ok_json(&["layout", "product", id4, id8]),
+        json!({"bases": [["i", [[1, 0], [2, 0], [0, 1], [0, 2], [0, 4]]]], "out_dims": [["o1", 4], ["o2", 8]]})
+    );
+}
+
+#[test]
+fn bad_json_is_a_usage_error_naming_the_argument() {
+    let err = fails(&["layout", "show", r#"{"bases": [}"#], 2);
+    assert!(
+        err.starts_with("error: LAYOUT: parse error: invalid JSON"),
+        "{err}"
+    );
+    let err = fails(&["layout", "compose", REGS, "not a layout"], 2);
+    assert!(err.starts_with("error: OUTER: parse error:"), "{err}");
+    let err = fails(
+        &["layout", "show", "#ttg.linear<{register = [[0, -1]]}>"],
+        2,
+    );
+    assert!(
+        err.starts_with("error: LAYOUT: parse error: #ttg.linear attribute"),
+        "{err}"
+    );
+    // Valid JSON, invalid layout: still the argument's fault.
+    let err = fails(
+        &[
+            "layout",
+            "product",
+            REGS,
+            r#"{"bases":[],"out_dims":[["x",3]]}"#,
+        ],
+        2,
+    );
+    assert_eq!(
+        err,
+        "error: B: size of out-dim 'x' must be a power of two, got 3"
+    );
+}
+
+#[test]
+fn non_covering_invert_and_compose_is_a_layout_error() {
+    let lanes_only = r#"{"bases":[["lane",[[1],[2]]]],"out_dims":[["x",8]]}"#;
+    let err = fails(&["layout", "invert-and-compose", REGS, lanes_only], 1);
+    assert!(
+        err.starts_with("error: invert_and_compose: warp=1 maps to"),
+        "{err}"
+    );
+    assert!(err.contains("does not cover"), "{err}");
+}
+
+#[test]
+fn other_layout_errors_exit_1() {
+    let err = fails(&["layout", "apply", REGS, "-i", "lane=4,warp=0"], 1);
+    assert_eq!(
+        err,
+        "error: apply: value 4 is out of range for in-dim 'lane' of size 4"
+    );
+    let err = fails(&["layout", "apply", REGS, "-i", "lane=1"], 1);
+    assert!(err.contains("\"warp\""), "{err}");
+    let err = fails(&["layout", "show", REGS, "-f", "mlir"], 1);
+    assert!(err.starts_with("error: to_mlir:"), "{err}");
+    let err = fails(&["layout", "invert", SHARED], 1);
+    assert!(err.contains("not injective"), "{err}");
+    let err = fails(&["layout", "compose", REGS, SHARED], 1);
+    assert!(err.starts_with("error: compose:"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_2_on_one_line() {
+    let err = fails(&["layout", "compose", REGS], 2);
+    assert_eq!(
+        err,
+        "error: the following required arguments were not provided: <OUTER>"
+    );
+    let err = fails(&["layout", "apply", REGS, "-i", "lane"], 2);
+    assert!(err.contains("expected DIM=VALUE"), "{err}");
+    let err = fails(&["layout", "show", REGS, "--format", "yaml"], 2);
+    assert!(err.contains("'yaml'"), "{err}");
+    let err = fails(&["layout", "frobnicate"], 2);
+    assert!(err.contains("'frobnicate'"), "{err}");
+    let err = fails(&["layout", "show", "@/nonexistent/layout.json"], 2);
+    assert!(
+        err.starts_with("error: LAYOUT: cannot read \"/nonexistent/layout.json\""),
+        "{err}"
+    );
+    let out = linalias_stdin(&["layout", "product", "-", "-"], Some(REGS));
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: B: stdin ('-') can be read by only one argument\n"
+    );
+}
+
+#[test]
+fn help_succeeds() {
+    let help = ok(&["layout", "--help"]);
+    assert!(help.contains("invert-and-compose"), "{help}");
+    assert!(ok(&["layout", "apply", "--help"]).contains("DIM=VALUE"));
+}
