@@ -160,22 +160,7 @@ impl LinearLayout {
         out_dims: &[(E, u64)],
         require_surjective: bool,
     ) -> Result<Self> {
-        let outs = out_dims
-            .iter()
-            .map(|&(d, size)| {
-                let dim = d.into();
-                if !size.is_power_of_two() {
-                    return Err(LayoutError::NotPowerOfTwo {
-                        what: format!("size of out-dim '{dim}'"),
-                        value: size as u128,
-                    });
-                }
-                Ok(DimSize {
-                    dim,
-                    log2: size.trailing_zeros(),
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
+        let outs = sized_dims("out", out_dims)?;
         let (ins, flat) = flatten_bases(bases, outs.len())?;
         LinearLayout::try_from_parts(ins, outs, flat, require_surjective)
     }
@@ -536,6 +521,33 @@ impl LinearLayout {
         }
         rows
     }
+}
+
+/// `(name, size)` pairs as dims, refusing sizes that are not powers of two and repeated names.
+pub(crate) fn sized_dims<D: Into<Dim> + Copy>(
+    role: &'static str,
+    list: &[(D, u64)],
+) -> Result<Vec<DimSize>> {
+    let dims = list
+        .iter()
+        .map(|&(d, size)| {
+            let dim = d.into();
+            check_pow2(&format!("size of {role}-dim '{dim}'"), size as u128)?;
+            Ok(DimSize {
+                dim,
+                log2: size.trailing_zeros(),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    for (i, d) in dims.iter().enumerate() {
+        if dims[..i].iter().any(|e| e.dim == d.dim) {
+            return Err(LayoutError::DuplicateDim {
+                role,
+                dim: d.dim.to_string(),
+            });
+        }
+    }
+    Ok(dims)
 }
 
 fn check_pow2(what: &str, value: u128) -> Result<()> {

@@ -4,7 +4,7 @@
 use crate::dims::{names, Dim, DimSize};
 use crate::error::{LayoutError, Result};
 use crate::gf2::Gf2Vector;
-use crate::layout::{with_width, LinearLayout, MAX_DIM_LOG2};
+use crate::layout::{sized_dims, with_width, LinearLayout, MAX_DIM_LOG2};
 
 fn to_dims<D: Into<Dim> + Copy>(list: &[D]) -> Vec<Dim> {
     list.iter().map(|&d| d.into()).collect()
@@ -24,34 +24,6 @@ fn same_set(op: &'static str, what: &'static str, new: &[Dim], old: &[DimSize]) 
             right: names(old),
         })
     }
-}
-
-fn sized_dims<D: Into<Dim> + Copy>(role: &'static str, list: &[(D, u64)]) -> Result<Vec<DimSize>> {
-    let dims = list
-        .iter()
-        .map(|&(d, size)| {
-            let dim = d.into();
-            if !size.is_power_of_two() {
-                return Err(LayoutError::NotPowerOfTwo {
-                    what: format!("size of {role}-dim '{dim}'"),
-                    value: size as u128,
-                });
-            }
-            Ok(DimSize {
-                dim,
-                log2: size.trailing_zeros(),
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    for (i, d) in dims.iter().enumerate() {
-        if dims[..i].iter().any(|e| e.dim == d.dim) {
-            return Err(LayoutError::DuplicateDim {
-                role,
-                dim: d.dim.to_string(),
-            });
-        }
-    }
-    Ok(dims)
 }
 
 impl LinearLayout {

@@ -26,7 +26,7 @@ impl<'a> Cursor<'a> {
         self.skip_ws();
         self.text[self.pos..].chars().next()
     }
-    fn expect(&mut self, tok: &str) -> Result<()> {
+    fn eat(&mut self, tok: &str) -> Result<()> {
         self.skip_ws();
         if self.text[self.pos..].starts_with(tok) {
             self.pos += tok.len();
@@ -70,7 +70,7 @@ impl<'a> Cursor<'a> {
     }
     /// `[a, b, …]` of items parsed by `item`.
     fn list<T>(&mut self, mut item: impl FnMut(&mut Self) -> Result<T>) -> Result<Vec<T>> {
-        self.expect("[")?;
+        self.eat("[")?;
         let mut out = Vec::new();
         if self.peek() == Some(']') {
             self.pos += 1;
@@ -103,16 +103,16 @@ impl LinearLayout {
     /// ```
     pub fn from_mlir(text: &str) -> Result<LinearLayout> {
         let mut c = Cursor { text, pos: 0 };
-        c.expect(PREFIX)?;
-        c.expect("<")?;
-        c.expect("{")?;
+        c.eat(PREFIX)?;
+        c.eat("<")?;
+        c.eat("{")?;
         let mut bases: Vec<(&str, DimBases)> = Vec::new();
         if c.peek() == Some('}') {
             c.pos += 1;
         } else {
             loop {
                 let name = c.ident()?;
-                c.expect("=")?;
+                c.eat("=")?;
                 let list = c.list(|c| c.list(Cursor::int))?;
                 bases.push((name, list));
                 match c.peek() {
@@ -125,7 +125,7 @@ impl LinearLayout {
                 }
             }
         }
-        c.expect(">")?;
+        c.eat(">")?;
         c.skip_ws();
         if c.pos != text.len() {
             return Err(err(c.pos, "unexpected text after the attribute"));
