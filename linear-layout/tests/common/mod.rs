@@ -37,7 +37,9 @@ pub fn dims(names: &[&str]) -> Vec<Dim> {
 
 pub fn shape_of(l: &LinearLayout, ins: bool) -> Shape {
     let list = if ins { l.in_dims() } else { l.out_dims() };
-    list.into_iter().map(|(d, s)| (d, s.trailing_zeros())).collect()
+    list.into_iter()
+        .map(|(d, s)| (d, s.trailing_zeros()))
+        .collect()
 }
 
 /// How one basis is made; see [`build_basis`].
@@ -145,7 +147,7 @@ pub fn names(
 
 /// Random sizes for the given names.
 pub fn sized(
-    names: impl Strategy<Value = Vec<Dim>>,
+    names: impl Strategy<Value = Vec<Dim>> + 'static,
     log2: std::ops::RangeInclusive<u32>,
 ) -> BoxedStrategy<Shape> {
     names
@@ -195,11 +197,7 @@ pub const CANONICAL: Cfg = Cfg {
 };
 
 pub fn in_shape(cfg: Cfg) -> BoxedStrategy<Shape> {
-    let pool: &'static [&'static str] = if cfg.canonical {
-        &CANON_INS
-    } else {
-        &IN_NAMES
-    };
+    let pool: &'static [&'static str] = if cfg.canonical { &CANON_INS } else { &IN_NAMES };
     sized(
         names(pool, 1, cfg.max_in_dims, cfg.canonical),
         0..=cfg.max_in_log2,
@@ -317,13 +315,15 @@ pub fn surjective_on(
 }
 
 /// A random surjective layout (small).
-pub fn arb_surjective(cfg: Cfg, extra: std::ops::RangeInclusive<usize>) -> BoxedStrategy<LinearLayout> {
-    let pool: &'static [&'static str] = if cfg.canonical {
-        &CANON_INS
-    } else {
-        &IN_NAMES
-    };
-    (names(pool, 1, cfg.max_in_dims, cfg.canonical), out_shape(cfg))
+pub fn arb_surjective(
+    cfg: Cfg,
+    extra: std::ops::RangeInclusive<usize>,
+) -> BoxedStrategy<LinearLayout> {
+    let pool: &'static [&'static str] = if cfg.canonical { &CANON_INS } else { &IN_NAMES };
+    (
+        names(pool, 1, cfg.max_in_dims, cfg.canonical),
+        out_shape(cfg),
+    )
         .prop_flat_map(move |(ins, outs)| surjective_on(ins, outs, extra.clone(), 63))
         .boxed()
 }
@@ -388,4 +388,124 @@ pub fn identity_on(shape: &[(Dim, u64)]) -> LinearLayout {
         acc.product(&LinearLayout::identity_1d(size, d, d).expect("identity"))
             .expect("product of identities")
     })
+}
+
+/// A proptest config with `cases` cases that writes no regression files into the source tree.
+pub fn config(cases: u32) -> ProptestConfig {
+    ProptestConfig {
+        cases,
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    }
+}
+
+/// Reference GF(2) elimination, independent of the library: the flattened column of every
+/// input bit (out-dims concatenated, LSB first) as 64-bit words.
+pub fn columns(l: &LinearLayout) -> Vec<Vec<u64>> {
+    let outs = shape_of(l, false);
+    let total: u32 = outs.iter().map(|o| o.1).sum();
+    let words = (total as usize).div_ceil(64).max(1);
+    let mut cols = Vec::new();
+    for (_, bases) in l.bases() {
+        for b in bases {
+            let mut col = vec![0u64; words];
+            let mut off = 0usize;
+            for (&c, &(_, lg)) in b.iter().zip(&outs) {
+                for i in 0..lg as usize {
+                    if c >> i & 1 == 1 {
+                        let k = off + i;
+                        col[k / 64] |= 1 << (k % 64);
+                    }
+                }
+                off += lg as usize;
+            }
+            cols.push(col);
+        }
+    }
+    cols
+}
+
+/// Echelon basis keyed by highest set bit; `insert` returns whether `v` was independent.
+#[derive(Default)]
+pub struct RefEchelon {
+    rows: Vec<Vec<u64>>,
+}
+
+fn top_bit(v: &[u64]) -> Option<usize> {
+    v.iter()
+        .enumerate()
+        .rev()
+        .find(|(_, &w)| w != 0)
+        .map(|(i, w)| i * 64 + 63 - w.leading_zeros() as usize)
+}
+
+impl RefEchelon {
+    pub fn reduce(&self, mut v: Vec<u64>) -> Vec<u64> {
+        loop {
+            let Some(t) = top_bit(&v) else { return v };
+            match self.rows.iter().find(|r| top_bit(r) == Some(t)) {
+                Some(r) => {
+                    for (a, b) in v.iter_mut().zip(r) {
+                        *a ^= b;
+                    }
+                }
+                None => return v,
+            }
+        }
+    }
+    pub fn insert(&mut self, v: Vec<u64>) -> bool {
+        let r = self.reduce(v);
+        if top_bit(&r).is_some() {
+            self.rows.push(r);
+            true
+        } else {
+            false
+        }
+    }
+    pub fn rank(&self) -> usize {
+        self.rows.len()
+    }
+}
+
+/// The rank of a layout by the reference elimination.
+pub fn ref_rank(l: &LinearLayout) -> u32 {
+    let mut e = RefEchelon::default();
+    for c in columns(l) {
+        e.insert(c);
+    }
+    e.rank() as u32
+}
+
+/// A layout whose in-dims are a prefix of `register, lane, warp, block` and whose out-dims are a
+/// prefix of `dim0, dim1, dim2`: any two such layouts multiply in the canonical dim order,
+/// whatever the grouping (products merge dim lists by a supremum that cannot know the global
+/// order when two lists leave a gap, e.g. `[lane, block] * [register, warp]`).
+pub fn arb_prefix_layout(max_in_log2: u32, max_out_log2: u32) -> BoxedStrategy<LinearLayout> {
+    let ins = sized(
+        (1usize..=4).prop_map(|k| dims(&CANON_INS[..k])),
+        0..=max_in_log2,
+    );
+    let outs = sized(
+        (1usize..=3).prop_map(|k| dims(&OUT_NAMES[..k])),
+        0..=max_out_log2,
+    );
+    (ins, outs).prop_flat_map(|(i, o)| layout_on(i, o)).boxed()
+}
+
+/// Surjective layouts in the `#ttg.linear` shape: in-dims register < lane < warp < block, out-dims
+/// a prefix dim0..dimN-1.
+pub fn arb_mlir_layout() -> BoxedStrategy<LinearLayout> {
+    (
+        names(&CANON_INS, 1, 4, true),
+        (1usize..=3).prop_flat_map(|k| prop::collection::vec(0u32..=6, k)),
+    )
+        .prop_flat_map(|(ins, sizes)| {
+            let outs: Shape = sizes
+                .into_iter()
+                .enumerate()
+                .map(|(i, l)| (Dim::standard(i), l))
+                .collect();
+            surjective_on(ins, outs, 0..=4, 63)
+        })
+        .boxed()
 }
