@@ -136,20 +136,11 @@ fn binary(
     tally.finish(op, cases.len());
 }
 
-/// `C` solves `A(C(x)) = B(x)`: checked basis by basis.
+/// `C` solves `A(C(x)) = B(x)`: `A ∘ C`, with its out-dims in `B`'s order, has `B`'s bases.
 fn solves(b: &LinearLayout, a: &LinearLayout, c: &LinearLayout) -> bool {
-    let Ok(ac) = c.compose(a) else { return false };
-    b.bases().iter().zip(ac.bases()).all(|((_, bb), (_, cb))| {
-        bb.iter().zip(&cb).all(|(x, y)| {
-            // ac's out-dims are A's, in B's order after transposing.
-            let order = b.out_dim_names();
-            let names = ac.out_dim_names();
-            order
-                .iter()
-                .zip(x)
-                .all(|(d, v)| names.iter().position(|n| n == d).and_then(|j| y.get(j)) == Some(v))
-        })
-    })
+    c.compose(a)
+        .and_then(|ac| ac.transpose_outs(&b.out_dim_names()))
+        .is_ok_and(|ac| ac.bases() == b.bases())
 }
 
 #[test]
