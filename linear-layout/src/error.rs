@@ -114,6 +114,22 @@ pub enum LayoutError {
     /// Text that is not a layout.
     #[error("parse error: {0}")]
     Parse(String),
+    /// A layout-family parameter outside what the hardware or the family allows (Triton would
+    /// abort or silently build a different map).
+    #[error("{family}: {param} = {value} is invalid: {reason}")]
+    InvalidParameter {
+        family: &'static str,
+        param: &'static str,
+        value: String,
+        reason: String,
+    },
+    /// A tensor shape a layout family cannot lay out.
+    #[error("{family}: shape {shape:?} is invalid: {reason}")]
+    InvalidShape {
+        family: &'static str,
+        shape: Vec<u64>,
+        reason: String,
+    },
 }
 
 /// `Result` with [`LayoutError`].

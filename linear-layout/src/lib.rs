@@ -29,6 +29,7 @@
 
 pub mod dims;
 pub mod error;
+pub mod families;
 pub mod gf2;
 pub mod layout;
 pub mod ops;

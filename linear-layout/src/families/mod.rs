@@ -1,0 +1,35 @@
+//! Layout families: the layouts Hopper/Blackwell kernels use, built from the parameters Gluon,
+//! Triton and CuTe already use, with Triton 3.9's maps bit for bit and typed errors for the
+//! parameters Triton silently mis-builds.
+//!
+//! | family | in-dims → out-dims | module |
+//! |---|---|---|
+//! | [`SwizzledShared`], [`NvmmaShared`], [`CuteSwizzle`] | `offset, block` → `dim0..` | [`swizzled`], [`nvmma`], [`cute`] |
+//! | [`TensorMemory`], [`TensorMemoryScales`] | `row, col` → `dim0, dim1` | [`tmem`] |
+//! | [`Tcgen05Atom`] register layouts | `register, lane, warp, block` → `dim0, dim1` | [`tmem_access`] |
+//! | [`Blocked`], [`Slice`], [`NvidiaMma`], [`DotOperand`] | `register, lane, warp, block` → `dim0..` | [`blocked`], [`slice`], [`mma`], [`dot_operand`] |
+//!
+//! [`Encoding`] gathers them (plus plain linear layouts) behind one `to_linear_layout(shape)`.
+
+pub mod blocked;
+pub mod cute;
+pub mod dot_operand;
+pub mod encoding;
+pub mod mma;
+pub mod nvmma;
+pub mod slice;
+pub mod standard;
+pub mod swizzled;
+pub mod tmem;
+pub mod tmem_access;
+
+pub use blocked::Blocked;
+pub use cute::CuteSwizzle;
+pub use dot_operand::DotOperand;
+pub use encoding::{DistributedEncoding, Encoding, SharedEncoding};
+pub use mma::NvidiaMma;
+pub use nvmma::NvmmaShared;
+pub use slice::Slice;
+pub use swizzled::SwizzledShared;
+pub use tmem::{TensorMemory, TensorMemoryScales};
+pub use tmem_access::Tcgen05Atom;

@@ -1,0 +1,271 @@
+//! The building blocks every family shares: standard `dim0..` names, N-d identities in a dim
+//! order, Triton's `ensureLayoutNotSmallerThan` / `ensureLayoutNotLargerThan`, and the CTA × CGA
+//! combination that fits a per-CTA layout to a tensor shape.
+
+use crate::{Dim, LayoutError, LinearLayout, Result};
+
+/// `dim0, dim1, …, dim{rank-1}`.
+///
+/// ```
+/// use linear_layout::families::standard::standard_out_dims;
+/// assert_eq!(standard_out_dims(2).iter().map(|d| d.name()).collect::<Vec<_>>(), ["dim0", "dim1"]);
+/// ```
+pub fn standard_out_dims(rank: usize) -> Vec<Dim> {
+    (0..rank).map(Dim::standard).collect()
+}
+
+/// Check that `shape` is non-empty, of the expected rank, and made of powers of two.
+///
+/// ```
+/// use linear_layout::families::standard::check_shape;
+/// assert!(check_shape("blocked", &[64, 32], 2).is_ok());
+/// assert!(check_shape("blocked", &[24, 32], 2).is_err());
+/// ```
+pub fn check_shape(family: &'static str, shape: &[u64], rank: usize) -> Result<()> {
+    let bad = |reason: String| LayoutError::InvalidShape {
+        family,
+        shape: shape.to_vec(),
+        reason,
+    };
+    if shape.len() != rank {
+        return Err(bad(format!(
+            "expected rank {rank}, got rank {}",
+            shape.len()
+        )));
+    }
+    if let Some(d) = shape.iter().position(|&s| !s.is_power_of_two()) {
+        return Err(bad(format!(
+            "dim{d} = {} is not a positive power of two",
+            shape[d]
+        )));
+    }
+    if let Some(d) = shape.iter().position(|&s| s > 1 << 30) {
+        return Err(bad(format!("dim{d} = {} is larger than 2^30", shape[d])));
+    }
+    Ok(())
+}
+
+/// Check that `order` is a permutation of `0..rank`.
+///
+/// ```
+/// use linear_layout::families::standard::check_order;
+/// assert!(check_order("blocked", &[1, 0], 2).is_ok());
+/// assert!(check_order("blocked", &[1, 1], 2).is_err());
+/// ```
+pub fn check_order(family: &'static str, order: &[usize], rank: usize) -> Result<()> {
+    let mut seen = vec![false; rank];
+    let ok = order.len() == rank
+        && order
+            .iter()
+            .all(|&d| d < rank && !std::mem::replace(&mut seen[d], true));
+    if ok {
+        Ok(())
+    } else {
+        Err(LayoutError::InvalidParameter {
+            family,
+            param: "order",
+            value: format!("{order:?}"),
+            reason: format!("must be a permutation of 0..{rank}"),
+        })
+    }
+}
+
+/// Check a parameter that must be a positive power of two.
+///
+/// ```
+/// use linear_layout::families::standard::check_pow2;
+/// assert!(check_pow2("swizzled_shared", "vec", 8).is_ok());
+/// assert!(check_pow2("swizzled_shared", "vec", 3).is_err());
+/// ```
+pub fn check_pow2(family: &'static str, param: &'static str, value: u64) -> Result<()> {
+    if value.is_power_of_two() && value <= 1 << 30 {
+        Ok(())
+    } else {
+        Err(LayoutError::InvalidParameter {
+            family,
+            param,
+            value: value.to_string(),
+            reason: "must be a power of two between 1 and 2^30".into(),
+        })
+    }
+}
+
+/// Triton's `identityStandardND(in_dim, shape, order)`: the product of
+/// `identity_1d(shape[d], in_dim, dim_d)` for `d = order[0], order[1], …`, with out-dims then put
+/// in standard order.
+///
+/// ```
+/// use linear_layout::families::standard::identity_standard_nd;
+/// let l = identity_standard_nd("lane", &[8, 4], &[1, 0])?;
+/// assert_eq!(l.bases_of("lane")?, vec![vec![0, 1], vec![0, 2], vec![1, 0], vec![2, 0], vec![4, 0]]);
+/// # Ok::<(), linear_layout::LayoutError>(())
+/// ```
+pub fn identity_standard_nd(in_dim: &str, shape: &[u64], order: &[usize]) -> Result<LinearLayout> {
+    let outs = standard_out_dims(shape.len());
+    let mut l = LinearLayout::empty();
+    for &d in order {
+        let size = *shape.get(d).ok_or_else(|| LayoutError::Invalid {
+            op: "identity_standard_nd",
+            what: format!("order entry {d} is out of range for rank {}", shape.len()),
+        })?;
+        l = l.product(&LinearLayout::identity_1d(size, in_dim, outs[d])?)?;
+    }
+    let present: Vec<Dim> = outs.into_iter().filter(|d| l.has_out_dim(*d)).collect();
+    l.transpose_outs(&present)
+}
+
+/// Triton's `ensureLayoutNotSmallerThan`: for each out-dim (in the layout's order) smaller than
+/// `shape`, repeat the layout along it with more bases of the *first* in-dim (`register` or
+/// `offset`).
+///
+/// ```
+/// use linear_layout::{LinearLayout, families::standard::ensure_not_smaller_than};
+/// let l = LinearLayout::identity_1d(4, "register", "dim0")?;
+/// let g = ensure_not_smaller_than(&l, &[("dim0", 16)])?;
+/// assert_eq!(g.bases_of("register")?, vec![vec![1], vec![2], vec![4], vec![8]]);
+/// # Ok::<(), linear_layout::LayoutError>(())
+/// ```
+pub fn ensure_not_smaller_than(
+    layout: &LinearLayout,
+    shape: &[(&str, u64)],
+) -> Result<LinearLayout> {
+    let Some(&(first, _)) = layout.in_dims().first() else {
+        return Ok(layout.clone());
+    };
+    let mut ret = layout.clone();
+    for (out, actual) in layout.out_dims() {
+        let desired = lookup(shape, out)?;
+        if desired > actual {
+            ret = ret.product(&LinearLayout::identity_1d(desired / actual, first, out)?)?;
+        }
+    }
+    Ok(ret)
+}
+
+/// Triton's `ensureLayoutNotLargerThan`: for each out-dim larger than `shape`, zero every basis
+/// component that falls outside it (broadcast: several inputs now own the same element). With
+/// `broadcast_registers == false`, `register` bases that became zero are dropped instead.
+///
+/// ```
+/// use linear_layout::{LinearLayout, families::standard::ensure_not_larger_than};
+/// let l = LinearLayout::identity_1d(16, "lane", "dim0")?;
+/// let s = ensure_not_larger_than(&l, &[("dim0", 4)], true)?;
+/// assert_eq!(s.bases_of("lane")?, vec![vec![1], vec![2], vec![0], vec![0]]);
+/// # Ok::<(), linear_layout::LayoutError>(())
+/// ```
+pub fn ensure_not_larger_than(
+    layout: &LinearLayout,
+    shape: &[(&str, u64)],
+    broadcast_registers: bool,
+) -> Result<LinearLayout> {
+    let outs = layout.out_dims();
+    let mut sizes = Vec::with_capacity(outs.len());
+    for &(out, actual) in &outs {
+        sizes.push(actual.min(lookup(shape, out)?));
+    }
+    let register = Dim::new("register");
+    let mut bases = Vec::new();
+    for (dim, dim_bases) in layout.bases() {
+        let mut kept = Vec::with_capacity(dim_bases.len());
+        for mut b in dim_bases {
+            for (v, &size) in b.iter_mut().zip(&sizes) {
+                *v &= size - 1;
+            }
+            if broadcast_registers || dim != register || b.iter().any(|&v| v != 0) {
+                kept.push(b);
+            }
+        }
+        bases.push((dim, kept));
+    }
+    let out_sizes: Vec<(Dim, u64)> = outs.iter().map(|&(d, _)| d).zip(sizes).collect();
+    LinearLayout::from_bases(&bases, &out_sizes, false)
+}
+
+/// Triton's `combineCtaCgaWithShape` with Gluon 3.9's linear `cga_layout`: the CGA layout
+/// (`block → dim*`, bases in units of one CTA's tile) is clipped to `shape`; the CTA layout is
+/// grown (more `register`/`offset` bases) and clipped to `shape / cga size`; the result is
+/// `cta * cga` with out-dims in standard order, exactly `shape`.
+///
+/// ```
+/// use linear_layout::{LinearLayout, families::standard::combine_cta_cga};
+/// let cta = LinearLayout::identity_1d(8, "offset", "dim0")?;
+/// // Two CTAs split dim0: block 1 holds elements 8..16.
+/// let l = combine_cta_cga(&cta, &[vec![1]], &[16])?;
+/// assert_eq!(l.bases_of("block")?, vec![vec![8]]);
+/// # Ok::<(), linear_layout::LayoutError>(())
+/// ```
+pub fn combine_cta_cga(
+    cta: &LinearLayout,
+    cga_bases: &[Vec<u64>],
+    shape: &[u64],
+) -> Result<LinearLayout> {
+    let rank = shape.len();
+    let outs = standard_out_dims(rank);
+    let labeled: Vec<(&str, u64)> = outs
+        .iter()
+        .map(|d| d.name())
+        .zip(shape.iter().copied())
+        .collect();
+    let cga = cga_layout(cga_bases, rank)?;
+    let cga = ensure_not_larger_than(&cga, &labeled, true)?;
+    let cta_outs = cta.out_dim_names();
+    let cga = cga.transpose_outs(&cta_outs)?;
+    let mut cta_shape = Vec::with_capacity(rank);
+    for &(name, size) in &labeled {
+        cta_shape.push((name, (size / cga.out_dim_size(name)?).max(1)));
+    }
+    let cta = ensure_not_smaller_than(cta, &cta_shape)?;
+    let cta = ensure_not_larger_than(&cta, &cta_shape, true)?;
+    cta.product(&cga)?.transpose_outs(&outs)
+}
+
+/// The CGA layout `block → dim0..` from Gluon's `cga_layout` bases (out sizes inferred, as Triton
+/// does; an empty list is one CTA).
+///
+/// ```
+/// use linear_layout::families::standard::cga_layout;
+/// let l = cga_layout(&[vec![0, 1], vec![1, 0]], 2)?;
+/// assert_eq!(l.out_dims().iter().map(|d| d.1).collect::<Vec<_>>(), [2, 2]);
+/// # Ok::<(), linear_layout::LayoutError>(())
+/// ```
+pub fn cga_layout(bases: &[Vec<u64>], rank: usize) -> Result<LinearLayout> {
+    if let Some(b) = bases.iter().find(|b| b.len() != rank) {
+        return Err(LayoutError::InvalidParameter {
+            family: "cga_layout",
+            param: "cga_layout",
+            value: format!("{b:?}"),
+            reason: format!("each basis needs {rank} components, one per tensor dim"),
+        });
+    }
+    let outs = standard_out_dims(rank);
+    let mut sizes = vec![1u64; rank];
+    for b in bases {
+        for (s, &v) in sizes.iter_mut().zip(b) {
+            let need = v
+                .checked_next_power_of_two()
+                .filter(|&p| p <= 1 << 30)
+                .ok_or_else(|| LayoutError::InvalidParameter {
+                    family: "cga_layout",
+                    param: "cga_layout",
+                    value: format!("{b:?}"),
+                    reason: "component too large".into(),
+                })?;
+            *s = (*s).max(if v == need { need * 2 } else { need });
+        }
+    }
+    let out_sizes: Vec<(Dim, u64)> = outs.into_iter().zip(sizes).collect();
+    LinearLayout::from_bases(&[(Dim::new("block"), bases.to_vec())], &out_sizes, true)
+}
+
+fn lookup(shape: &[(&str, u64)], dim: Dim) -> Result<u64> {
+    shape
+        .iter()
+        .find(|(n, _)| *n == dim.name())
+        .map(|&(_, s)| s)
+        .ok_or_else(|| LayoutError::UnknownDim {
+            op: "ensure_layout_shape",
+            role: "out",
+            dim: dim.name().to_string(),
+            available: shape.iter().map(|(n, _)| n.to_string()).collect(),
+        })
+}
