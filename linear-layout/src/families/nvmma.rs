@@ -2,15 +2,14 @@
 
 use crate::{LayoutError, LinearLayout, Result};
 
-/// `#ttg.nvmma_shared<{swizzlingByteWidth, transposed, elementBitWidth, fp4Padded}>`.
+/// `#ttg.nvmma_shared<{swizzlingByteWidth, transposed, elementBitWidth, fp4Padded}>`. The rank
+/// comes from the shape, as in the MLIR attribute (Gluon's `rank` argument only sizes the CGA).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NvmmaShared {
     /// Swizzle width in bytes: 0, 32, 64 or 128.
     pub swizzle_bytes: u32,
     /// Element width in bits: 8, 16, 32 or 64.
     pub element_bits: u32,
-    /// Tensor rank (2 or 3).
-    pub rank: usize,
     /// Whether dim0 (not the last dim) is contiguous.
     pub transposed: bool,
     /// fp4 padded: each 16-byte group holds 8 real bytes (8-bit elements, 128B swizzle only).
