@@ -67,12 +67,12 @@ import argparse
 import json
 import os
 import random
-import re
 import subprocess
 import sys
-import tempfile
-import threading
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from triton_worker import Worker, serve  # noqa: E402
 
 SEED = 20240917
 TRITON_VERSION = "3.9.0"
@@ -148,97 +148,8 @@ def _run_case(LL, op, a):
 
 
 def worker_main():
-    # Keep a private copy of stdout for the protocol; anything Triton/LLVM
-    # prints on fd 1 goes to stderr instead.
-    proto = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)
     from triton._C.libtriton.linear_layout import LinearLayout as LL
-
-    for line in sys.stdin:
-        line = line.strip()
-        if not line:
-            continue
-        req = json.loads(line)
-        try:
-            out = {"ok": _run_case(LL, req["op"], req["args"])}
-        except Exception as e:  # Python-level errors (TypeError, ValueError, ...)
-            out = {"error": "%s: %s" % (type(e).__name__, e)}
-        proto.write(json.dumps(out) + "\n")
-        proto.flush()
-
-
-# --------------------------------------------------------------------------
-# Parent side: worker management
-# --------------------------------------------------------------------------
-
-_ASSERT_PREFIX = re.compile(r"^[^\s:/]+: (?=/)")
-
-
-def extract_error(text, rc):
-    lines = [ln.rstrip() for ln in text.splitlines()]
-    for ln in lines:
-        if "LLVM ERROR:" in ln:
-            return ln[ln.index("LLVM ERROR:"):]
-    for ln in lines:
-        if "Assertion" in ln:
-            return _ASSERT_PREFIX.sub("", ln)
-    nonempty = [ln for ln in lines if ln.strip()]
-    if nonempty:
-        return nonempty[-1]
-    return "worker died (exit status %s)" % rc
-
-
-class Worker:
-    TIMEOUT_S = 120
-
-    def __init__(self, python):
-        self.python = python
-        self.proc = None
-        self.errf = None
-        self.restarts = 0
-
-    def _start(self):
-        self.errf = tempfile.TemporaryFile(mode="w+b")
-        self.proc = subprocess.Popen(
-            [self.python, os.path.abspath(__file__), "--worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.errf,
-            bufsize=0)
-        self.stdout = self.proc.stdout
-
-    def run(self, op, args):
-        if self.proc is None:
-            self._start()
-        self.errf.seek(0, os.SEEK_END)
-        err_pos = self.errf.tell()
-        req = (json.dumps({"op": op, "args": args}) + "\n").encode()
-        timer = threading.Timer(self.TIMEOUT_S, self.proc.kill)
-        timer.start()
-        try:
-            try:
-                self.proc.stdin.write(req)
-                self.proc.stdin.flush()
-                line = self.stdout.readline()
-            except BrokenPipeError:
-                line = b""
-        finally:
-            timer.cancel()
-        if line:
-            return json.loads(line)
-        # worker died on this case
-        rc = self.proc.wait()
-        self.errf.seek(err_pos)
-        text = self.errf.read().decode("utf-8", "replace")
-        self.errf.close()
-        self.proc = None
-        self.restarts += 1
-        return {"error": extract_error(text, rc)}
-
-    def close(self):
-        if self.proc is not None:
-            self.proc.stdin.close()
-            self.proc.wait()
-            self.errf.close()
-            self.proc = None
+    serve(lambda op, args: _run_case(LL, op, args))
 
 
 # --------------------------------------------------------------------------
@@ -1360,7 +1271,7 @@ def main():
         ("apply", gen_apply),
     ]
     os.makedirs(opts.out, exist_ok=True)
-    worker = Worker(opts.python)
+    worker = Worker(opts.python, __file__)
     # check the Triton version once
     ver = subprocess.run([opts.python, "-c", "import triton; print(triton.__version__)"],
                          capture_output=True, text=True).stdout.strip()
