@@ -5,8 +5,8 @@
 #![allow(dead_code)]
 
 use linear_layout::families::{
-    Blocked, DistributedEncoding, DotOperand, Encoding, NvidiaMma, NvmmaShared, SharedEncoding, Slice,
-    SwizzledShared, TensorMemory, TensorMemoryScales,
+    Blocked, DistributedEncoding, DotOperand, Encoding, NvidiaMma, NvmmaShared, SharedEncoding,
+    Slice, SwizzledShared, TensorMemory, TensorMemoryScales,
 };
 use linear_layout::LinearLayout;
 use serde_json::Value;
@@ -32,7 +32,10 @@ fn u32s(v: &Value) -> Vec<u32> {
     v.as_array()
         .unwrap_or_else(|| panic!("expected a list: {v}"))
         .iter()
-        .map(|x| x.as_u64().unwrap_or_else(|| panic!("expected an integer: {x}")) as u32)
+        .map(|x| {
+            x.as_u64()
+                .unwrap_or_else(|| panic!("expected an integer: {x}")) as u32
+        })
         .collect()
 }
 
@@ -49,7 +52,10 @@ pub fn bases(v: &Value) -> Vec<Vec<u64>> {
                     b.as_array()
                         .unwrap_or_else(|| panic!("expected a basis: {b}"))
                         .iter()
-                        .map(|x| x.as_u64().unwrap_or_else(|| panic!("expected an integer: {x}")))
+                        .map(|x| {
+                            x.as_u64()
+                                .unwrap_or_else(|| panic!("expected an integer: {x}"))
+                        })
                         .collect()
                 })
                 .collect()
@@ -72,7 +78,9 @@ pub fn distributed(spec: &Value) -> DistributedEncoding {
 
 /// Any layout spec.
 pub fn encoding(spec: &Value) -> Encoding {
-    let kind = spec["kind"].as_str().unwrap_or_else(|| panic!("no kind: {spec}"));
+    let kind = spec["kind"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no kind: {spec}"));
     let cga = bases(&spec["cga_layout"]);
     let flag = |k: &str| spec[k].as_bool().unwrap_or(false);
     let num = |k: &str| spec[k].as_u64().unwrap_or_else(|| panic!("no {k}: {spec}")) as u32;
@@ -127,7 +135,9 @@ pub fn encoding(spec: &Value) -> Encoding {
                 two_ctas: flag("two_ctas"),
             })
         }
-        "tensor_memory_scales" => Encoding::TensorMemoryScales(TensorMemoryScales { cga_layout: cga }),
+        "tensor_memory_scales" => {
+            Encoding::TensorMemoryScales(TensorMemoryScales { cga_layout: cga })
+        }
         other => panic!("unknown layout kind {other}"),
     }
 }

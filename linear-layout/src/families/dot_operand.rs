@@ -1,8 +1,52 @@
 //! [`DotOperand`]: `#ttg.dot_op`, the A/B operand layout of a parent MMA or blocked layout.
 
-use crate::{LayoutError, LinearLayout, Result};
+use super::mma::{matrix_order, nvidia_mma_tile};
+use super::standard::{check_shape, combine_cta_cga, identity_standard_nd};
+use super::{Blocked, DistributedEncoding, NvidiaMma};
+use crate::{Dim, LayoutError, LinearLayout, Result};
 
-/// `#ttg.dot_op<{opIdx, parent, kWidth}>`.
+const FAMILY: &str = "dot_operand";
+
+/// `#ttg.dot_op<{opIdx, parent, kWidth}>`: the registers holding operand A (`op_idx` 0, shape
+/// `[*, M, K]`) or B (`op_idx` 1, `[*, K, N]`) of a dot whose accumulator has layout `parent`.
+///
+/// * NVIDIA MMA parent (Triton's `nvidiaDotToLinearLayout`): one warp holds a `16 × 8·k_width`
+///   tile of A or an `8·k_width × 8` tile of B, `k_width` consecutive K elements per register
+///   group ([`nvidia_mma_tile`] with K contiguous); warps are the parent's, with the ones along
+///   the other operand's dim broadcast (zero bases: every warp along N needs the same A rows).
+///   Hopper (v3) takes B from shared memory, so only A exists there.
+/// * Blocked parent (FMA dot, Triton's `fmaDotToLinearLayout`): each thread holds the whole K
+///   extent of its `size_per_thread` rows (or columns); lanes and warps along K broadcast.
+///
+/// The CGA layout is the parent's with K never split across CTAs.
+///
+/// Preconditions ([`LayoutError::InvalidParameter`] naming the parameter otherwise): `op_idx`
+/// 0 or 1 (0 for a v3 parent); `k_width` a power of two from 1 to 16 for an MMA parent, 0 for a
+/// blocked parent; the parent of rank 2 or 3, itself valid; a slice, dot-operand or linear
+/// parent is refused. Shape: the parent's rank, powers of two ([`LayoutError::InvalidShape`]).
+///
+/// ```
+/// use linear_layout::families::{DistributedEncoding, DotOperand, NvidiaMma};
+/// let mma = NvidiaMma {
+///     version_major: 2,
+///     version_minor: 0,
+///     warps_per_cta: vec![2, 2],
+///     instr_shape: vec![16, 8],
+///     cga_layout: vec![],
+/// };
+/// let a = DotOperand { op_idx: 0, parent: Box::new(DistributedEncoding::NvidiaMma(mma)), k_width: 2 };
+/// let l = a.to_linear_layout(&[32, 16])?;
+/// assert_eq!(l.bases_of("register")?, vec![vec![0, 1], vec![8, 0], vec![0, 8]]);
+/// assert_eq!(l.bases_of("lane")?, vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]]);
+/// assert_eq!(l.bases_of("warp")?, vec![vec![0, 0], vec![16, 0]]); // warps along N share A
+///
+/// let b = DotOperand { op_idx: 1, ..a };
+/// let l = b.to_linear_layout(&[16, 32])?;
+/// assert_eq!(l.bases_of("register")?, vec![vec![1, 0], vec![8, 0], vec![0, 16]]);
+/// assert_eq!(l.bases_of("lane")?, vec![vec![2, 0], vec![4, 0], vec![0, 1], vec![0, 2], vec![0, 4]]);
+/// assert_eq!(l.bases_of("warp")?, vec![vec![0, 8], vec![0, 0]]); // warps along M share B
+/// # Ok::<(), linear_layout::LayoutError>(())
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DotOperand {
     /// 0 for A, 1 for B.
@@ -14,12 +58,212 @@ pub struct DotOperand {
 }
 
 impl DotOperand {
-    /// The layout for a tensor or allocation of `shape`.
+    /// The layout `register, lane, warp, block → dim0..` for an operand tensor of `shape`
+    /// (Triton's `DotOperandEncodingAttr::toLinearLayout`); errors: see [`DotOperand`].
+    ///
+    /// ```
+    /// use linear_layout::families::{Blocked, DistributedEncoding, DotOperand};
+    /// let acc = Blocked {
+    ///     size_per_thread: vec![2, 2],
+    ///     threads_per_warp: vec![4, 8],
+    ///     warps_per_cta: vec![2, 1],
+    ///     order: vec![1, 0],
+    ///     cga_layout: vec![],
+    /// };
+    /// let a = DotOperand { op_idx: 0, parent: Box::new(DistributedEncoding::Blocked(acc)), k_width: 0 };
+    /// // A is 16 × 4: each thread holds all 4 K elements of its 2 rows; lanes along K broadcast.
+    /// let l = a.to_linear_layout(&[16, 4])?;
+    /// assert_eq!(l.bases_of("register")?, vec![vec![0, 1], vec![0, 2], vec![1, 0]]);
+    /// assert_eq!(l.bases_of("lane")?, vec![vec![0, 0], vec![0, 0], vec![0, 0], vec![2, 0], vec![4, 0]]);
+    /// assert_eq!(l.bases_of("warp")?, vec![vec![8, 0]]);
+    /// assert!(DotOperand { k_width: 2, ..a }.to_linear_layout(&[16, 4]).is_err());
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
-        let _ = shape;
-        Err(LayoutError::Invalid {
-            op: "DotOperand",
-            what: "not built yet".into(),
-        })
+        if self.op_idx > 1 {
+            return Err(invalid(
+                "op_idx",
+                &self.op_idx,
+                "must be 0 (A) or 1 (B)".into(),
+            ));
+        }
+        match self.parent.as_ref() {
+            DistributedEncoding::NvidiaMma(mma) => self.mma_operand(mma, shape),
+            DistributedEncoding::Blocked(blocked) => self.fma_operand(blocked, shape),
+            other => Err(invalid(
+                "parent",
+                &kind(other),
+                "must be an nvidia_mma or blocked layout".into(),
+            )),
+        }
     }
+
+    /// The K dim of this operand for a tensor of rank `rank`: the last for A, the second to last
+    /// for B.
+    fn k_dim(&self, rank: usize) -> usize {
+        if self.op_idx == 0 {
+            rank - 1
+        } else {
+            rank - 2
+        }
+    }
+
+    fn mma_operand(&self, mma: &NvidiaMma, shape: &[u64]) -> Result<LinearLayout> {
+        let rank = mma.rank()?;
+        if !self.k_width.is_power_of_two() || self.k_width > 16 {
+            return Err(invalid(
+                "k_width",
+                &self.k_width,
+                "an NVIDIA MMA operand needs a power of two from 1 to 16 (32 bits / element bits \
+                 for 16- to 2-bit elements, up to 4 after upcasts)"
+                    .into(),
+            ));
+        }
+        if mma.is_hopper() && self.op_idx != 0 {
+            return Err(invalid(
+                "op_idx",
+                &self.op_idx,
+                "wgmma (v3) reads B from shared memory; only A (0) has a register layout".into(),
+            ));
+        }
+        check_shape(FAMILY, shape, rank)?;
+        let is_a = self.op_idx == 0;
+        let mut tile = vec![1u32; rank];
+        let (rows, cols) = if is_a {
+            (16, self.k_width * 8)
+        } else {
+            (self.k_width * 8, 8)
+        };
+        if let [.., r, c] = tile.as_mut_slice() {
+            (*r, *c) = (rows, cols);
+        }
+        // K contiguous: A row-major, B column-major; the rep order is the same.
+        let order = matrix_order(rank, is_a);
+        let cta = nvidia_mma_tile(&tile, self.k_width, &order, &order)?;
+        let warps = broadcasted_dot_operand_layout(
+            &mma.warps_per_cta,
+            &mma.warp_order(),
+            self.k_dim(rank),
+            "warp",
+        )?
+        .transpose_outs(&cta.out_dim_names())?;
+        let cga = self.operand_cga(&mma.cga_layout, rank);
+        combine_cta_cga(&cta.product(&warps)?, &cga, shape, true)
+    }
+
+    fn fma_operand(&self, blocked: &Blocked, shape: &[u64]) -> Result<LinearLayout> {
+        // Checks the parent's parameters (and shape rank / sizes below).
+        blocked.cta_layout()?;
+        let rank = blocked.order.len();
+        if !(2..=3).contains(&rank) {
+            return Err(invalid(
+                "parent",
+                &blocked.order,
+                format!("a dot operand has rank 2 or 3, the blocked parent has rank {rank}"),
+            ));
+        }
+        if self.k_width != 0 {
+            return Err(invalid(
+                "k_width",
+                &self.k_width,
+                "must be 0 when the parent is a blocked layout".into(),
+            ));
+        }
+        check_shape(FAMILY, shape, rank)?;
+        let k_dim = self.k_dim(rank);
+        let order = &blocked.order;
+        let mut per_thread: Vec<u64> = blocked
+            .size_per_thread
+            .iter()
+            .map(|&s| u64::from(s))
+            .collect();
+        if let (Some(p), Some(&k)) = (per_thread.get_mut(k_dim), shape.get(k_dim)) {
+            *p = k;
+        }
+        let regs = identity_standard_nd("register", &per_thread, order)?;
+        let lanes =
+            broadcasted_dot_operand_layout(&blocked.threads_per_warp, order, k_dim, "lane")?;
+        let warps = broadcasted_dot_operand_layout(&blocked.warps_per_cta, order, k_dim, "warp")?;
+        let cga = self.operand_cga(&blocked.cga_layout, rank);
+        combine_cta_cga(&regs.product(&lanes)?.product(&warps)?, &cga, shape, true)
+    }
+
+    /// The parent's `cga_layout` with the K component zeroed: K is never split across CTAs.
+    fn operand_cga(&self, parent: &[Vec<u64>], rank: usize) -> Vec<Vec<u64>> {
+        let k = self.k_dim(rank);
+        parent
+            .iter()
+            .map(|b| {
+                b.iter()
+                    .enumerate()
+                    .map(|(i, &v)| if i == k { 0 } else { v })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+fn invalid<T: std::fmt::Debug>(param: &'static str, value: &T, reason: String) -> LayoutError {
+    LayoutError::InvalidParameter {
+        family: FAMILY,
+        param,
+        value: format!("{value:?}"),
+        reason,
+    }
+}
+
+fn kind(enc: &DistributedEncoding) -> &'static str {
+    match enc {
+        DistributedEncoding::Blocked(_) => "blocked",
+        DistributedEncoding::Slice(_) => "slice",
+        DistributedEncoding::NvidiaMma(_) => "nvidia_mma",
+        DistributedEncoding::DotOperand(_) => "dot_operand",
+        DistributedEncoding::Linear(_) => "linear",
+    }
+}
+
+/// Triton's `broadcastedDotOperandLayout`: `in_dim` (`lane` or `warp`) spread over `sizes` in
+/// `order` like `identityStandardND`, except along `k_dim`, where it broadcasts (zero bases).
+/// Out-dims come in `order`.
+///
+/// Errors: [`LayoutError::InvalidParameter`] if `order` does not index `sizes` or `k_dim` is out
+/// of range, [`LayoutError::NotPowerOfTwo`] for a size that is not a power of two.
+///
+/// ```
+/// use linear_layout::families::dot_operand::broadcasted_dot_operand_layout;
+/// // Warps [2, 2] (row-major) for operand A: the warps along N (dim1 = K of A) share data.
+/// let w = broadcasted_dot_operand_layout(&[2, 2], &[1, 0], 1, "warp")?;
+/// assert_eq!(w.bases_of("warp")?, vec![vec![0, 0], vec![0, 1]]); // (dim1, dim0)
+/// # Ok::<(), linear_layout::LayoutError>(())
+/// ```
+pub fn broadcasted_dot_operand_layout(
+    sizes: &[u32],
+    order: &[usize],
+    k_dim: usize,
+    in_dim: &str,
+) -> Result<LinearLayout> {
+    if k_dim >= sizes.len() || order.len() != sizes.len() {
+        return Err(invalid(
+            "order",
+            &order,
+            format!("must order {} dims, one of them K = {k_dim}", sizes.len()),
+        ));
+    }
+    let mut layout = LinearLayout::empty();
+    for &d in order {
+        let size = sizes.get(d).map(|&s| u64::from(s)).ok_or_else(|| {
+            invalid(
+                "order",
+                &order,
+                format!("entry {d} is out of range for rank {}", sizes.len()),
+            )
+        })?;
+        let part = if d == k_dim {
+            LinearLayout::zeros_1d(size, in_dim, Dim::standard(d), 1)?
+        } else {
+            LinearLayout::identity_1d(size, in_dim, Dim::standard(d))?
+        };
+        layout = layout.product(&part)?;
+    }
+    Ok(layout)
 }

@@ -83,3 +83,27 @@ impl Encoding {
         }
     }
 }
+
+impl SharedEncoding {
+    /// Shared-memory alignment of an allocation in this layout, in bytes: 16 for
+    /// [`SwizzledShared`], 1024 / 512 / 256 / 128 for [`NvmmaShared`] by swizzle width, the
+    /// stored value for a `#ttg.shared_linear` layout (Gluon's `alignment`).
+    ///
+    /// ```
+    /// use linear_layout::families::{NvmmaShared, SharedEncoding, SwizzledShared};
+    /// let nvmma = SharedEncoding::Nvmma(NvmmaShared::new(64, 16, false, false, vec![])?);
+    /// assert_eq!(nvmma.alignment(), 512);
+    /// let swizzled = SharedEncoding::Swizzled(SwizzledShared::new(8, 1, 8, vec![1, 0], vec![])?);
+    /// assert_eq!(swizzled.alignment(), 16);
+    /// let linear = SharedEncoding::Linear { layout: swizzled.to_linear_layout(&[8, 8])?, alignment: 128 };
+    /// assert_eq!(linear.alignment(), 128);
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn alignment(&self) -> u64 {
+        match self {
+            SharedEncoding::Swizzled(s) => s.alignment(),
+            SharedEncoding::Nvmma(n) => n.alignment(),
+            SharedEncoding::Linear { alignment, .. } => *alignment,
+        }
+    }
+}

@@ -4,7 +4,8 @@
 //!
 //! | family | in-dims → out-dims | module |
 //! |---|---|---|
-//! | [`SwizzledShared`], [`NvmmaShared`], [`CuteSwizzle`] | `offset, block` → `dim0..` | [`swizzled`], [`nvmma`], [`cute`] |
+//! | [`SwizzledShared`], [`NvmmaShared`] | `offset, block` → `dim0..` | [`swizzled`], [`nvmma`] |
+//! | [`CuteSwizzle`] | `offset` → `offset` | [`cute`] |
 //! | [`TensorMemory`], [`TensorMemoryScales`] | `row, col` → `dim0, dim1` | [`tmem`] |
 //! | [`Tcgen05Atom`] register layouts | `register, lane, warp, block` → `dim0, dim1` | [`tmem_access`] |
 //! | [`Blocked`], [`Slice`], [`NvidiaMma`], [`DotOperand`] | `register, lane, warp, block` → `dim0..` | [`blocked`], [`slice`], [`mma`], [`dot_operand`] |
@@ -31,5 +32,5 @@ pub use mma::NvidiaMma;
 pub use nvmma::NvmmaShared;
 pub use slice::Slice;
 pub use swizzled::SwizzledShared;
-pub use tmem::{TensorMemory, TensorMemoryScales};
-pub use tmem_access::Tcgen05Atom;
+pub use tmem::{tcgen05_alloc_columns, TensorMemory, TensorMemoryScales};
+pub use tmem_access::{tmem_reg_layout, Tcgen05Atom};

@@ -91,13 +91,14 @@ pub fn check_pow2(family: &'static str, param: &'static str, value: u64) -> Resu
 }
 
 /// Triton's `identityStandardND(in_dim, shape, order)`: the product of
-/// `identity_1d(shape[d], in_dim, dim_d)` for `d = order[0], order[1], …`, with out-dims then put
-/// in standard order.
+/// `identity_1d(shape[d], in_dim, dim_d)` for `d = order[0], order[1], …`, with the out-dims left
+/// in that order (which decides where [`ensure_not_smaller_than`] adds bases first).
 ///
 /// ```
 /// use linear_layout::families::standard::identity_standard_nd;
 /// let l = identity_standard_nd("lane", &[8, 4], &[1, 0])?;
-/// assert_eq!(l.bases_of("lane")?, vec![vec![0, 1], vec![0, 2], vec![1, 0], vec![2, 0], vec![4, 0]]);
+/// assert_eq!(l.out_dims().iter().map(|(d, s)| (d.name(), *s)).collect::<Vec<_>>(), [("dim1", 4), ("dim0", 8)]);
+/// assert_eq!(l.bases_of("lane")?, vec![vec![1, 0], vec![2, 0], vec![0, 1], vec![0, 2], vec![0, 4]]);
 /// # Ok::<(), linear_layout::LayoutError>(())
 /// ```
 pub fn identity_standard_nd(in_dim: &str, shape: &[u64], order: &[usize]) -> Result<LinearLayout> {
@@ -110,8 +111,7 @@ pub fn identity_standard_nd(in_dim: &str, shape: &[u64], order: &[usize]) -> Res
         })?;
         l = l.product(&LinearLayout::identity_1d(size, in_dim, outs[d])?)?;
     }
-    let present: Vec<Dim> = outs.into_iter().filter(|d| l.has_out_dim(*d)).collect();
-    l.transpose_outs(&present)
+    Ok(l)
 }
 
 /// Triton's `ensureLayoutNotSmallerThan`: for each out-dim (in the layout's order) smaller than
@@ -184,20 +184,26 @@ pub fn ensure_not_larger_than(
 /// Triton's `combineCtaCgaWithShape` with Gluon 3.9's linear `cga_layout`: the CGA layout
 /// (`block → dim*`, bases in units of one CTA's tile) is clipped to `shape`; the CTA layout is
 /// grown (more `register`/`offset` bases) and clipped to `shape / cga size`; the result is
-/// `cta * cga` with out-dims in standard order, exactly `shape`.
+/// `cta * cga` with out-dims in standard order, exactly `shape`. Register bases the clipping
+/// zeroes are kept as zero bases with `broadcast_registers` (several registers of a thread hold
+/// the same element: MMA, dot operands) or dropped (Blocked).
 ///
 /// ```
 /// use linear_layout::{LinearLayout, families::standard::combine_cta_cga};
 /// let cta = LinearLayout::identity_1d(8, "offset", "dim0")?;
 /// // Two CTAs split dim0: block 1 holds elements 8..16.
-/// let l = combine_cta_cga(&cta, &[vec![1]], &[16])?;
+/// let l = combine_cta_cga(&cta, &[vec![1]], &[16], true)?;
 /// assert_eq!(l.bases_of("block")?, vec![vec![8]]);
+/// let regs = LinearLayout::identity_1d(4, "register", "dim0")?;
+/// assert_eq!(combine_cta_cga(&regs, &[], &[2], true)?.bases_of("register")?, vec![vec![1], vec![0]]);
+/// assert_eq!(combine_cta_cga(&regs, &[], &[2], false)?.bases_of("register")?, vec![vec![1]]);
 /// # Ok::<(), linear_layout::LayoutError>(())
 /// ```
 pub fn combine_cta_cga(
     cta: &LinearLayout,
     cga_bases: &[Vec<u64>],
     shape: &[u64],
+    broadcast_registers: bool,
 ) -> Result<LinearLayout> {
     let rank = shape.len();
     let outs = standard_out_dims(rank);
@@ -215,7 +221,7 @@ pub fn combine_cta_cga(
         cta_shape.push((name, (size / cga.out_dim_size(name)?).max(1)));
     }
     let cta = ensure_not_smaller_than(cta, &cta_shape)?;
-    let cta = ensure_not_larger_than(&cta, &cta_shape, true)?;
+    let cta = ensure_not_larger_than(&cta, &cta_shape, broadcast_registers)?;
     cta.product(&cga)?.transpose_outs(&outs)
 }
 
@@ -229,14 +235,7 @@ pub fn combine_cta_cga(
 /// # Ok::<(), linear_layout::LayoutError>(())
 /// ```
 pub fn cga_layout(bases: &[Vec<u64>], rank: usize) -> Result<LinearLayout> {
-    if let Some(b) = bases.iter().find(|b| b.len() != rank) {
-        return Err(LayoutError::InvalidParameter {
-            family: "cga_layout",
-            param: "cga_layout",
-            value: format!("{b:?}"),
-            reason: format!("each basis needs {rank} components, one per tensor dim"),
-        });
-    }
+    check_cga("cga_layout", bases, rank)?;
     let outs = standard_out_dims(rank);
     let mut sizes = vec![1u64; rank];
     for b in bases {
@@ -254,7 +253,75 @@ pub fn cga_layout(bases: &[Vec<u64>], rank: usize) -> Result<LinearLayout> {
         }
     }
     let out_sizes: Vec<(Dim, u64)> = outs.into_iter().zip(sizes).collect();
-    LinearLayout::from_bases(&[(Dim::new("block"), bases.to_vec())], &out_sizes, true)
+    LinearLayout::from_bases(&[(Dim::new("block"), bases.to_vec())], &out_sizes, true).map_err(
+        |e| LayoutError::InvalidParameter {
+            family: "cga_layout",
+            param: "cga_layout",
+            value: format!("{bases:?}"),
+            reason: format!("not a CGA layout: {e}"),
+        },
+    )
+}
+
+/// Gluon 3.9's check on a `cga_layout` (bases `block → dim*` in units of one CTA tile): every
+/// basis has one component per dim, and once the zero (broadcast) bases are removed the rest form
+/// a permutation matrix — each basis a single power of two, no power repeated, and each dim's
+/// powers exactly `1, 2, 4, …` (in any order).
+///
+/// ```
+/// use linear_layout::families::standard::check_cga;
+/// assert!(check_cga("blocked", &[vec![0, 1], vec![0, 0], vec![1, 0]], 2).is_ok());
+/// assert!(check_cga("blocked", &[vec![2, 0], vec![1, 0]], 2).is_ok());
+/// assert!(check_cga("blocked", &[vec![1, 1]], 2).is_err()); // two dims at once
+/// assert!(check_cga("blocked", &[vec![2, 0]], 2).is_err()); // CTA tile 1 never reached
+/// assert!(check_cga("blocked", &[vec![1, 0], vec![1, 0]], 2).is_err()); // repeated
+/// ```
+pub fn check_cga(family: &'static str, bases: &[Vec<u64>], rank: usize) -> Result<()> {
+    let bad = |reason: String| LayoutError::InvalidParameter {
+        family,
+        param: "cga_layout",
+        value: format!("{bases:?}"),
+        reason,
+    };
+    const PERMUTATION: &str =
+        "after removing broadcast (zero) bases the CGA layout must be a permutation matrix";
+    // Per dim, the powers of two seen so far, as a bit mask.
+    let mut seen = vec![0u64; rank];
+    for b in bases {
+        if b.len() != rank {
+            return Err(bad(format!(
+                "basis {b:?} needs {rank} components, one per tensor dim"
+            )));
+        }
+        let mut nonzero = b.iter().enumerate().filter(|&(_, &v)| v != 0);
+        let (Some((d, &v)), None) = (nonzero.next(), nonzero.next()) else {
+            if b.iter().any(|&v| v != 0) {
+                return Err(bad(format!(
+                    "basis {b:?} moves along several dims; {PERMUTATION}"
+                )));
+            }
+            continue;
+        };
+        let mask = seen.get_mut(d);
+        match mask {
+            Some(m) if v.is_power_of_two() && v <= 1 << 30 && *m & v == 0 => *m |= v,
+            _ => {
+                return Err(bad(format!(
+                    "basis {b:?} is repeated or not a power of two; {PERMUTATION}"
+                )))
+            }
+        }
+    }
+    if let Some((d, m)) = seen
+        .iter()
+        .enumerate()
+        .find(|(_, &m)| !(m + 1).is_power_of_two())
+    {
+        return Err(bad(format!(
+            "dim{d} is split by CTA tiles {m:#b} (as a bit mask), not 1, 2, 4, …; {PERMUTATION}"
+        )));
+    }
+    Ok(())
 }
 
 fn lookup(shape: &[(&str, u64)], dim: Dim) -> Result<u64> {
