@@ -27,6 +27,7 @@
 //! # Ok::<(), linear_layout::LayoutError>(())
 //! ```
 
+pub mod analysis;
 pub mod dims;
 pub mod error;
 pub mod families;
@@ -34,6 +35,7 @@ pub mod gf2;
 pub mod layout;
 pub mod ops;
 pub mod text;
+pub mod views;
 
 pub use dims::{Dim, DimSize};
 pub use error::{LayoutError, Result};
