@@ -268,7 +268,7 @@ fn bad_json_is_a_usage_error_naming_the_argument() {
         2,
     );
     assert!(
-        err.starts_with("error: LAYOUT: parse error: #ttg.linear attribute"),
+        err.starts_with("error: LAYOUT: parse error: #ttg.linear, column 30:"),
         "{err}"
     );
     // Valid JSON, invalid layout: still the argument's fault.
@@ -346,4 +346,107 @@ fn help_succeeds() {
     let help = ok(&["layout", "--help"]);
     assert!(help.contains("invert-and-compose"), "{help}");
     assert!(ok(&["layout", "apply", "--help"]).contains("DIM=VALUE"));
+}
+
+/// Blocked `[1,4]x[8,4]x[2,2]`, pasted from a TTGIR dump with its alias.
+const BLOCKED: &str = "#blocked = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>";
+/// NVMMA 128-byte swizzle for f16.
+const NVMMA: &str =
+    "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>";
+
+#[test]
+fn show_builds_a_family_attribute_at_the_shape() {
+    // Triton 3.9.0 (reference §3.2): reg [[0,1],[0,2],[0,32],[16,0],[32,0]], warp [[0,16],[8,0]].
+    let l = ok_json(&["layout", "show", BLOCKED, "--shape", "64x64"]);
+    assert_eq!(
+        l["bases"][0],
+        json!(["register", [[0, 1], [0, 2], [0, 32], [16, 0], [32, 0]]])
+    );
+    assert_eq!(l["bases"][2], json!(["warp", [[0, 16], [8, 0]]]));
+    let text = ok(&["layout", "show", NVMMA, "--shape", "64x64"]);
+    assert!(text.contains("alignment: 1024 bytes"), "{text}");
+    assert!(text.contains("cute swizzle (bytes): Sw<3,4,3>"), "{text}");
+    let tmem = ok(&[
+        "layout",
+        "show",
+        "#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>",
+        "--shape",
+        "128x64",
+    ]);
+    assert!(
+        tmem.contains("tensor memory: 128 lanes x 64 columns"),
+        "{tmem}"
+    );
+}
+
+#[test]
+fn show_prints_tritons_views_and_writes_svg() {
+    let view = ok(&[
+        "layout", "show", BLOCKED, "--shape", "16x16", "--view", "tensor",
+    ]);
+    assert!(view.contains("[[  T0:0| T32:0,   T0:1| T32:1,"), "{view}");
+    let hw = ok(&[
+        "layout", "show", BLOCKED, "--shape", "16x16", "--view", "hardware",
+    ]);
+    assert!(hw.contains("Warp0:"), "{hw}");
+    let dir = std::env::temp_dir().join(format!("linalias-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("nvmma.svg");
+    let path_s = path.to_str().expect("utf-8 path");
+    ok(&["layout", "show", NVMMA, "--shape", "8x64", "--svg", path_s]);
+    let svg = std::fs::read_to_string(&path).expect("svg written");
+    assert!(svg.starts_with("<svg"), "{svg}");
+    assert!(svg.matches("<rect").count() >= 512, "one cell per element");
+    // Row 1 of the 128B swizzle: element (1, 8) is stored at offset 64 (16-byte chunk 1 ^ 1 = 0).
+    let inv = ok(&[
+        "layout",
+        "pseudoinvert",
+        NVMMA,
+        "--shape",
+        "8x64",
+        "--format",
+        "json",
+    ]);
+    assert!(inv.contains("\"dim0\""), "{inv}");
+}
+
+#[test]
+fn conflicts_reports_tritons_count_and_the_widest_free_vector() {
+    // Gluon's ttgl.bank_conflicts gives 1 for this pair (tests/data/families/bank_conflicts.json).
+    let text = ok(&["layout", "conflicts", BLOCKED, NVMMA, "--shape", "64x64"]);
+    assert!(
+        text.contains("conflicts: 1 (wavefronts per phase: 2, per request: 4; 32 banks)"),
+        "{text}"
+    );
+    assert!(text.contains("vector: 4 elements (64 bits)"), "{text}");
+}
+
+#[test]
+fn family_attributes_without_shape_or_with_bad_parameters_are_usage_errors() {
+    let e = fails(&["layout", "show", BLOCKED], 2);
+    assert!(e.contains("needs the tensor shape"), "{e}");
+    let e = fails(
+        &[
+            "layout",
+            "show",
+            "#ttg.swizzled_shared<{vec = 3, perPhase = 1, maxPhase = 4, order = [1, 0]}>",
+            "--shape",
+            "16x16",
+        ],
+        2,
+    );
+    assert!(e.contains("vec = 3 is invalid"), "{e}");
+    let e = fails(
+        &[
+            "layout",
+            "show",
+            "#ttg.blocked<{sizePerThread = [1, 4]}>",
+            "--shape",
+            "4x4",
+        ],
+        2,
+    );
+    assert!(e.contains("missing key 'threadsPerWarp'"), "{e}");
+    let e = fails(&["layout", "show", BLOCKED, "--shape", "64xq"], 2);
+    assert!(e.contains("not a size"), "{e}");
 }

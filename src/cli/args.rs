@@ -22,6 +22,10 @@ pub enum Command {
 #[derive(Debug, Args)]
 #[command(after_help = LAYOUT_HELP)]
 pub struct LayoutArgs {
+    /// Tensor shape for LAYOUT arguments given as a layout-family attribute (`#ttg.blocked`,
+    /// `#ttg.nvmma_shared`, `#ttng.tensor_memory_encoding`, …), e.g. `64x64`.
+    #[arg(long, global = true, value_name = "D0xD1…", value_parser = parse_shape)]
+    pub shape: Option<Shape>,
     /// The layout operation.
     #[command(subcommand)]
     pub command: LayoutCommand,
@@ -29,20 +33,55 @@ pub struct LayoutArgs {
 
 const LAYOUT_HELP: &str = "\
 A LAYOUT argument is inline text, @FILE to read a file, or - to read stdin (once per command).
-Text starting with #ttg.linear is read as the MLIR attribute, anything else as JSON:
+Text starting with # is an MLIR attribute as a TTGIR dump prints it (an alias line
+`#blocked = #ttg.blocked<{...}>` is fine): #ttg.linear, #ttg.shared_linear, or a layout family
+(#ttg.blocked, #ttg.slice, #ttg.nvidia_mma, #ttg.dot_op, #ttg.swizzled_shared,
+#ttg.nvmma_shared, #ttng.tensor_memory_encoding, #ttng.tensor_memory_scales_encoding), which
+needs --shape. Anything else is JSON:
   {\"bases\":[[\"lane\",[[1],[2]]],[\"warp\",[[4]]]],\"out_dims\":[[\"x\",8]]}
 Exit codes: 0 success, 1 the operation refused the layouts, 2 bad arguments.";
 
 /// The `layout` subcommands.
 #[derive(Debug, Subcommand)]
 pub enum LayoutCommand {
-    /// Print a layout, with whether it is surjective/injective and its rank.
+    /// Print a layout, with whether it is surjective/injective and its rank; for a family
+    /// attribute also its alignment or TMEM allocation. Optionally Triton's ASCII view and an
+    /// SVG picture.
     Show {
         /// The layout.
         #[arg(value_name = "LAYOUT")]
         layout: String,
         #[command(flatten)]
         format: FormatArg,
+        /// Also print Triton's ASCII view: the tensor grid or the hardware listing.
+        #[arg(long, value_enum, value_name = "VIEW")]
+        view: Option<View>,
+        /// Write an SVG picture to this file: owner thread and register per element for a
+        /// register layout, offset and bank per element for a shared-memory layout.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<std::path::PathBuf>,
+        /// Element width in bits, for banks and TMEM columns (default: from the attribute, else 16).
+        #[arg(long, value_name = "BITS")]
+        element_bits: Option<u32>,
+    },
+    /// Bank conflicts of storing/loading a register layout to/from a shared-memory layout
+    /// (Triton's model: excess wavefronts per request), and the widest conflict-free vector.
+    Conflicts {
+        /// The register layout (`register, lane, warp` in-dims, or a distributed attribute).
+        #[arg(value_name = "REG")]
+        reg: String,
+        /// The shared-memory layout (`offset` in-dim, or a shared attribute).
+        #[arg(value_name = "SHARED")]
+        shared: String,
+        /// Element width in bits (default: from the shared attribute, else 16).
+        #[arg(long, value_name = "BITS")]
+        element_bits: Option<u32>,
+        /// Number of 4-byte shared-memory banks.
+        #[arg(long, value_name = "N", default_value_t = 32)]
+        banks: u32,
+        /// Write an SVG picture of one warp request's banks to this file.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<std::path::PathBuf>,
     },
     /// INNER.compose(OUTER): x ↦ OUTER(INNER(x)).
     Compose {
@@ -136,6 +175,15 @@ pub enum Format {
     Mlir,
 }
 
+/// Which of Triton's ASCII views `show --view` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum View {
+    /// The tensor grid: who holds each element (`T<thread>:<reg>`) or where it is stored.
+    Tensor,
+    /// The hardware listing: per warp and register, or per offset.
+    Hardware,
+}
+
 /// How the result of `apply` is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValueFormat {
@@ -163,4 +211,20 @@ pub fn parse_assignment(text: &str) -> Result<(String, u64), String> {
     };
     let value = parsed.map_err(|e| format!("value of '{dim}' is not a u64 ('{value}'): {e}"))?;
     Ok((dim.to_owned(), value))
+}
+
+/// A tensor shape (`--shape 64x64`); a newtype so clap takes it as one value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shape(pub Vec<u64>);
+
+/// Parses a shape like `64x64` or `2x128x64` (powers of two are checked by the families).
+pub fn parse_shape(text: &str) -> Result<Shape, String> {
+    text.split(['x', 'X', ','])
+        .map(|d| {
+            d.trim()
+                .parse::<u64>()
+                .map_err(|e| format!("shape '{text}': '{d}' is not a size ({e})"))
+        })
+        .collect::<Result<Vec<u64>, String>>()
+        .map(Shape)
 }

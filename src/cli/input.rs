@@ -1,7 +1,9 @@
-//! Reading LAYOUT arguments: inline text, `@FILE`, or `-` for stdin; MLIR or JSON by content.
+//! Reading LAYOUT arguments: inline text, `@FILE`, or `-` for stdin; an MLIR attribute (any
+//! layout family, built at `--shape`) or JSON by content.
 
 use std::io::Read;
 
+use linear_layout::families::{DistributedEncoding, Encoding, SharedEncoding};
 use linear_layout::LinearLayout;
 
 use crate::cli::error::CliError;
@@ -10,14 +12,60 @@ use crate::cli::error::CliError;
 #[derive(Debug, Default)]
 pub struct LayoutReader {
     stdin_used: bool,
+    shape: Option<Vec<u64>>,
+}
+
+/// A layout argument: the layout, and the family attribute it was built from (if any).
+#[derive(Debug)]
+pub struct ReadLayout {
+    /// The layout (built at `--shape` for a family attribute).
+    pub layout: LinearLayout,
+    /// The attribute, when the argument was MLIR text.
+    pub encoding: Option<Encoding>,
 }
 
 impl LayoutReader {
+    /// A reader that builds family attributes at `shape` (`--shape`).
+    pub fn with_shape(shape: Option<Vec<u64>>) -> LayoutReader {
+        LayoutReader {
+            stdin_used: false,
+            shape,
+        }
+    }
+
     /// Reads and parses the argument named `arg` (e.g. `OUTER`) whose value is `value`.
     /// Every failure, unreadable source or invalid layout, is a [`CliError::Input`] naming `arg`.
     pub fn read(&mut self, arg: &str, value: &str) -> Result<LinearLayout, CliError> {
+        Ok(self.read_encoded(arg, value)?.layout)
+    }
+
+    /// Like [`LayoutReader::read`], keeping the attribute the layout was built from.
+    pub fn read_encoded(&mut self, arg: &str, value: &str) -> Result<ReadLayout, CliError> {
         let text = self.source_text(arg, value)?;
-        parse_layout(&text).map_err(|e| CliError::input(arg, e))
+        let text = text.trim();
+        if !text.starts_with('#') {
+            let layout = LinearLayout::from_json_str(text).map_err(|e| CliError::input(arg, e))?;
+            return Ok(ReadLayout {
+                layout,
+                encoding: None,
+            });
+        }
+        let encoding = Encoding::from_mlir(text).map_err(|e| CliError::input(arg, e))?;
+        let layout = match (&encoding, &self.shape) {
+            (Encoding::Distributed(DistributedEncoding::Linear(l)), _)
+            | (Encoding::Shared(SharedEncoding::Linear { layout: l, .. }), _) => l.clone(),
+            (_, Some(shape)) => encoding
+                .to_linear_layout(shape)
+                .map_err(|e| CliError::input(arg, e))?,
+            (_, None) => return Err(CliError::input(
+                arg,
+                "a layout-family attribute needs the tensor shape: add --shape, e.g. --shape 64x64",
+            )),
+        };
+        Ok(ReadLayout {
+            layout,
+            encoding: Some(encoding),
+        })
     }
 
     fn source_text(&mut self, arg: &str, value: &str) -> Result<String, CliError> {
@@ -40,15 +88,5 @@ impl LayoutReader {
                 .map_err(|e| CliError::input(arg, format!("cannot read {path:?}: {e}"))),
             None => Ok(value.to_owned()),
         }
-    }
-}
-
-/// Parses layout text: `#ttg.linear…` as MLIR, anything else as JSON.
-pub fn parse_layout(text: &str) -> linear_layout::Result<LinearLayout> {
-    let text = text.trim();
-    if text.starts_with("#ttg.linear") {
-        LinearLayout::from_mlir(text)
-    } else {
-        LinearLayout::from_json_str(text)
     }
 }

@@ -3,17 +3,62 @@
 
 use linear_layout::LinearLayout;
 
-use crate::cli::args::LayoutCommand;
+use crate::cli::args::{Format, LayoutCommand};
 use crate::cli::error::CliError;
 use crate::cli::input::LayoutReader;
-use crate::cli::output;
+use crate::cli::{output, picture};
 
-/// Runs one `layout` subcommand and returns its stdout.
-pub fn run(command: LayoutCommand) -> Result<String, CliError> {
-    let mut reader = LayoutReader::default();
+/// Runs one `layout` subcommand and returns its stdout. Family attributes are built at `shape`.
+pub fn run(command: LayoutCommand, shape: Option<Vec<u64>>) -> Result<String, CliError> {
+    let mut reader = LayoutReader::with_shape(shape.clone());
     match command {
-        LayoutCommand::Show { layout, format } => {
-            output::layout(&reader.read("LAYOUT", &layout)?, format.format)
+        LayoutCommand::Show {
+            layout,
+            format,
+            view,
+            svg,
+            element_bits,
+        } => {
+            let read = reader.read_encoded("LAYOUT", &layout)?;
+            let mut text = output::layout(&read.layout, format.format)?;
+            let facts = (&read.encoding, &shape, format.format == Format::Text);
+            if let (Some(encoding), Some(shape), true) = facts {
+                text.push_str(&output::encoding_facts(encoding, shape, element_bits)?);
+            }
+            if let Some(view) = view {
+                text.push_str(&output::view(&read.layout, view)?);
+            }
+            if let Some(path) = svg {
+                let bits = element_bits.or_else(|| picture::element_bits(read.encoding.as_ref()));
+                picture::write(&path, &picture::layout_svg(&read.layout, bits)?)?;
+                text.push_str(&format!("wrote {}\n", path.display()));
+            }
+            Ok(text)
+        }
+        LayoutCommand::Conflicts {
+            reg,
+            shared,
+            element_bits,
+            banks,
+            svg,
+        } => {
+            let reg = reader.read("REG", &reg)?;
+            let shared = reader.read_encoded("SHARED", &shared)?;
+            let bits = element_bits
+                .or_else(|| picture::element_bits(shared.encoding.as_ref()))
+                .unwrap_or(16);
+            let mut text = output::conflicts(&reg, &shared.layout, bits, banks)?;
+            if let Some(path) = svg {
+                let picture = linear_layout::views::svg::bank_conflict_svg(
+                    &reg,
+                    &shared.layout,
+                    bits,
+                    banks,
+                )?;
+                picture::write(&path, &picture)?;
+                text.push_str(&format!("wrote {}\n", path.display()));
+            }
+            Ok(text)
         }
         LayoutCommand::Compose {
             inner,

@@ -6,6 +6,7 @@ pub mod error;
 pub mod input;
 pub mod layout_cmd;
 pub mod output;
+pub mod picture;
 
 use args::{Cli, Command};
 pub use error::CliError;
@@ -13,6 +14,6 @@ pub use error::CliError;
 /// Runs a parsed command line and returns what it prints on stdout.
 pub fn run(cli: Cli) -> Result<String, CliError> {
     match cli.command {
-        Command::Layout(layout) => layout_cmd::run(layout.command),
+        Command::Layout(layout) => layout_cmd::run(layout.command, layout.shape.map(|s| s.0)),
     }
 }

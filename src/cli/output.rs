@@ -1,8 +1,11 @@
 //! Rendering results as text, JSON or MLIR.
 
+use linear_layout::analysis::{bank_conflicts, widest_conflict_free_vector};
+use linear_layout::families::{Encoding, SharedEncoding};
+use linear_layout::views::layout_view;
 use linear_layout::{Dim, LinearLayout};
 
-use crate::cli::args::{Format, ValueFormat};
+use crate::cli::args::{Format, ValueFormat, View};
 use crate::cli::error::CliError;
 
 /// A layout in `format`, ending with a newline. Only MLIR can fail (non-standard out-dims or a
@@ -43,4 +46,70 @@ pub fn values(values: &[(Dim, u64)], format: ValueFormat) -> String {
             format!("{{{}}}\n", parts.join(","))
         }
     }
+}
+
+/// What a family attribute means beyond its bases: the attribute as Triton prints it, and the
+/// alignment (shared memory) or allocation (tensor memory) it needs.
+pub fn encoding_facts(
+    encoding: &Encoding,
+    shape: &[u64],
+    element_bits: Option<u32>,
+) -> Result<String, CliError> {
+    let mut text = format!("attribute: {}\n", encoding.to_mlir_for_rank(shape.len()));
+    match encoding {
+        Encoding::Shared(shared) => {
+            text.push_str(&format!("alignment: {} bytes\n", shared.alignment()));
+            if let SharedEncoding::Nvmma(n) = shared {
+                if let Some(sw) = n.cute_swizzle() {
+                    text.push_str(&format!("cute swizzle (bytes): {sw}\n"));
+                }
+            }
+        }
+        Encoding::TensorMemory(t) => {
+            let bits = element_bits.unwrap_or(32 / t.col_stride.max(1));
+            text.push_str(&format!(
+                "tensor memory: {} lanes x {} columns (32-bit) for {bits}-bit elements\n",
+                t.alloc_rows(shape)?,
+                t.alloc_columns(shape, bits)?
+            ));
+        }
+        Encoding::TensorMemoryScales(t) => {
+            text.push_str(&format!(
+                "tensor memory: 128 lanes x {} columns (32-bit)\n",
+                t.alloc_columns(shape)?
+            ));
+        }
+        Encoding::Distributed(_) => {}
+    }
+    Ok(text)
+}
+
+/// Triton's ASCII tensor or hardware view.
+pub fn view(l: &LinearLayout, view: View) -> Result<String, CliError> {
+    Ok(layout_view(l, view == View::Hardware)?)
+}
+
+/// The bank-conflict report of `reg` stored to / loaded from `shared`.
+pub fn conflicts(
+    reg: &LinearLayout,
+    shared: &LinearLayout,
+    element_bits: u32,
+    banks: u32,
+) -> Result<String, CliError> {
+    let c = bank_conflicts(reg, shared, element_bits, banks)?;
+    let widest = match widest_conflict_free_vector(reg, shared, element_bits, banks)? {
+        Some(v) => format!("{v} elements ({} bits)", v * u64::from(element_bits)),
+        None => "none (every vector width conflicts)".to_owned(),
+    };
+    Ok(format!(
+        "vector: {} elements ({} bits) per lane per instruction\n\
+         conflicts: {} (wavefronts per phase: {}, per request: {}; {} banks)\n\
+         widest conflict-free vector: {widest}\n",
+        c.vector_elems,
+        c.vector_bits,
+        c.conflicts,
+        c.wavefronts,
+        c.request_wavefronts(),
+        c.num_banks
+    ))
 }
