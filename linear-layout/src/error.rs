@@ -132,5 +132,29 @@ pub enum LayoutError {
     },
 }
 
+impl LayoutError {
+    /// A [`LayoutError::InvalidParameter`]: `family`'s `param` is `value` (printed with `Debug`),
+    /// refused because `reason`.
+    ///
+    /// ```
+    /// use linear_layout::LayoutError;
+    /// let e = LayoutError::invalid_parameter("blocked", "order", &[1, 1], "must be a permutation of 0..2");
+    /// assert_eq!(e.to_string(), "blocked: order = [1, 1] is invalid: must be a permutation of 0..2");
+    /// ```
+    pub fn invalid_parameter<T: std::fmt::Debug + ?Sized>(
+        family: &'static str,
+        param: &'static str,
+        value: &T,
+        reason: impl Into<String>,
+    ) -> LayoutError {
+        LayoutError::InvalidParameter {
+            family,
+            param,
+            value: format!("{value:?}"),
+            reason: reason.into(),
+        }
+    }
+}
+
 /// `Result` with [`LayoutError`].
 pub type Result<T, E = LayoutError> = std::result::Result<T, E>;

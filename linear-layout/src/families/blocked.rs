@@ -149,12 +149,7 @@ impl Blocked {
 }
 
 fn invalid<T: std::fmt::Debug>(param: &'static str, value: &T, reason: String) -> LayoutError {
-    LayoutError::InvalidParameter {
-        family: FAMILY,
-        param,
-        value: format!("{value:?}"),
-        reason,
-    }
+    LayoutError::invalid_parameter(FAMILY, param, value, reason)
 }
 
 pub(crate) fn widen(v: &[u32]) -> Vec<u64> {

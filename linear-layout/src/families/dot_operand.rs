@@ -204,12 +204,7 @@ impl DotOperand {
 }
 
 fn invalid<T: std::fmt::Debug>(param: &'static str, value: &T, reason: String) -> LayoutError {
-    LayoutError::InvalidParameter {
-        family: FAMILY,
-        param,
-        value: format!("{value:?}"),
-        reason,
-    }
+    LayoutError::invalid_parameter(FAMILY, param, value, reason)
 }
 
 fn kind(enc: &DistributedEncoding) -> &'static str {

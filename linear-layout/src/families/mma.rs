@@ -205,12 +205,7 @@ impl NvidiaMma {
 }
 
 fn invalid<T: std::fmt::Debug>(param: &'static str, value: &T, reason: String) -> LayoutError {
-    LayoutError::InvalidParameter {
-        family: FAMILY,
-        param,
-        value: format!("{value:?}"),
-        reason,
-    }
+    LayoutError::invalid_parameter(FAMILY, param, value, reason)
 }
 
 /// Triton's `getMatrixOrder(rank, rowMajor)`: dims most minor first for a batch of matrices
