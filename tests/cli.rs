@@ -411,6 +411,33 @@ fn show_prints_tritons_views_and_writes_svg() {
 }
 
 #[test]
+fn show_draws_a_tensor_memory_layout() {
+    let dir = std::env::temp_dir().join(format!("linalias-cli-tmem-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("tmem.svg");
+    let path_s = path.to_str().expect("utf-8 path");
+    ok(&[
+        "layout",
+        "show",
+        "#ttng.tensor_memory_encoding<blockM = 128, blockN = 32, colStride = 1>",
+        "--shape",
+        "128x32",
+        "--svg",
+        path_s,
+    ]);
+    let svg = std::fs::read_to_string(&path).expect("svg written");
+    assert!(svg.starts_with("<svg") && svg.contains("<rect"), "{svg}");
+    assert_eq!(
+        svg.matches("<rect").count(),
+        128 * 32,
+        "one cell per element"
+    );
+    // blockM = 128: row i is lane i, column j is 32-bit column j
+    assert!(svg.contains("<title>(5,3): L5:c3</title>"), "{svg}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn conflicts_reports_tritons_count_and_the_widest_free_vector() {
     // Gluon's ttgl.bank_conflicts gives 1 for this pair (tests/data/families/bank_conflicts.json).
     let text = ok(&["layout", "conflicts", BLOCKED, NVMMA, "--shape", "64x64"]);

@@ -6,7 +6,7 @@
 use linear_layout::analysis::bank_conflicts;
 use linear_layout::families::tmem_access::tmem_reg_layout;
 use linear_layout::families::{Encoding, Tcgen05Atom, TensorMemory};
-use linear_layout::views::svg::{bank_conflict_svg, shared_svg, tensor_svg};
+use linear_layout::views::svg::{bank_conflict_svg, shared_svg, tensor_svg, tmem_svg};
 use linear_layout::LinearLayout;
 
 const BLOCKED: &str = "#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>";
@@ -101,6 +101,20 @@ fn tensor_memory_access() {
     let l =
         tmem_reg_layout(32, &[128, 16], &[128, 16], &acc, 4, Tcgen05Atom::M32x32b).expect("layout");
     golden("tmem_32x32b", &tensor_svg(&l).expect("picture"));
+}
+
+#[test]
+fn tensor_memory_layout() {
+    // blockM = 64 over 128 rows: lane bit 4 (lane 16) holds the second 64-row block, so rows
+    // 64..80 sit in lanes 16..32 and rows 16..32 in lanes 32..48 (warp 1's slice).
+    let attr = "#ttng.tensor_memory_encoding<blockM = 64, blockN = 16, colStride = 1>";
+    let svg = tmem_svg(&build(attr, &[128, 16]), 32).expect("picture");
+    assert_eq!(
+        svg.matches("<rect").count(),
+        128 * 16,
+        "one cell per element"
+    );
+    golden("tmem_layout", &svg);
 }
 
 #[test]

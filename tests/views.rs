@@ -4,7 +4,10 @@
 mod common;
 
 use common::gluon_spec::{layout, load_cases};
-use linear_layout::views::svg::{bank_conflict_svg, shared_svg, tensor_svg, MAX_GRID_SIDE};
+use linear_layout::families::{Encoding, TensorMemory, TensorMemoryScales};
+use linear_layout::views::svg::{
+    bank_conflict_svg, shared_svg, tensor_svg, tmem_svg, MAX_GRID_SIDE, WARP_PALETTE,
+};
 use linear_layout::views::{distributed_view, layout_view, shared_view, MAX_VIEW_CELLS};
 use linear_layout::{LayoutError, LinearLayout};
 
@@ -352,6 +355,118 @@ fn shared_svg_shows_offsets_and_banks() {
 }
 
 #[test]
+fn tmem_svg_shows_lanes_and_columns() {
+    // blockM = 64 over 128×32 f32: rows 0..16 → lanes 0..16, rows 64..80 → lanes 16..32 (lane
+    // bit 4 holds the second 64-row block), rows 16..32 → lanes 32..48, rows 32..64 → lanes
+    // 64..128; one 32-bit column per element.
+    let l = Encoding::from_mlir(
+        "#ttng.tensor_memory_encoding<blockM = 64, blockN = 32, colStride = 1>",
+    )
+    .and_then(|e| e.to_linear_layout(&[128, 32]))
+    .unwrap();
+    let svg = tmem_svg(&l, 32).unwrap();
+    assert_well_formed(&svg);
+    assert_eq!(
+        svg.matches("<rect").count() as u64,
+        1 << l.total_out_dim_size_log2()
+    );
+    let drawn = cells(&svg);
+    assert_eq!(drawn.len(), 128 * 32);
+    assert_eq!(drawn[0], ("(0,0): L0:c0".to_string(), "L0:c0".to_string()));
+    assert_eq!(drawn[16 * 32 + 3].1, "L32:c3"); // (16,3)
+    assert_eq!(drawn[64 * 32 + 31].1, "L16:c31"); // (64,31)
+    assert_eq!(drawn[127 * 32 + 5].1, "L127:c5"); // (127,5)
+    assert!(!svg.contains(">×")); // every element held once
+                                  // colours: (0,0) is warp 0's, (16,3) in lane 32 is warp 1's
+    let fill_of = |tip: &str| {
+        let cell = svg.split(&format!("<title>{tip}</title>")).nth(1).unwrap();
+        cell.split("fill=\"")
+            .nth(1)
+            .unwrap()
+            .split('"')
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(fill_of("(0,0): L0:c0"), WARP_PALETTE[0]);
+    assert_eq!(fill_of("(16,3): L32:c3"), WARP_PALETTE[1]);
+    assert_eq!(fill_of("(64,0): L16:c0"), WARP_PALETTE[0]);
+    assert!(svg.contains(">warp 3: L96..128<"));
+
+    // Scales (8 bits, 4 to a column): lanes 32..128 repeat lanes 0..32, col bits 2, 3 are
+    // rows 32, 64.
+    let s = TensorMemoryScales::default()
+        .to_linear_layout(&[128, 4])
+        .unwrap();
+    let svg = tmem_svg(&s, 8).unwrap();
+    assert_well_formed(&svg);
+    assert_eq!(svg.matches("<rect").count(), 128 * 4);
+    let drawn = cells(&svg);
+    assert_eq!(
+        drawn[1],
+        (
+            "(0,1): L0:c0 bits 8..16 | L32:c0 bits 8..16 | L64:c0 bits 8..16 | L96:c0 bits 8..16"
+                .to_string(),
+            "L0:c0".to_string()
+        )
+    );
+    assert_eq!(drawn[32 * 4].1, "L0:c1"); // (32,0)
+    assert_eq!(svg.matches(">×4<").count(), 128 * 4);
+
+    // Unpacked f16 (colStride 2): one element per column, the unused half is no copy.
+    let unpacked = TensorMemory {
+        block_m: 128,
+        block_n: 32,
+        col_stride: 2,
+        cga_layout: vec![],
+        two_ctas: false,
+    };
+    let svg = tmem_svg(&unpacked.to_linear_layout(&[128, 32]).unwrap(), 16).unwrap();
+    assert_eq!(
+        cells(&svg)[1],
+        ("(0,1): L0:c1 bits 0..16".into(), "L0:c1".into())
+    );
+    assert!(!svg.contains(">×"));
+
+    // Two CTAs splitting N: block prefix and per-block colours.
+    let cga = TensorMemory {
+        cga_layout: vec![vec![0, 1]],
+        col_stride: 1,
+        ..unpacked
+    };
+    let svg = tmem_svg(&cga.to_linear_layout(&[128, 64]).unwrap(), 32).unwrap();
+    assert_well_formed(&svg);
+    assert_eq!(cells(&svg)[32].1, "B1:L0:c0"); // (0,32)
+    assert!(svg.contains(">B1 warp 0: L0..32<") && svg.contains(WARP_PALETTE[4]));
+
+    // typed errors, no panics
+    assert!(matches!(
+        tmem_svg(&l, 64),
+        Err(LayoutError::InvalidParameter {
+            param: "element_bits",
+            ..
+        })
+    ));
+    assert!(matches!(
+        tmem_svg(&l, 0),
+        Err(LayoutError::InvalidParameter { .. })
+    ));
+    assert!(matches!(
+        tmem_svg(&golden_layout("views/0000"), 32),
+        Err(LayoutError::DimsMismatch { .. })
+    ));
+    // 256 rows: taller than a picture draws
+    let tall = TensorMemory {
+        cga_layout: vec![],
+        ..cga
+    };
+    assert!(matches!(
+        tmem_svg(&tall.to_linear_layout(&[256, 32]).unwrap(), 32),
+        Err(LayoutError::InvalidShape { .. })
+    ));
+}
+
+#[test]
 fn svg_of_odd_layouts_does_not_panic() {
     // empty layout: a scalar
     let svg = tensor_svg(&LinearLayout::empty()).unwrap();
@@ -409,6 +524,11 @@ fn svg_of_odd_layouts_does_not_panic() {
     // names that need escaping only reach the tooltips through the layout's values: fine.
     // unsupported in-dims and bad parameters are typed errors
     let odd = LinearLayout::identity_1d(4, "row", "dim0").unwrap();
+    assert_eq!(
+        cells(&tmem_svg(&odd, 32).unwrap())[3].1,
+        "L3:c0",
+        "a TMEM layout without `col`"
+    );
     assert!(matches!(
         tensor_svg(&odd),
         Err(LayoutError::DimsMismatch { .. })
@@ -493,6 +613,11 @@ fn ascii_views_of_odd_layouts() {
     );
     // in-dims other than the expected ones are refused
     let odd = LinearLayout::identity_1d(4, "row", "dim0").unwrap();
+    assert_eq!(
+        cells(&tmem_svg(&odd, 32).unwrap())[3].1,
+        "L3:c0",
+        "a TMEM layout without `col`"
+    );
     assert!(matches!(
         distributed_view(&odd, false),
         Err(LayoutError::DimsMismatch { .. })

@@ -57,10 +57,12 @@ pub enum LayoutCommand {
         #[arg(long, value_enum, value_name = "VIEW")]
         view: Option<View>,
         /// Write an SVG picture to this file: owner thread and register per element for a
-        /// register layout, offset and bank per element for a shared-memory layout.
+        /// register layout, offset and bank per element for a shared-memory layout, TMEM lane
+        /// and 32-bit column per element for a tensor-memory layout.
         #[arg(long, value_name = "FILE")]
         svg: Option<std::path::PathBuf>,
-        /// Element width in bits, for banks and TMEM columns (default: from the attribute, else 16).
+        /// Element width in bits, for banks and TMEM columns (default: from the attribute, else
+        /// 16 for shared memory, 32 for tensor memory).
         #[arg(long, value_name = "BITS")]
         element_bits: Option<u32>,
     },

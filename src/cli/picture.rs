@@ -3,7 +3,7 @@
 use std::path::Path;
 
 use linear_layout::families::{Encoding, SharedEncoding};
-use linear_layout::views::svg::{shared_svg, tensor_svg};
+use linear_layout::views::svg::{shared_svg, tensor_svg, tmem_svg};
 use linear_layout::LinearLayout;
 
 use crate::cli::error::CliError;
@@ -20,9 +20,12 @@ pub fn element_bits(encoding: Option<&Encoding>) -> Option<u32> {
 }
 
 /// The picture of a layout: offsets and banks for a shared-memory layout (`offset` in-dim),
-/// owners for a register layout.
+/// lanes and 32-bit columns for a tensor-memory layout (`row` in-dim; 32-bit elements unless
+/// told), owners for a register layout.
 pub fn layout_svg(layout: &LinearLayout, element_bits: Option<u32>) -> Result<String, CliError> {
-    if layout.has_in_dim("offset") {
+    if layout.has_in_dim("row") {
+        Ok(tmem_svg(layout, element_bits.unwrap_or(32))?)
+    } else if layout.has_in_dim("offset") {
         let bits = element_bits.unwrap_or(16);
         if !bits.is_multiple_of(8) || bits == 0 {
             return Err(CliError::input(
