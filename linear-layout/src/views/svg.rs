@@ -27,7 +27,7 @@ use crate::analysis::warp_request;
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 
-use super::tensor_view::{delinearize, linearize, too_big, InputEval, MAX_VIEW_CELLS};
+use super::tensor_view::{delinearize, linearize, InputEval};
 
 /// Most cells a picture has along either side.
 ///
@@ -86,15 +86,8 @@ pub fn tensor_svg(layout: &LinearLayout) -> Result<String> {
     const OP: &str = "tensor_svg";
     let eval = InputEval::new(layout, OP, &["register", "lane", "warp", "block"])?;
     let grid = Grid::new(layout, OP)?;
-    let size = |k: usize| eval.sizes.get(k).copied().unwrap_or(1);
-    let (regs, lanes, warps, blocks) = (size(0), size(1), size(2), size(3));
-    let positions = regs
-        .checked_mul(lanes)
-        .and_then(|p| p.checked_mul(warps))
-        .and_then(|p| p.checked_mul(blocks));
-    if positions.is_none_or(|p| p > MAX_VIEW_CELLS) {
-        return Err(too_big(OP, &grid.shape, "hardware positions"));
-    }
+    eval.check_positions(OP, &grid.shape, "hardware positions")?;
+    let (regs, lanes, warps, blocks) = (eval.size(0), eval.size(1), eval.size(2), eval.size(3));
     // owners[element] = (global warp, label) in Triton's enumeration order
     let mut owners: Vec<Vec<(u64, String)>> = vec![Vec::new(); grid.len()];
     for block in 0..blocks {
@@ -177,14 +170,8 @@ pub fn shared_svg(layout: &LinearLayout, element_bytes: u32, num_banks: u32) -> 
     }
     let eval = InputEval::new(layout, OP, &["offset", "block"])?;
     let grid = Grid::new(layout, OP)?;
-    let size = |k: usize| eval.sizes.get(k).copied().unwrap_or(1);
-    let (offsets, blocks) = (size(0), size(1));
-    if offsets
-        .checked_mul(blocks)
-        .is_none_or(|p| p > MAX_VIEW_CELLS)
-    {
-        return Err(too_big(OP, &grid.shape, "shared-memory positions"));
-    }
+    eval.check_positions(OP, &grid.shape, "shared-memory positions")?;
+    let (offsets, blocks) = (eval.size(0), eval.size(1));
     let mut stored: Vec<Vec<(u64, u64)>> = vec![Vec::new(); grid.len()];
     for block in 0..blocks {
         for offset in 0..offsets {
@@ -287,15 +274,8 @@ pub fn tmem_svg(layout: &LinearLayout, element_bits: u32) -> Result<String> {
     }
     let eval = InputEval::new(layout, OP, &["row", "col", "block"])?;
     let grid = Grid::new(layout, OP)?;
-    let size = |k: usize| eval.sizes.get(k).copied().unwrap_or(1);
-    let (lanes, cols, blocks) = (size(0), size(1), size(2));
-    if lanes
-        .checked_mul(cols)
-        .and_then(|p| p.checked_mul(blocks))
-        .is_none_or(|p| p > MAX_VIEW_CELLS)
-    {
-        return Err(too_big(OP, &grid.shape, "tensor-memory positions"));
-    }
+    eval.check_positions(OP, &grid.shape, "tensor-memory positions")?;
+    let (lanes, cols, blocks) = (eval.size(0), eval.size(1), eval.size(2));
     let bits = u64::from(element_bits);
     let per_column = 32 / bits;
     // stored[element] = (block, lane, 32-bit column, first bit in the column), in

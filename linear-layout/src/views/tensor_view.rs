@@ -82,15 +82,8 @@ pub fn distributed_view(layout: &LinearLayout, hardware: bool) -> Result<String>
         &["register", "lane", "warp", "block"],
     )?;
     let shape = out_shape(layout, "distributed_view")?;
-    let size = |k: usize| eval.sizes.get(k).copied().unwrap_or(1);
-    let (regs, lanes, warps, blocks) = (size(0), size(1), size(2), size(3));
-    let positions = regs
-        .checked_mul(lanes)
-        .and_then(|p| p.checked_mul(warps))
-        .and_then(|p| p.checked_mul(blocks));
-    if positions.is_none_or(|p| p > MAX_VIEW_CELLS) {
-        return Err(too_big("distributed_view", &shape, "hardware positions"));
-    }
+    eval.check_positions("distributed_view", &shape, "hardware positions")?;
+    let (regs, lanes, warps, blocks) = (eval.size(0), eval.size(1), eval.size(2), eval.size(3));
     let tensor_size = shape.iter().product::<u64>();
 
     let mut elements = vec![String::new(); tensor_size as usize];
@@ -166,7 +159,7 @@ pub fn shared_view(layout: &LinearLayout, hardware: bool) -> Result<String> {
     let eval = InputEval::new(layout, "shared_view", &["offset", "block"])?;
     let shape = out_shape(layout, "shared_view")?;
     let tensor_size = shape.iter().product::<u64>();
-    let blocks = eval.sizes.get(1).copied().unwrap_or(1);
+    let blocks = eval.size(1);
     let block_size = tensor_size / blocks;
 
     let mut elements = Vec::with_capacity(tensor_size as usize);
@@ -204,6 +197,26 @@ pub(super) struct InputEval {
 }
 
 impl InputEval {
+    /// Size of the k-th wanted dim (1 when absent).
+    pub(super) fn size(&self, k: usize) -> u64 {
+        self.sizes.get(k).copied().unwrap_or(1)
+    }
+
+    /// Refuses ([`too_big`]) enumerating every combination of the wanted dims' values when
+    /// there are more than [`MAX_VIEW_CELLS`] of them.
+    pub(super) fn check_positions(
+        &self,
+        op: &'static str,
+        shape: &[u64],
+        what: &str,
+    ) -> Result<()> {
+        let positions = self.sizes.iter().try_fold(1u64, |p, &s| p.checked_mul(s));
+        if positions.is_none_or(|p| p > MAX_VIEW_CELLS) {
+            return Err(too_big(op, shape, what));
+        }
+        Ok(())
+    }
+
     pub(super) fn new(
         layout: &LinearLayout,
         op: &'static str,
