@@ -12,6 +12,7 @@
 mod common;
 
 use common::gluon_spec::{distributed, layout, load_cases, shape};
+use common::tally::Tally;
 use linear_layout::families::{Blocked, DistributedEncoding, DotOperand, NvidiaMma, Slice};
 use linear_layout::{LayoutError, LinearLayout};
 use proptest::prelude::*;
@@ -54,14 +55,6 @@ fn departure(spec: &Value) -> Option<&'static Departure> {
         .iter()
         .find(|d| (d.applies)(spec))
         .or_else(|| spec.get("parent").and_then(departure))
-}
-
-#[derive(Default)]
-struct Tally {
-    agreed: usize,
-    agreed_errors: usize,
-    deliberate: usize,
-    failures: Vec<String>,
 }
 
 fn check_family(family: &str) {
@@ -120,23 +113,7 @@ fn check_family(family: &str) {
             )),
         }
     }
-    eprintln!(
-        "{family}: {} layouts agree, {} refusals agree, {} deliberate departures, {} failures \
-         of {}",
-        t.agreed,
-        t.agreed_errors,
-        t.deliberate,
-        t.failures.len(),
-        cases.len()
-    );
-    assert!(!cases.is_empty(), "{family}: no golden cases");
-    assert!(
-        t.failures.is_empty(),
-        "{family}: {} of {} cases disagree with Triton 3.9.0:\n{}",
-        t.failures.len(),
-        cases.len(),
-        t.failures.join("\n")
-    );
+    t.finish(family, cases.len());
 }
 
 #[test]

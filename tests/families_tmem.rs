@@ -13,6 +13,7 @@
 mod common;
 
 use common::gluon_spec::{encoding, layout, load_cases, shape};
+use common::tally::Tally;
 use linear_layout::families::tmem::tcgen05_alloc_columns;
 use linear_layout::families::tmem_access::tmem_reg_layout;
 use linear_layout::families::{Encoding, Tcgen05Atom, TensorMemory, TensorMemoryScales};
@@ -36,34 +37,6 @@ const DEPARTURES: &[Departure] = &[Departure {
 
 fn departure(op: &str, args: &Value) -> Option<&'static Departure> {
     DEPARTURES.iter().find(|d| (d.applies)(op, args))
-}
-
-#[derive(Default)]
-struct Tally {
-    agreed: usize,
-    agreed_errors: usize,
-    deliberate: usize,
-    failures: Vec<String>,
-}
-
-impl Tally {
-    fn finish(self, what: &str, total: usize) {
-        eprintln!(
-            "{what}: {} layouts agree, {} refusals agree, {} deliberate departures, {} failures \
-             of {total}",
-            self.agreed,
-            self.agreed_errors,
-            self.deliberate,
-            self.failures.len(),
-        );
-        assert!(total > 0, "{what}: no cases");
-        assert!(
-            self.failures.is_empty(),
-            "{what}: {} of {total} cases disagree with Triton 3.9.0:\n{}",
-            self.failures.len(),
-            self.failures.join("\n")
-        );
-    }
 }
 
 /// Runs one case (`op` with golden-style `args`).

@@ -1,1 +1,2 @@
 pub mod gluon_spec;
+pub mod tally;
