@@ -397,17 +397,12 @@ fn show_prints_tritons_views_and_writes_svg() {
     let svg = std::fs::read_to_string(&path).expect("svg written");
     assert!(svg.starts_with("<svg"), "{svg}");
     assert!(svg.matches("<rect").count() >= 512, "one cell per element");
-    // Row 1 of the 128B swizzle: element (1, 8) is stored at offset 64 (16-byte chunk 1 ^ 1 = 0).
-    let inv = ok(&[
-        "layout",
-        "pseudoinvert",
-        NVMMA,
-        "--shape",
-        "8x64",
-        "--format",
-        "json",
-    ]);
-    assert!(inv.contains("\"dim0\""), "{inv}");
+    // Row 1 of the 128B swizzle: element (1, 0) is stored at offset 64 ^ 8 = 72 (reference §7.10).
+    let inv = ok_json(&["layout", "pseudoinvert", NVMMA, "--shape", "8x64"]);
+    assert_eq!(
+        inv["bases"][0],
+        json!(["dim0", [[72, 0], [144, 0], [288, 0]]])
+    );
 }
 
 #[test]
