@@ -130,6 +130,21 @@ pub enum LayoutError {
         shape: Vec<u64>,
         reason: String,
     },
+    /// A buffer index past the end of a [`BufferMap`](crate::BufferMap).
+    #[error("buffer index {index} is out of range: the buffer map has {count} buffers")]
+    BufferIndexOutOfRange { index: u64, count: u64 },
+    /// A buffer of an [`AddressMap`](crate::AddressMap) that starts off its required alignment
+    /// (where the hardware's swizzle and the layout's XOR would disagree).
+    #[error("buffer {buffer} starts at {unit} {offset}, which is not a multiple of the required alignment of {alignment} {unit}s")]
+    Misaligned {
+        buffer: u64,
+        offset: u64,
+        alignment: u64,
+        unit: &'static str,
+    },
+    /// An address that does not fit its field (`u64` bytes, the 16-bit TMEM column field).
+    #[error("{op}: address overflow: {what}")]
+    AddressOverflow { op: &'static str, what: String },
 }
 
 impl LayoutError {

@@ -8,6 +8,10 @@
 //! bit has a *basis* (the output it produces alone), and any input maps to the XOR of the bases
 //! of its set bits. Dims are ordered minor to major and flattened least-significant bit first.
 //!
+//! Layout families ([`families`]) build these maps from the parameters kernels use, and an
+//! [`AddressMap`] ([`address`]) turns a shared- or tensor-memory layout plus the affine buffer
+//! part of a multi-buffered allocation into the addresses codegen emits.
+//!
 //! ```
 //! use linear_layout::LinearLayout;
 //! // 8 registers × 32 lanes hold a 16 × 16 f16 tile: registers along dim1, lanes along dim0…
@@ -27,6 +31,7 @@
 //! # Ok::<(), linear_layout::LayoutError>(())
 //! ```
 
+pub mod address;
 pub mod analysis;
 pub mod dims;
 pub mod error;
@@ -37,6 +42,7 @@ pub mod ops;
 pub mod text;
 pub mod views;
 
+pub use address::{Address, AddressMap, BufferMap};
 pub use dims::{Dim, DimSize};
 pub use error::{LayoutError, Result};
 pub use layout::{DimBases, LinearLayout};

@@ -202,6 +202,40 @@ impl NvmmaShared {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
+        self.build(shape, self.swizzle_bytes != 0)
+    }
+
+    /// The layout TMA and the MMA descriptors address *before* the hardware applies
+    /// [`cute_swizzle`](Self::cute_swizzle) to the byte address: the same TMA blocks as
+    /// [`to_linear_layout`](Self::to_linear_layout) (the contiguous dim cut to one swizzle row),
+    /// each plain row-major. Without swizzling it is `to_linear_layout` itself. Note that
+    /// `NvmmaShared { swizzle_bytes: 0, .. }` is *not* this layout once the contiguous dim is
+    /// wider than one swizzle row: unswizzled, Triton does not cut the TMA block.
+    ///
+    /// Where `Sw ∘ (element_bytes · unswizzled) = element_bytes · swizzled` holds (checked by
+    /// [`AddressMap::from_shared_encoding`](crate::AddressMap::from_shared_encoding), which only
+    /// records a hardware swizzle then) the XOR can be moved inside the address. Errors: see
+    /// [`NvmmaShared`].
+    ///
+    /// ```
+    /// use linear_layout::families::NvmmaShared;
+    /// // 64-byte swizzle, fp16, 16 × 64: two 16 × 32 blocks, each row-major.
+    /// let n = NvmmaShared::new(64, 16, false, false, vec![])?;
+    /// let l = n.unswizzled_layout(&[16, 64])?;
+    /// assert_eq!(
+    ///     l.bases_of("offset")?,
+    ///     vec![vec![0, 1], vec![0, 2], vec![0, 4], vec![0, 8], vec![0, 16],
+    ///          vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![0, 32]]
+    /// );
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn unswizzled_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
+        self.build(shape, false)
+    }
+
+    /// [`to_linear_layout`](Self::to_linear_layout) with (`xor`) or without the swizzle inside
+    /// each TMA block; the blocks are cut as `swizzle_bytes` says either way.
+    fn build(&self, shape: &[u64], xor: bool) -> Result<LinearLayout> {
         self.validate()?;
         let rank = shape.len();
         if rank == 0 {
@@ -219,11 +253,15 @@ impl NvmmaShared {
             block.clone()
         };
         let outs = standard_out_dims(rank);
-        let mut l = if self.swizzle_bytes == 0 {
+        let mut l = if !xor {
             // Row-major identity over the (rotated) block, out-dims last to first.
             let mut l = LinearLayout::empty();
             for (d, &size) in outs.iter().zip(&rotated).rev() {
                 l = l.product(&LinearLayout::identity_1d(size, "offset", *d)?)?;
+            }
+            if self.swizzle_bytes != 0 {
+                // As `swizzled_block` leaves it, so that further blocks repeat in the same order.
+                l = l.transpose_outs(&outs)?;
             }
             l
         } else {
