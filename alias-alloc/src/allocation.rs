@@ -1,0 +1,286 @@
+//! [`Allocation`]: TLX's `local_alloc(shape, dtype, num, storage, reuse, layout)`, and what
+//! one of its buffers occupies.
+
+use linear_layout::families::{SharedEncoding, SwizzledShared, TensorMemory};
+
+use crate::{AllocError, DType, SpecId, Storage};
+
+/// Handle of an allocation inside its [`Program`](crate::Program).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct AllocId(pub(crate) usize);
+
+impl AllocId {
+    /// Position of the allocation in program order.
+    pub fn index(self) -> usize {
+        self.0
+    }
+}
+
+/// `local_alloc`'s `reuse` argument.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reuse {
+    /// A plain allocation with its own memory.
+    None,
+    /// `reuse = spec`: an equal peer of the spec's other allocations.
+    Spec(SpecId),
+    /// Legacy `reuse = <buffered_tensor>`: a view of another allocation's memory at offset 0.
+    Alloc(AllocId),
+}
+
+/// TLX's CTA mode of a TMEM encoding (2-CTA MMA operands).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum CtaMode {
+    #[default]
+    Default,
+    /// `TwoCTA_LHS`: rows doubled.
+    TwoCtaLhs,
+    /// `TwoCTA_RHS`: stored as twice the rows and half the columns.
+    TwoCtaRhs,
+}
+
+/// The element layout of an allocation: which byte or column each element of one buffer uses.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AllocLayout {
+    /// TLX's default: unswizzled row-major shared memory, or a TMEM encoding with
+    /// `block_m = shape[0]`, `block_n = shape[1]`, `col_stride = 1` (the dummy layout for
+    /// sub-16-bit types other than fp8).
+    Default,
+    /// A shared-memory family (swizzled, NVMMA, linear).
+    Shared(SharedEncoding),
+    /// A tensor-memory encoding.
+    Tmem(TensorMemory, CtaMode),
+    /// TLX's `DummyTMEMLayout` (sub-16-bit, non-fp8 TMEM).
+    DummyTmem,
+}
+
+/// `local_alloc(shape, dtype, num, storage, reuse, layout)`; build it with
+/// [`Program::local_alloc`](crate::Program::local_alloc) or
+/// [`Program::alloc`](crate::Program::alloc).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Allocation {
+    /// Name used in messages, reports and plan files.
+    pub name: String,
+    /// Shape of one buffer (TLX's `shape`; the memdesc is `[num] + shape`).
+    pub shape: Vec<u64>,
+    /// Element type.
+    pub dtype: DType,
+    /// Number of buffers.
+    pub num: u64,
+    /// Storage kind.
+    pub storage: Storage,
+    /// The `reuse` argument.
+    pub reuse: Reuse,
+    /// Element layout.
+    pub layout: AllocLayout,
+    /// Alignment of every buffer start, in plan units, where the layout alone would allow less.
+    /// `None`: 128 bytes for shared memory (a TMA line, TLX's `kSmemAlignment`), 1 column for
+    /// TMEM. Set it to 16 for buffers only `ld/st.shared` touches. The layout's own alignment
+    /// (e.g. 1024 B for a 128-byte NVMMA swizzle) always applies on top.
+    pub align: Option<u64>,
+}
+
+impl Allocation {
+    /// Elements in one buffer.
+    pub fn elements(&self) -> u64 {
+        self.shape.iter().product()
+    }
+
+    /// The layout with TLX's defaults resolved.
+    pub fn resolved_layout(&self) -> Result<AllocLayout, AllocError> {
+        match (&self.layout, self.storage) {
+            (AllocLayout::Default, Storage::Tmem) => {
+                let (m, n) = self.tmem_tile()?;
+                if self.dtype.bits() < 16 && !self.dtype.is_fp8() {
+                    return Ok(AllocLayout::DummyTmem);
+                }
+                let block = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+                Ok(AllocLayout::Tmem(
+                    TensorMemory {
+                        block_m: block(m),
+                        block_n: block(n),
+                        col_stride: 1,
+                        cga_layout: vec![],
+                        two_ctas: false,
+                    },
+                    CtaMode::Default,
+                ))
+            }
+            (AllocLayout::Default, _) => {
+                let rank = self.shape.len();
+                let order = (0..rank).rev().collect();
+                SwizzledShared::new(1, 1, 1, order, vec![])
+                    .map(|s| AllocLayout::Shared(SharedEncoding::Swizzled(s)))
+                    .map_err(|source| self.layout_error(source))
+            }
+            (l, _) => Ok(l.clone()),
+        }
+    }
+
+    /// `[M, N]` of a TMEM buffer.
+    pub(crate) fn tmem_tile(&self) -> Result<(u64, u64), AllocError> {
+        match self.shape.as_slice() {
+            [m, n] => Ok((*m, *n)),
+            _ => Err(self.shape_error("a TMEM buffer must be 2-D [M, N]")),
+        }
+    }
+
+    /// Bytes of one buffer rounded up (sub-byte types pack): what the buffer really needs.
+    pub fn bytes_per_buffer(&self) -> u64 {
+        (self.elements().saturating_mul(u64::from(self.dtype.bits()))).div_ceil(8)
+    }
+
+    /// TLX's tree size of one SMEM buffer: `Πd · ceil(bits/8)` (sub-byte types count a byte
+    /// per element).
+    pub fn tlx_tree_bytes(&self) -> u64 {
+        self.elements().saturating_mul(self.dtype.bytes_ceil())
+    }
+
+    /// TLX's unit size of one SMEM buffer: `floor(Πd · bits / 8)`.
+    pub fn tlx_unit_bytes(&self) -> u64 {
+        (self.elements().saturating_mul(u64::from(self.dtype.bits()))) / 8
+    }
+
+    /// 32-bit TMEM columns one buffer occupies (TLX's `getAllocationColumnsPerBuffer`):
+    /// `ceil(col slots · bits / 32)` where the layout's `col` in-dim counts the slots
+    /// (`col_stride · block_n · repetitions`); `TwoCTA_RHS` stores half the columns (ignoring
+    /// `col_stride`); `twoCTAs` with `block_m = 64` in the default CTA mode stacks both halves in 128 lanes, halving
+    /// the columns; the dummy layout takes `ceil(M/32) · ceil(N/4)`. Sub-column tiles round up
+    /// to one column (TLX divides by zero there).
+    pub fn tmem_columns(&self) -> Result<u64, AllocError> {
+        let (m, n) = self.tmem_tile()?;
+        match self.resolved_layout()? {
+            AllocLayout::DummyTmem => Ok(m.div_ceil(32).saturating_mul(n.div_ceil(4))),
+            AllocLayout::Tmem(tm, mode) => {
+                let one_cta = TensorMemory {
+                    two_ctas: tm.two_ctas && !tm.cga_layout.is_empty(),
+                    col_stride: if mode == CtaMode::TwoCtaRhs {
+                        1
+                    } else {
+                        tm.col_stride
+                    },
+                    ..tm.clone()
+                };
+                let slots = one_cta
+                    .to_linear_layout(&[m, n])
+                    .and_then(|l| l.in_dim_size("col"))
+                    .map_err(|source| self.layout_error(source))?;
+                let cols = slots
+                    .saturating_mul(u64::from(self.dtype.bits()))
+                    .div_ceil(32)
+                    .max(1);
+                let halved = mode == CtaMode::TwoCtaRhs
+                    || (mode == CtaMode::Default
+                        && tm.two_ctas
+                        && tm.cga_layout.is_empty()
+                        && tm.block_m == 64);
+                Ok(if halved { cols.div_ceil(2) } else { cols })
+            }
+            AllocLayout::Default | AllocLayout::Shared(_) => Err(self
+                .shape_error("a TMEM allocation needs a tensor-memory layout, not a shared one")),
+        }
+    }
+
+    /// TMEM lanes one buffer uses (64 or 128).
+    pub fn tmem_rows(&self) -> Result<u64, AllocError> {
+        let (m, n) = self.tmem_tile()?;
+        match self.resolved_layout()? {
+            AllocLayout::Tmem(tm, _) => TensorMemory {
+                two_ctas: tm.two_ctas && !tm.cga_layout.is_empty(),
+                ..tm
+            }
+            .alloc_rows(&[m, n])
+            .map(u64::from)
+            .map_err(|source| self.layout_error(source)),
+            _ => Ok(if m <= 64 { 64 } else { 128 }),
+        }
+    }
+
+    /// Alignment every buffer start needs, in plan units: the layout's (bytes for SMEM: the
+    /// swizzle repeat or vector width, at least the element; TMEM: 1 column) raised to
+    /// [`align`](Self::align) (default 128 B for SMEM).
+    ///
+    /// ```
+    /// use alias_alloc::{AllocLayout, Allocation, DType, Reuse, Storage};
+    /// use linear_layout::families::{NvmmaShared, SharedEncoding};
+    /// let mut a = Allocation { name: "a".into(), shape: vec![64, 64], dtype: DType::BF16, num: 2,
+    ///     storage: Storage::Smem, reuse: Reuse::None, layout: AllocLayout::Default, align: None };
+    /// assert_eq!(a.alignment()?, 128);
+    /// a.align = Some(16);
+    /// assert_eq!(a.alignment()?, 16);
+    /// a.layout = AllocLayout::Shared(SharedEncoding::Nvmma(NvmmaShared::new(128, 16, false, false, vec![])?));
+    /// assert_eq!(a.alignment()?, 1024); // the 128-byte swizzle repeats every 1024 bytes
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn alignment(&self) -> Result<u64, AllocError> {
+        let (own, default) = match (self.storage, self.resolved_layout()?) {
+            (Storage::Tmem, _) => (1, 1),
+            (_, AllocLayout::Shared(enc)) => (enc.alignment().max(self.dtype.bytes_ceil()), 128),
+            _ => (self.dtype.bytes_ceil(), 128),
+        };
+        Ok(own.max(self.align.unwrap_or(default)))
+    }
+
+    /// What one buffer occupies in plan units (bytes, rounded up; TMEM columns).
+    pub fn units_per_buffer(&self) -> Result<u64, AllocError> {
+        match self.storage {
+            Storage::Tmem => self.tmem_columns(),
+            _ => Ok(self.bytes_per_buffer()),
+        }
+    }
+
+    /// Triton's memdesc and TMEM-encoding verifiers, with their texts: power-of-two buffer
+    /// dims, `bitwidth · colStride ≤ 32`, a tile of at least one `block_m × block_n` block.
+    pub(crate) fn verify_memdesc(&self) -> Result<(), AllocError> {
+        let verifier = |message: String| AllocError::Verifier {
+            what: format!("allocation '{}'", self.name),
+            message,
+        };
+        if !self.shape.iter().all(|d| d.is_power_of_two()) {
+            let full: Vec<String> = std::iter::once(self.num)
+                .chain(self.shape.iter().copied())
+                .map(|d| d.to_string())
+                .collect();
+            return Err(verifier(format!(
+                "shape must have power-of-2 and non-zero dimensions; got {}",
+                full.join(", ")
+            )));
+        }
+        if self.storage != Storage::Tmem {
+            return Ok(());
+        }
+        let (m, n) = self.tmem_tile()?;
+        if let AllocLayout::Tmem(tm, _) = self.resolved_layout()? {
+            let bits = self.dtype.bits();
+            if bits.saturating_mul(tm.col_stride) > 32 {
+                return Err(verifier(format!(
+                    "bitwidth * colStride must be less than or equal to 32. Got {bits} and {}",
+                    tm.col_stride
+                )));
+            }
+            let block_n = u64::from(tm.block_n).min(n);
+            if m < u64::from(tm.block_m) || n < block_n {
+                return Err(verifier(format!(
+                    "the allocation shape must be at least {}x{block_n}. Got {m}, {n}",
+                    tm.block_m
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn shape_error(&self, reason: &str) -> AllocError {
+        AllocError::InvalidShape {
+            alloc: self.name.clone(),
+            shape: self.shape.clone(),
+            num: self.num,
+            reason: reason.to_string(),
+        }
+    }
+
+    pub(crate) fn layout_error(&self, source: linear_layout::LayoutError) -> AllocError {
+        AllocError::InvalidLayout {
+            alloc: self.name.clone(),
+            source: Box::new(source),
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Capacity: what the target's shared and tensor memory can hold. TLX checks neither.
+
+use linear_layout::families::{tcgen05_alloc_columns, tmem::TMEM_COLUMNS, tmem::TMEM_LANES};
+
+use crate::{AllocError, SpecPlan, Storage, Target};
+
+/// Every capacity rule the regions break on `target`: more than 128 lanes, more than 512
+/// columns once each TMEM region is rounded to a `tcgen05.alloc` size (a power of two ≥ 32),
+/// tensor memory on a target without it, more shared memory than the target allows.
+pub(crate) fn capacity_issues(specs: &[SpecPlan], target: &Target) -> Vec<AllocError> {
+    let mut issues = Vec::new();
+    let tmem: Vec<&SpecPlan> = specs
+        .iter()
+        .filter(|s| s.storage == Storage::Tmem)
+        .collect();
+    if !tmem.is_empty() && !target.has_tmem {
+        issues.push(AllocError::TmemCapacity {
+            what: format!(
+                "{target} has no tensor memory; spec '{}'",
+                tmem.iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join("', '")
+            ),
+            need: tmem.iter().map(|s| s.backing_units).sum(),
+            limit: 0,
+            unit: "columns",
+        });
+    }
+    let mut columns = 0u64;
+    for s in &tmem {
+        if s.rows > u64::from(TMEM_LANES) {
+            issues.push(AllocError::TmemCapacity {
+                what: format!("spec '{}'", s.name),
+                need: s.rows,
+                limit: u64::from(TMEM_LANES),
+                unit: "lanes",
+            });
+        }
+        let rounded = u32::try_from(s.backing_units)
+            .ok()
+            .and_then(|c| tcgen05_alloc_columns(c).ok())
+            .map_or(s.backing_units, u64::from);
+        columns = columns.saturating_add(rounded);
+    }
+    if columns > u64::from(TMEM_COLUMNS) {
+        issues.push(AllocError::TmemCapacity {
+            what: format!(
+                "specs '{}' (each rounded to a power of two ≥ 32 columns)",
+                tmem.iter()
+                    .map(|s| s.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join("', '")
+            ),
+            need: columns,
+            limit: u64::from(TMEM_COLUMNS),
+            unit: "columns",
+        });
+    }
+    let smem: Vec<&SpecPlan> = specs
+        .iter()
+        .filter(|s| s.storage != Storage::Tmem)
+        .collect();
+    let bytes: u64 = smem.iter().map(|s| s.backing_units).sum();
+    if bytes > target.smem_bytes {
+        issues.push(AllocError::SmemCapacity {
+            specs: smem.iter().map(|s| s.name.clone()).collect(),
+            need: bytes,
+            limit: target.smem_bytes,
+            target: target.to_string(),
+        });
+    }
+    issues
+}

@@ -1,0 +1,370 @@
+//! The independent checker: verifies a finished [`Plan`] from the program and the plan's
+//! buffer starts alone, sharing no code with the planner (as regalloc2's checker does).
+//!
+//! **What a correct plan is.** Let buffer `i` of allocation `a` occupy the interval
+//! `[start(a, i), start(a, i) + extent(a))` of its region, where `start` is the plan's
+//! placement and `extent` what one buffer's element layout spans (bytes, or TMEM columns).
+//! Give each `(a, i)` its coordinates in the reuse tree: the buffer group `k` and, for each
+//! shared ancestor `g` with `group_size > 1`, the subtile digit `j_g` (mixed radix, innermost
+//! fastest: `i = j_inner + k_inner · (… + k_outer · k)`). Then:
+//! 1. two different `(a, i)`, `(b, j)` of one region may overlap only when `a ≠ b`, their
+//!    lowest common ancestor is a `shared` group, and they agree on `k` and on every subtile
+//!    digit of the common ancestors (a `distinct` ancestor keeps its children apart at the
+//!    same index; different indices never share memory); without a tree, only buffers of
+//!    one allocation are kept apart;
+//! 2. every interval lies inside the region's backing;
+//! 3. every `start(a, i)` is a multiple of the alignment `a`'s layout needs;
+//! 4. where the layout has a hardware swizzle, the address with the swizzle outside
+//!    (`Sw(start + linear(x))`, what TMA and wgmma compute) equals the one with the swizzle
+//!    inside (`start + Sw(linear(x))`, what the planner's map says) for every element.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use crate::{AllocId, GroupKind, Member, Plan, Program, ReuseGroup, Storage};
+
+/// Most buffers (all allocations together) one check examines; no GPU has memory for more.
+pub const MAX_BUFFERS: u64 = 1 << 20;
+
+/// One way a plan is wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Violation {
+    /// Two buffers that must be disjoint overlap.
+    Overlap {
+        a: String,
+        i: u64,
+        b: String,
+        j: u64,
+        /// `[start, end)` of the overlap, in plan units.
+        from: u64,
+        to: u64,
+        /// Why they must be disjoint.
+        rule: &'static str,
+    },
+    /// A buffer that ends past its region's backing.
+    OutsideBacking {
+        alloc: String,
+        index: u64,
+        end: u64,
+        backing: u64,
+    },
+    /// A buffer start that is not a multiple of its layout's alignment.
+    Misaligned {
+        alloc: String,
+        index: u64,
+        start: u64,
+        alignment: u64,
+    },
+    /// The swizzle-outside and swizzle-inside addresses of an element differ.
+    SwizzleDisagrees {
+        alloc: String,
+        index: u64,
+        coords: Vec<u64>,
+        inside: u64,
+        outside: u64,
+    },
+    /// The plan lacks something the program has (or cannot evaluate it).
+    Incomplete { what: String },
+}
+
+impl fmt::Display for Violation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Violation::Overlap { a, i, b, j, from, to, rule } => {
+                write!(f, "{a}[{i}] and {b}[{j}] overlap at [{from}, {to}) ({rule})")
+            }
+            Violation::OutsideBacking { alloc, index, end, backing } => write!(
+                f,
+                "{alloc}[{index}] ends at {end}, past the backing's {backing}"
+            ),
+            Violation::Misaligned { alloc, index, start, alignment } => write!(
+                f,
+                "{alloc}[{index}] starts at {start}, not a multiple of its alignment {alignment}"
+            ),
+            Violation::SwizzleDisagrees { alloc, index, coords, inside, outside } => write!(
+                f,
+                "{alloc}[{index}] element {coords:?}: swizzle inside gives {inside}, outside {outside}"
+            ),
+            Violation::Incomplete { what } => write!(f, "incomplete plan: {what}"),
+        }
+    }
+}
+
+/// Every violation of the rules above in `plan` (empty: the plan is correct).
+///
+/// ```
+/// use alias_alloc::{checker::check, DType, Mode, PlanOptions, Program, ReuseGroup, Storage};
+/// let mut p = Program::new();
+/// let s = p.storage_alias_spec("s", Storage::Smem, None)?;
+/// let a = p.local_alloc("a", &[64, 64], DType::F32, 2, s)?;
+/// let b = p.local_alloc("b", &[64, 64], DType::BF16, 2, s)?;
+/// p.set_buffer_overlap(s, ReuseGroup::distinct(vec![a.into(), b.into()])?)?;
+/// let mut plan = p.plan(&PlanOptions::new(Mode::Intended))?;
+/// assert!(check(&p, &plan).is_empty());
+/// // Move b onto a: the checker notices.
+/// plan.allocs[1].placement = plan.allocs[0].placement.clone();
+/// assert!(!check(&p, &plan).is_empty());
+/// # Ok::<(), alias_alloc::AllocError>(())
+/// ```
+pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
+    let mut out = Vec::new();
+    let total: u64 = program
+        .allocations()
+        .map(|(_, a)| a.num)
+        .fold(0, u64::saturating_add);
+    if total > MAX_BUFFERS {
+        out.push(Violation::Incomplete {
+            what: format!("{total} buffers are more than the {MAX_BUFFERS} the checker examines"),
+        });
+        return out;
+    }
+    let mut by_region: HashMap<usize, Vec<Buffer>> = HashMap::new();
+    for (id, alloc) in program.allocations() {
+        let Some(p) = plan.allocs.iter().find(|p| p.alloc == id) else {
+            out.push(Violation::Incomplete {
+                what: format!("no placement for '{}'", alloc.name),
+            });
+            continue;
+        };
+        let extent = extent(alloc, p);
+        let alignment = p
+            .address_map
+            .as_ref()
+            .map_or(1, |m| m.required_alignment())
+            .max(alloc.alignment().unwrap_or(1));
+        let Some(region) = plan.specs.get(p.region) else {
+            out.push(Violation::Incomplete {
+                what: format!(
+                    "'{}' is in region {} of {}",
+                    alloc.name,
+                    p.region,
+                    plan.specs.len()
+                ),
+            });
+            continue;
+        };
+        for i in 0..alloc.num {
+            let start = match p.placement.offset(i) {
+                Ok(s) => s,
+                Err(e) => {
+                    out.push(Violation::Incomplete {
+                        what: format!("{}[{i}]: {e}", alloc.name),
+                    });
+                    continue;
+                }
+            };
+            let end = start.saturating_add(extent);
+            if end > region.backing_units {
+                out.push(Violation::OutsideBacking {
+                    alloc: alloc.name.clone(),
+                    index: i,
+                    end,
+                    backing: region.backing_units,
+                });
+            }
+            if start % alignment != 0 {
+                out.push(Violation::Misaligned {
+                    alloc: alloc.name.clone(),
+                    index: i,
+                    start,
+                    alignment,
+                });
+            }
+            by_region.entry(p.region).or_default().push(Buffer {
+                alloc: id,
+                index: i,
+                start,
+                end,
+            });
+        }
+        check_swizzle(&alloc.name, alloc.num, p, &mut out);
+    }
+    for (region, mut buffers) in by_region {
+        let tree = plan.specs.get(region).and_then(|s| s.tree.as_ref());
+        let coords = tree.map(|t| Coordinates::new(program, t));
+        buffers.sort_by_key(|b| (b.start, b.end));
+        for (n, x) in buffers.iter().enumerate() {
+            for y in buffers.iter().skip(n + 1) {
+                if y.start >= x.end {
+                    break;
+                }
+                if x.start == x.end || y.start == y.end {
+                    continue;
+                }
+                let rule = match &coords {
+                    Some(c) => c.must_be_disjoint(program, x, y),
+                    None if x.alloc == y.alloc => Some("different buffers of one allocation"),
+                    None => None,
+                };
+                if let Some(rule) = rule {
+                    let name = |a: AllocId| {
+                        program
+                            .allocation(a)
+                            .map_or_else(|_| String::new(), |a| a.name.clone())
+                    };
+                    out.push(Violation::Overlap {
+                        a: name(x.alloc),
+                        i: x.index,
+                        b: name(y.alloc),
+                        j: y.index,
+                        from: y.start,
+                        to: x.end.min(y.end),
+                        rule,
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Buffer {
+    alloc: AllocId,
+    index: u64,
+    start: u64,
+    end: u64,
+}
+
+/// What one buffer spans: from its address map, else its bytes (or the plan's TMEM unit for a
+/// layout without a GF(2) form).
+fn extent(alloc: &crate::Allocation, p: &crate::AllocPlan) -> u64 {
+    if let Some(m) = &p.address_map {
+        return m.element_span();
+    }
+    match alloc.storage {
+        Storage::Tmem => p.unit,
+        _ => alloc
+            .shape
+            .iter()
+            .product::<u64>()
+            .saturating_mul(u64::from(alloc.dtype.bits()))
+            .div_ceil(8),
+    }
+}
+
+/// Rule 4 on every element of every buffer (up to 2^16 evaluations per allocation; beyond
+/// that, the first and last buffer).
+fn check_swizzle(name: &str, num: u64, p: &crate::AllocPlan, out: &mut Vec<Violation>) {
+    let Some(map) = &p.address_map else { return };
+    if map.hardware_swizzle().is_none() {
+        return;
+    }
+    let dims: Vec<u64> = map.element().in_dims().iter().map(|(_, s)| *s).collect();
+    let elements: u64 = dims.iter().product();
+    let indices: Vec<u64> = if elements.saturating_mul(num) <= 1 << 16 {
+        (0..num).collect()
+    } else {
+        vec![0, num.saturating_sub(1)]
+    };
+    for i in indices {
+        for flat in 0..elements.min(1 << 16) {
+            let mut coords = Vec::with_capacity(dims.len());
+            let mut rest = flat;
+            for d in &dims {
+                coords.push(rest % d);
+                rest /= d;
+            }
+            let inside = map.address(i, &coords).ok().and_then(|a| a.byte());
+            let outside = map.address_outside(i, &coords).ok().and_then(|a| a.byte());
+            if inside != outside {
+                out.push(Violation::SwizzleDisagrees {
+                    alloc: name.to_string(),
+                    index: i,
+                    coords,
+                    inside: inside.unwrap_or(u64::MAX),
+                    outside: outside.unwrap_or(u64::MAX),
+                });
+                return;
+            }
+        }
+    }
+}
+
+/// Tree coordinates of every leaf: its path of (group kind, group size) from the root.
+struct Coordinates {
+    paths: HashMap<AllocId, Vec<Step>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Step {
+    /// Identity of the group (pre-order number).
+    group: usize,
+    kind: GroupKind,
+    group_size: u64,
+}
+
+impl Coordinates {
+    fn new(_program: &Program, tree: &ReuseGroup) -> Self {
+        let mut paths = HashMap::new();
+        let mut counter = 0;
+        Self::walk(tree, &mut Vec::new(), &mut counter, &mut paths);
+        Coordinates { paths }
+    }
+
+    fn walk(
+        g: &ReuseGroup,
+        path: &mut Vec<Step>,
+        counter: &mut usize,
+        out: &mut HashMap<AllocId, Vec<Step>>,
+    ) {
+        path.push(Step {
+            group: *counter,
+            kind: g.kind,
+            group_size: if g.kind == GroupKind::Shared {
+                g.group_size.max(1)
+            } else {
+                1
+            },
+        });
+        *counter += 1;
+        for m in &g.members {
+            match m {
+                Member::Alloc(a) => {
+                    out.insert(*a, path.clone());
+                }
+                Member::Group(c) => Self::walk(c, path, counter, out),
+            }
+        }
+        path.pop();
+    }
+
+    /// Subtile digits of buffer `i` along `path` (outermost first) and its buffer group.
+    fn digits(path: &[Step], i: u64) -> (Vec<u64>, u64) {
+        let mut rest = i;
+        let mut digits = vec![0; path.len()];
+        for (d, s) in digits.iter_mut().zip(path).rev() {
+            *d = rest % s.group_size;
+            rest /= s.group_size;
+        }
+        (digits, rest)
+    }
+
+    /// Why `x` and `y` must not overlap, or `None` when the tree lets them.
+    fn must_be_disjoint(&self, _program: &Program, x: &Buffer, y: &Buffer) -> Option<&'static str> {
+        if x.alloc == y.alloc {
+            return Some("different buffers of one allocation");
+        }
+        let (Some(px), Some(py)) = (self.paths.get(&x.alloc), self.paths.get(&y.alloc)) else {
+            return Some("an allocation outside the reuse tree");
+        };
+        let common = px
+            .iter()
+            .zip(py)
+            .take_while(|(a, b)| a.group == b.group)
+            .count();
+        let lca = common.checked_sub(1).and_then(|c| px.get(c))?;
+        let (dx, kx) = Self::digits(px, x.index);
+        let (dy, ky) = Self::digits(py, y.index);
+        if kx != ky {
+            return Some("different buffer groups");
+        }
+        if dx.get(..common) != dy.get(..common) {
+            return Some("different subtiles of a shared group");
+        }
+        match lca.kind {
+            GroupKind::Distinct => Some("members of a distinct group"),
+            GroupKind::Shared => None,
+        }
+    }
+}

@@ -1,0 +1,135 @@
+//! [`DType`]: the element types an allocation can hold, with TLX's two ways of sizing them.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::AllocError;
+
+/// An element type of `local_alloc`, named as TLX/Triton name it (`f32`, `bf16`, `fp8e4nv`…).
+///
+/// ```
+/// use alias_alloc::DType;
+/// assert_eq!("bf16".parse::<DType>()?.bits(), 16);
+/// assert_eq!(DType::F4.bits(), 4);
+/// assert_eq!(DType::Ptr.bits(), 64); // pointers count as 64-bit
+/// assert_eq!(DType::F8E4M3.mlir(), "f8E4M3FN");
+/// # Ok::<(), alias_alloc::AllocError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DType {
+    F64,
+    F32,
+    F16,
+    BF16,
+    /// `fp8e4nv` / `f8E4M3FN`.
+    F8E4M3,
+    /// `fp8e5` / `f8E5M2`.
+    F8E5M2,
+    /// `fp4` / `f4E2M1FN` (sub-byte).
+    F4,
+    I64,
+    I32,
+    I16,
+    I8,
+    /// Sub-byte integer.
+    I4,
+    /// Booleans: one bit per element.
+    I1,
+    /// A global-memory pointer (64-bit).
+    Ptr,
+}
+
+const ALL: [(DType, &str, &str); 14] = [
+    (DType::F64, "f64", "f64"),
+    (DType::F32, "f32", "f32"),
+    (DType::F16, "f16", "f16"),
+    (DType::BF16, "bf16", "bf16"),
+    (DType::F8E4M3, "f8e4m3", "f8E4M3FN"),
+    (DType::F8E5M2, "f8e5m2", "f8E5M2"),
+    (DType::F4, "f4", "f4E2M1FN"),
+    (DType::I64, "i64", "i64"),
+    (DType::I32, "i32", "i32"),
+    (DType::I16, "i16", "i16"),
+    (DType::I8, "i8", "i8"),
+    (DType::I4, "i4", "i4"),
+    (DType::I1, "i1", "i1"),
+    (DType::Ptr, "ptr", "!tt.ptr<f16>"),
+];
+
+/// Other spellings users write: Triton's `tl.float8e4nv`, `fp16`, `float32`…
+const ALIASES: [(&str, DType); 13] = [
+    ("fp64", DType::F64),
+    ("float64", DType::F64),
+    ("fp32", DType::F32),
+    ("float32", DType::F32),
+    ("fp16", DType::F16),
+    ("float16", DType::F16),
+    ("bfloat16", DType::BF16),
+    ("fp8e4nv", DType::F8E4M3),
+    ("float8e4nv", DType::F8E4M3),
+    ("fp8e5", DType::F8E5M2),
+    ("float8e5", DType::F8E5M2),
+    ("fp4", DType::F4),
+    ("int1", DType::I1),
+];
+
+impl DType {
+    /// Bits per element (pointers: 64).
+    pub fn bits(self) -> u32 {
+        match self {
+            DType::F64 | DType::I64 | DType::Ptr => 64,
+            DType::F32 | DType::I32 => 32,
+            DType::F16 | DType::BF16 | DType::I16 => 16,
+            DType::F8E4M3 | DType::F8E5M2 | DType::I8 => 8,
+            DType::F4 | DType::I4 => 4,
+            DType::I1 => 1,
+        }
+    }
+
+    /// Bytes per element rounded up (`ceil(bits / 8)`), TLX's `eb`.
+    pub fn bytes_ceil(self) -> u64 {
+        u64::from(self.bits()).div_ceil(8)
+    }
+
+    /// Whether this is an 8-bit float (TMEM keeps a real layout for those, a dummy one for other
+    /// sub-16-bit types).
+    pub fn is_fp8(self) -> bool {
+        matches!(self, DType::F8E4M3 | DType::F8E5M2)
+    }
+
+    /// The MLIR element type (`bf16`, `f8E4M3FN`, `!tt.ptr<f16>`…).
+    pub fn mlir(self) -> &'static str {
+        ALL.iter()
+            .find(|(d, _, _)| *d == self)
+            .map_or("?", |(_, _, m)| m)
+    }
+
+    /// The short name this crate prints (`f32`, `f8e4m3`, `ptr`…).
+    pub fn name(self) -> &'static str {
+        ALL.iter()
+            .find(|(d, _, _)| *d == self)
+            .map_or("?", |(_, n, _)| n)
+    }
+}
+
+impl fmt::Display for DType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for DType {
+    type Err = AllocError;
+
+    fn from_str(s: &str) -> Result<Self, AllocError> {
+        let t = s.trim();
+        let t = t.strip_prefix("tl.").unwrap_or(t);
+        ALL.iter()
+            .find(|(_, n, m)| *n == t || *m == t)
+            .map(|(d, _, _)| *d)
+            .or_else(|| ALIASES.iter().find(|(a, _)| *a == t).map(|(_, d)| *d))
+            .ok_or_else(|| AllocError::UnknownDType {
+                name: s.to_string(),
+            })
+    }
+}

@@ -1,0 +1,255 @@
+//! [`AllocError`] and [`Warning`]: everything the API and the planner refuse or point out.
+//!
+//! Where TLX (fbtriton 3.7.4) has a message for the same condition, [`AllocError::tlx_message`]
+//! returns its exact text (what the golden tests compare); `Display` adds the names and numbers
+//! TLX leaves out.
+
+use thiserror::Error;
+
+use crate::checker::Violation;
+
+/// Why a program could not be built or planned. Every variant names the spec, allocation or
+/// group involved and the numbers that broke the rule.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum AllocError {
+    /// An element type name this crate does not know.
+    #[error("unknown dtype '{name}' (expected f64, f32, f16, bf16, f8e4m3, f8e5m2, f4, i64, i32, i16, i8, i4, i1 or ptr)")]
+    UnknownDType { name: String },
+    /// `storage_alias_spec(storage = smemCluster)`.
+    #[error("spec '{spec}': smemCluster storage is not supported for storage_alias_spec")]
+    SmemClusterSpec { spec: String },
+    /// `buffer_size_bytes = 0`.
+    #[error("spec '{spec}': buffer_size_bytes must be positive, got {size}")]
+    NonPositiveSize { spec: String, size: u64 },
+    /// An allocation whose storage differs from its spec's.
+    #[error("allocation '{alloc}': storage_alias_spec '{spec}' storage ({spec_storage}) doesn't match local_alloc storage ({alloc_storage})")]
+    StorageMismatch {
+        alloc: String,
+        spec: String,
+        spec_storage: String,
+        alloc_storage: String,
+    },
+    /// Legacy `reuse=<allocation>` with a different storage kind.
+    #[error("allocation '{alloc}': reuse tensor '{reused}' has different storage")]
+    LegacyStorageMismatch { alloc: String, reused: String },
+    /// A tile shape with no dims or a zero dim, or a buffer count of zero.
+    #[error("allocation '{alloc}': {reason} (shape {shape:?}, {num} buffers)")]
+    InvalidShape {
+        alloc: String,
+        shape: Vec<u64>,
+        num: u64,
+        reason: String,
+    },
+    /// The allocation's element layout is invalid for its shape and dtype.
+    #[error("allocation '{alloc}': {source}")]
+    InvalidLayout {
+        alloc: String,
+        #[source]
+        source: Box<linear_layout::LayoutError>,
+    },
+    /// `reuse_group()` with no elements.
+    #[error("reuse_group requires at least one element")]
+    EmptyGroup,
+    /// `group_size = 0`.
+    #[error("group_size must be a positive integer, got {got}")]
+    InvalidGroupSize { got: u64 },
+    /// An id that does not belong to this program.
+    #[error("{what} #{index} does not exist in this program (it has {count})")]
+    UnknownId {
+        what: &'static str,
+        index: usize,
+        count: usize,
+    },
+    /// A name used twice for specs or allocations.
+    #[error("{what} name '{name}' is used twice")]
+    DuplicateName { what: &'static str, name: String },
+    /// The same allocation twice in one reuse_group tree.
+    #[error("spec '{spec}': allocation '{alloc}' appears twice in the reuse_group tree; each allocation can only appear once")]
+    DuplicateElement { spec: String, alloc: String },
+    /// A tree element that is not a storage-alias allocation (no spec, or legacy reuse).
+    #[error("spec '{spec}': allocation '{alloc}' in the reuse_group tree is not allocated from a storage_alias_spec")]
+    NotAliasAllocation { spec: String, alloc: String },
+    /// A tree element allocated from another spec.
+    #[error("spec '{spec}': allocation '{alloc}' in the reuse_group tree uses spec '{other}'")]
+    ForeignElement {
+        spec: String,
+        alloc: String,
+        other: String,
+    },
+    /// A second `set_buffer_overlap` on one spec.
+    #[error("spec '{spec}' already has a set_buffer_overlap defined; each spec can only have one overlap definition")]
+    DuplicateOverlap { spec: String },
+    /// `buffer_size_bytes` below what the allocations need.
+    #[error("spec '{spec}': buffer_size_bytes {size} is too small for computed shape, requires at least {required} bytes")]
+    ExplicitSizeTooSmall {
+        spec: String,
+        size: u64,
+        required: u64,
+    },
+    /// TLX reindexing: the group stride is not a whole number of the allocation's buffers.
+    #[error("allocation '{alloc}': units_between_buffer_groups ({units}) must be a multiple of the original buffer size ({unit})")]
+    UnitsNotMultiple {
+        alloc: String,
+        units: u64,
+        unit: u64,
+    },
+    /// TLX reindexing: the offset is not a whole number of the allocation's buffers.
+    #[error("allocation '{alloc}': buffer_offset ({offset}) must be a multiple of the original buffer size ({unit})")]
+    OffsetNotMultiple {
+        alloc: String,
+        offset: u64,
+        unit: u64,
+    },
+    /// TLX: a spec with no allocations fails the pass (a warning in Intended mode).
+    #[error("spec '{spec}' has no referencing allocations, so it has no shape")]
+    UnusedSpec { spec: String },
+    /// Allocations of a tree whose buffer counts do not give the same number of buffer groups.
+    #[error("allocation '{alloc}': {num} buffers with group size {group_size} do not make the {groups} buffer groups of spec '{spec}' (first set by '{first}')")]
+    BufferCountMismatch {
+        spec: String,
+        alloc: String,
+        num: u64,
+        group_size: u64,
+        groups: u64,
+        first: String,
+    },
+    /// `group_size` on a `distinct` group (TLX ignores it).
+    #[error("spec '{spec}': group_size {group_size} on a distinct group (around '{first}') has no meaning; put it on a shared group")]
+    GroupSizeOnDistinct {
+        spec: String,
+        group_size: u64,
+        first: String,
+    },
+    /// An allocation of a spec with a reuse tree that is not in the tree.
+    #[error("allocation '{alloc}' uses spec '{spec}' but is not in its reuse_group tree, so it would overlap every member")]
+    NotInTree { spec: String, alloc: String },
+    /// The tree does not fit the backing (TLX sizes TMEM backings without the tree).
+    #[error("spec '{spec}': the reuse_group tree needs {need} {unit} per buffer group but the backing has {have}")]
+    DistinctOverflow {
+        spec: String,
+        need: u64,
+        have: u64,
+        unit: &'static str,
+    },
+    /// More tensor memory than one CTA has.
+    #[error("tensor memory: {what} needs {need} {unit}, a CTA has {limit}")]
+    TmemCapacity {
+        what: String,
+        need: u64,
+        limit: u64,
+        unit: &'static str,
+    },
+    /// More shared memory than the target allows per block.
+    #[error("shared memory: specs {specs:?} need {need} bytes, {target} allows {limit}")]
+    SmemCapacity {
+        specs: Vec<String>,
+        need: u64,
+        limit: u64,
+        target: String,
+    },
+    /// What Triton's own verifiers refuse (a memdesc shape, a TMEM encoding), with their text.
+    #[error("{what}: {message}")]
+    Verifier { what: String, message: String },
+    /// A plan that the independent checker rejects (a planner bug, never user error).
+    #[error("internal: the checker rejected an Intended plan: {0}")]
+    CheckerRejected(Box<Violation>),
+    /// A plan or CLI input file that cannot be read.
+    #[error("{0}")]
+    Input(String),
+}
+
+impl AllocError {
+    /// The exact text fbtriton 3.7.4 prints for this condition, when TLX detects it.
+    ///
+    /// ```
+    /// use alias_alloc::AllocError;
+    /// let e = AllocError::UnitsNotMultiple { alloc: "a".into(), units: 24576, unit: 16384 };
+    /// assert_eq!(e.tlx_message().as_deref(),
+    ///     Some("units_between_buffer_groups (24576) must be a multiple of the original buffer size (16384)"));
+    /// assert!(e.to_string().starts_with("allocation 'a': "));
+    /// ```
+    pub fn tlx_message(&self) -> Option<String> {
+        const OVERLAP: &str = "'tlx.set_buffer_overlap' op ";
+        Some(match self {
+            AllocError::SmemClusterSpec { .. } => {
+                "smemCluster storage is not supported for storage_alias_spec".into()
+            }
+            AllocError::NonPositiveSize { size, .. } => {
+                format!("buffer_size_bytes must be positive, got {size}")
+            }
+            AllocError::StorageMismatch { spec_storage, .. } => {
+                let (s, m) = if spec_storage == "tmem" {
+                    ("tmem", "tensor")
+                } else {
+                    ("smem", "shared")
+                };
+                format!("'tlx.storage_alias_local_alloc' op storage_alias_spec has {s} storage but result is not in {m} memory")
+            }
+            AllocError::EmptyGroup => "reuse_group requires at least one element".into(),
+            AllocError::InvalidGroupSize { got } => {
+                format!("group_size must be a positive integer, got {got}")
+            }
+            AllocError::DuplicateElement { .. } => format!("{OVERLAP}reuse_group tree contains duplicate elements; each allocation can only appear once in the tree"),
+            AllocError::NotAliasAllocation { .. } => format!("{OVERLAP}all elements in the reuse_group tree must be allocated via tlx.storage_alias_local_alloc, but found an element that is not"),
+            AllocError::ForeignElement { .. } => format!("{OVERLAP}all allocations in the reuse_group must reference the same storage_alias_spec, but found an allocation that uses a different spec"),
+            AllocError::DuplicateOverlap { .. } => "storage_alias_spec already has a set_buffer_overlap defined; each spec can only have one overlap definition".into(),
+            AllocError::ExplicitSizeTooSmall { size, required, .. } => format!("storage_alias_spec buffer_size_bytes {size} is too small for computed shape, requires at least {required} bytes"),
+            AllocError::UnitsNotMultiple { units, unit, .. } => format!("units_between_buffer_groups ({units}) must be a multiple of the original buffer size ({unit})"),
+            AllocError::OffsetNotMultiple { offset, unit, .. } => format!("buffer_offset ({offset}) must be a multiple of the original buffer size ({unit})"),
+            AllocError::Verifier { message, .. } => message.clone(),
+            AllocError::UnusedSpec { .. } => "storage_alias_spec has no shape set; run TLXStorageAliasSizeDefinition pass first".into(),
+            _ => return None,
+        })
+    }
+}
+
+/// Something a plan is allowed to have but its user should know.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum Warning {
+    /// A spec no allocation references.
+    #[error("spec '{spec}' has no referencing allocations")]
+    UnusedSpec { spec: String },
+    /// TlxCompatible: a logical buffer TLX places somewhere other than the documented meaning
+    /// (subtile `j` at `j·(U + unit)` instead of `j·W`).
+    #[error("allocation '{alloc}' buffer {index}: TLX places it at {tlx} {unit}, the documented subtile layout at {intended}")]
+    ModesDisagree {
+        alloc: String,
+        index: u64,
+        tlx: u64,
+        intended: u64,
+        unit: &'static str,
+    },
+    /// TlxCompatible: TLX sizes an SMEM backing by the first allocation's buffer count.
+    #[error("spec '{spec}': TLX sizes the backing with {count} buffer groups taken from '{first}' (program order), the tree has {tree_groups}")]
+    FirstUserBufferCount {
+        spec: String,
+        first: String,
+        count: u64,
+        tree_groups: u64,
+    },
+    /// TlxCompatible: TLX accepts what Intended mode rejects.
+    #[error("TLX accepts this, Intended mode rejects it: {0}")]
+    AcceptedByTlx(AllocError),
+    /// TlxCompatible: the plan TLX produces is unsafe (found by the independent checker).
+    #[error("TLX plan is unsafe: {0}")]
+    Unsafe(Violation),
+}
+
+impl Warning {
+    /// The exact text fbtriton 3.7.4 prints for this warning, when it prints one.
+    ///
+    /// ```
+    /// use alias_alloc::Warning;
+    /// let w = Warning::UnusedSpec { spec: "s".into() };
+    /// assert_eq!(w.tlx_message().as_deref(),
+    ///     Some("storage_alias_spec has no referencing storage_alias_local_alloc operations"));
+    /// ```
+    pub fn tlx_message(&self) -> Option<String> {
+        match self {
+            Warning::UnusedSpec { .. } => Some(
+                "storage_alias_spec has no referencing storage_alias_local_alloc operations".into(),
+            ),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! `Intended` mode: the documented meaning of a reuse tree.
+//!
+//! Sizes bottom-up, in plan units, each node with the alignment its leaves need:
+//! * leaf: one buffer (`ceil(bits · Πd / 8)` bytes, or TMEM columns), its layout's alignment;
+//! * `shared` with `group_size = k`: slot width `W = alignUp(max child, align)`, size
+//!   `(k − 1)·W + max child` — subtile `j` of a group sits at `j·W`;
+//! * `distinct`: children in order, each moved up to its own alignment (not the root's);
+//! * root: `U = alignUp(size, align)`, backing `U × groups`.
+//!
+//! Buffer `i` of a leaf is at `o + Σ j_d·W_d + k·U` with the subtile digits `j_d` of its
+//! shared ancestors (innermost fastest) and buffer group `k` — a [`BufferMap`].
+
+use linear_layout::BufferMap;
+
+use crate::plan::Placed;
+use crate::tlx::align_up;
+use crate::tlx::materialize::map_err;
+use crate::tree_rules::check_tree;
+use crate::{
+    AllocError, AllocId, AllocPlan, GroupKind, Member, Origin, Program, Reindex, ReuseGroup,
+    SpecId, SpecPlan, Storage, Warning,
+};
+
+/// Regions and placements of Intended mode (address maps are added later).
+pub(crate) fn plan_intended(program: &Program) -> Result<Placed, AllocError> {
+    for o in program.overlaps() {
+        program.verify_tree(o)?;
+    }
+    let mut seen = Vec::new();
+    for o in program.overlaps() {
+        if seen.contains(&o.spec) {
+            return Err(AllocError::DuplicateOverlap {
+                spec: program.spec(o.spec)?.name.clone(),
+            });
+        }
+        seen.push(o.spec);
+    }
+    let mut specs = Vec::new();
+    let mut allocs = Vec::new();
+    let mut warnings = Vec::new();
+    for (id, s) in program.specs() {
+        let users = program.users(id);
+        if users.is_empty() {
+            warnings.push(Warning::UnusedSpec {
+                spec: s.name.clone(),
+            });
+            continue;
+        }
+        let region = specs.len();
+        let tree = program.last_tree(id).cloned();
+        let (units, group_stride, groups) = match &tree {
+            Some(t) => {
+                let (facts, issues) = check_tree(program, id, t)?;
+                if let Some(first) = issues.into_iter().next() {
+                    return Err(first);
+                }
+                let sized = Sizer { program }.group(t)?;
+                let u = align_up(sized.size, sized.align);
+                let mut place = Placer {
+                    program,
+                    region,
+                    stride: u,
+                    groups: facts.groups,
+                    out: &mut allocs,
+                };
+                place.group(t, 0, &[])?;
+                (u.saturating_mul(facts.groups), Some(u), Some(facts.groups))
+            }
+            None => (no_tree(program, &users, region, &mut allocs)?, None, None),
+        };
+        let mut rows = 0;
+        if s.storage == Storage::Tmem {
+            for u in &users {
+                rows = rows.max(program.allocation(*u)?.tmem_rows()?);
+            }
+        }
+        let (backing_units, buffer_size_bytes) = sized_backing(program, id, units, rows)?;
+        specs.push(SpecPlan {
+            name: s.name.clone(),
+            origin: Origin::Spec(id),
+            storage: s.storage,
+            backing_units,
+            rows,
+            backing_shape: match s.storage {
+                Storage::Tmem => vec![rows, backing_units],
+                _ => vec![backing_units],
+            },
+            buffer_size_bytes,
+            group_stride,
+            groups,
+            tree,
+            members: users,
+        });
+    }
+    Ok(Placed {
+        specs,
+        allocs,
+        warnings,
+    })
+}
+
+/// Applies an explicit `buffer_size_bytes`: it must hold the plan, and may enlarge it.
+fn sized_backing(
+    program: &Program,
+    spec: SpecId,
+    units: u64,
+    rows: u64,
+) -> Result<(u64, u64), AllocError> {
+    let s = program.spec(spec)?;
+    let bytes_per_unit = match s.storage {
+        Storage::Tmem => rows.saturating_mul(4).max(1),
+        _ => 1,
+    };
+    let required = units.saturating_mul(bytes_per_unit);
+    match s.size {
+        Some(e) if e < required => Err(AllocError::ExplicitSizeTooSmall {
+            spec: s.name.clone(),
+            size: e,
+            required,
+        }),
+        Some(e) => Ok((units.max(e / bytes_per_unit), e)),
+        None => Ok((units, required)),
+    }
+}
+
+/// Without a tree every allocation starts at 0 with its own buffer stride (TLX's fallback).
+fn no_tree(
+    program: &Program,
+    users: &[AllocId],
+    region: usize,
+    out: &mut Vec<AllocPlan>,
+) -> Result<u64, AllocError> {
+    let mut total = 0u64;
+    for u in users {
+        let a = program.allocation(*u)?;
+        let unit = a.units_per_buffer()?;
+        let align = a.alignment()?;
+        if !unit.is_multiple_of(align) && a.num > 1 {
+            return Err(a.shape_error(&format!(
+                "without a reuse tree buffer i starts at i · {unit}, which is not a multiple of the layout's alignment {align}"
+            )));
+        }
+        total = total.max(unit.saturating_mul(a.num));
+        out.push(leaf_plan(
+            program,
+            *u,
+            region,
+            map_err(BufferMap::new(0, &[(a.num, unit)]))?,
+        )?);
+    }
+    Ok(total)
+}
+
+/// A leaf's plan from its buffer map; the reindexing exists when the map is in whole buffers.
+fn leaf_plan(
+    program: &Program,
+    id: AllocId,
+    region: usize,
+    map: BufferMap,
+) -> Result<AllocPlan, AllocError> {
+    let a = program.allocation(id)?;
+    let unit = a.units_per_buffer()?;
+    let whole = unit > 0
+        && map.base().is_multiple_of(unit)
+        && map
+            .modes()
+            .iter()
+            .all(|(_, stride)| stride.is_multiple_of(unit));
+    let reindex = if whole {
+        let modes: Vec<(u64, u64)> = map.modes().iter().map(|&(n, d)| (n, d / unit)).collect();
+        Some(Reindex::Slots(map_err(BufferMap::new(
+            map.base() / unit,
+            &modes,
+        ))?))
+    } else {
+        None
+    };
+    let alias_shape = match &reindex {
+        Some(r) => {
+            let mut s = vec![r.alias_buffers(a.num)?];
+            s.extend(&a.shape);
+            Some(s)
+        }
+        None => None,
+    };
+    Ok(AllocPlan {
+        alloc: id,
+        name: a.name.clone(),
+        region,
+        num: a.num,
+        unit,
+        alignment: a.alignment()?,
+        explicit: map.clone(),
+        placement: map,
+        reindex,
+        alias_shape,
+        address_map: None,
+    })
+}
+
+/// Size and alignment of a node.
+#[derive(Debug, Clone, Copy)]
+struct Sized {
+    size: u64,
+    align: u64,
+}
+
+struct Sizer<'p> {
+    program: &'p Program,
+}
+
+impl Sizer<'_> {
+    fn member(&self, m: &Member) -> Result<Sized, AllocError> {
+        match m {
+            Member::Alloc(a) => {
+                let a = self.program.allocation(*a)?;
+                Ok(Sized {
+                    size: a.units_per_buffer()?,
+                    align: a.alignment()?,
+                })
+            }
+            Member::Group(g) => self.group(g),
+        }
+    }
+
+    fn group(&self, g: &ReuseGroup) -> Result<Sized, AllocError> {
+        let mut align = 1;
+        let mut size = 0;
+        match g.kind {
+            GroupKind::Shared => {
+                for c in &g.members {
+                    let s = self.member(c)?;
+                    align = align.max(s.align);
+                    size = size.max(s.size);
+                }
+                if g.group_size > 1 {
+                    let w = align_up(size, align);
+                    size = w.saturating_mul(g.group_size - 1).saturating_add(size);
+                }
+            }
+            GroupKind::Distinct => {
+                for c in &g.members {
+                    let s = self.member(c)?;
+                    align = align.max(s.align);
+                    size = align_up(size, s.align).saturating_add(s.size);
+                }
+            }
+        }
+        Ok(Sized { size, align })
+    }
+
+    /// The slot width of a shared group: its largest child, aligned.
+    fn slot_width(&self, g: &ReuseGroup) -> Result<u64, AllocError> {
+        let (mut size, mut align) = (0, 1);
+        for c in &g.members {
+            let s = self.member(c)?;
+            size = size.max(s.size);
+            align = align.max(s.align);
+        }
+        Ok(align_up(size, align))
+    }
+}
+
+struct Placer<'a, 'p> {
+    program: &'p Program,
+    region: usize,
+    stride: u64,
+    groups: u64,
+    out: &'a mut Vec<AllocPlan>,
+}
+
+impl Placer<'_, '_> {
+    fn member(
+        &mut self,
+        m: &Member,
+        offset: u64,
+        subtiles: &[(u64, u64)],
+    ) -> Result<(), AllocError> {
+        match m {
+            Member::Alloc(a) => {
+                let mut modes: Vec<(u64, u64)> = subtiles.iter().rev().copied().collect();
+                modes.push((self.groups, self.stride));
+                let map = map_err(BufferMap::new(offset, &modes))?;
+                let plan = leaf_plan(self.program, *a, self.region, map)?;
+                self.out.push(plan);
+                Ok(())
+            }
+            Member::Group(g) => self.group(g, offset, subtiles),
+        }
+    }
+
+    fn group(
+        &mut self,
+        g: &ReuseGroup,
+        offset: u64,
+        subtiles: &[(u64, u64)],
+    ) -> Result<(), AllocError> {
+        let sizer = Sizer {
+            program: self.program,
+        };
+        match g.kind {
+            GroupKind::Shared => {
+                let mut inner = subtiles.to_vec();
+                if g.group_size > 1 {
+                    inner.push((g.group_size, sizer.slot_width(g)?));
+                }
+                for c in &g.members {
+                    self.member(c, offset, &inner)?;
+                }
+            }
+            GroupKind::Distinct => {
+                let mut r = offset;
+                for c in &g.members {
+                    let s = sizer.member(c)?;
+                    r = align_up(r, s.align);
+                    self.member(c, r, subtiles)?;
+                    r = r.saturating_add(s.size);
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,76 @@
+//! [`Program::plan`]: the mode's placement, the plain regions, capacity, explicit lowering and
+//! the independent check.
+
+use crate::capacity::capacity_issues;
+use crate::checker::check;
+use crate::intended::plan_intended;
+use crate::legacy::plain_regions;
+use crate::lowering::explicit::address_map;
+use crate::tlx::materialize::plan_tlx;
+use crate::{AllocError, Mode, Plan, PlanOptions, Program, Warning};
+
+impl Program {
+    /// Plans every spec and allocation in `options.mode`.
+    ///
+    /// Errors: TLX's (in TLX's order, with [`AllocError::tlx_message`] giving its text), and in
+    /// Intended mode also the rules TLX does not enforce (buffer counts, `group_size` on a
+    /// distinct group, allocations left out of the tree, capacity). In TlxCompatible mode those
+    /// become [`Warning::AcceptedByTlx`], and whatever the independent checker finds wrong with
+    /// TLX's placement becomes [`Warning::Unsafe`].
+    pub fn plan(&self, options: &PlanOptions) -> Result<Plan, AllocError> {
+        let tlx = options.mode == Mode::TlxCompatible;
+        let placed = if tlx {
+            plan_tlx(self)?
+        } else {
+            plan_intended(self)?
+        };
+        let (mut specs, mut allocs, mut warnings) = (placed.specs, placed.allocs, placed.warnings);
+        let (plain_specs, plain_allocs) = plain_regions(self, tlx, specs.len())?;
+        specs.extend(plain_specs);
+        allocs.extend(plain_allocs);
+        allocs.sort_by_key(|a| a.alloc);
+        for issue in capacity_issues(&specs, &options.target) {
+            if tlx {
+                warnings.push(Warning::AcceptedByTlx(issue));
+            } else {
+                return Err(issue);
+            }
+        }
+        for a in &mut allocs {
+            let alloc = self.allocation(a.alloc)?;
+            a.address_map = match address_map(alloc, a.explicit.clone()) {
+                Ok(m) => m,
+                Err(e) if tlx => {
+                    warnings.push(Warning::AcceptedByTlx(e));
+                    None
+                }
+                Err(e) => return Err(e),
+            };
+        }
+        let plan = Plan {
+            mode: options.mode,
+            target: options.target,
+            specs,
+            allocs,
+            warnings,
+        };
+        // TLX's placement is always checked (its findings are warnings); an Intended plan is
+        // correct by construction, re-proved by the checker in debug builds.
+        let violations = if tlx || cfg!(debug_assertions) {
+            check(self, &plan)
+        } else {
+            Vec::new()
+        };
+        if tlx {
+            let mut plan = plan;
+            plan.warnings
+                .extend(violations.into_iter().map(Warning::Unsafe));
+            Ok(plan)
+        } else {
+            match violations.into_iter().next() {
+                Some(v) => Err(AllocError::CheckerRejected(Box::new(v))),
+                None => Ok(plan),
+            }
+        }
+    }
+}

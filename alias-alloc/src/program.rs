@@ -1,0 +1,273 @@
+//! [`Program`]: the specs, allocations and `set_buffer_overlap` calls of one kernel, in program
+//! order — what TLX's pass sees as one module.
+
+use std::collections::HashSet;
+
+use crate::{
+    AllocError, AllocId, AllocLayout, Allocation, DType, Member, Reuse, ReuseGroup, SpecId,
+    Storage, StorageAliasSpec,
+};
+
+/// One `spec.set_buffer_overlap(tree)` call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Overlap {
+    /// The spec.
+    pub spec: SpecId,
+    /// Its reuse tree.
+    pub tree: ReuseGroup,
+}
+
+/// Specs, allocations and overlap definitions in program order. Build it with the TLX-shaped
+/// methods, then [`plan`](Program::plan) it.
+///
+/// ```
+/// use alias_alloc::{DType, Mode, PlanOptions, Program, ReuseGroup, Storage};
+/// // The verified TLX example: two bf16 64×64 double buffers that must not overlap.
+/// let mut p = Program::new();
+/// let s = p.storage_alias_spec("s", Storage::Smem, None)?;
+/// let a = p.local_alloc("a", &[64, 64], DType::BF16, 2, s)?;
+/// let b = p.local_alloc("b", &[64, 64], DType::BF16, 2, s)?;
+/// p.set_buffer_overlap(s, ReuseGroup::distinct(vec![a.into(), b.into()])?)?;
+/// let tlx = p.plan(&PlanOptions::new(Mode::TlxCompatible))?;
+/// assert_eq!(tlx.spec("s")?.backing_units, 32768);
+/// assert_eq!(tlx.alloc("b")?.reindex.as_ref().map(|r| r.slot(1)).transpose()?, Some(3));
+/// # Ok::<(), alias_alloc::AllocError>(())
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Program {
+    specs: Vec<StorageAliasSpec>,
+    allocs: Vec<Allocation>,
+    overlaps: Vec<Overlap>,
+}
+
+impl Program {
+    /// An empty program.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// `tlx.storage_alias_spec(storage, buffer_size_bytes)`. Errors: `smemCluster`, a size of
+    /// 0, a name used before.
+    pub fn storage_alias_spec(
+        &mut self,
+        name: &str,
+        storage: Storage,
+        size: Option<u64>,
+    ) -> Result<SpecId, AllocError> {
+        if storage == Storage::SmemCluster {
+            return Err(AllocError::SmemClusterSpec { spec: name.into() });
+        }
+        if size == Some(0) {
+            return Err(AllocError::NonPositiveSize {
+                spec: name.into(),
+                size: 0,
+            });
+        }
+        if self.specs.iter().any(|s| s.name == name) {
+            return Err(AllocError::DuplicateName {
+                what: "spec",
+                name: name.into(),
+            });
+        }
+        self.specs.push(StorageAliasSpec {
+            name: name.into(),
+            storage,
+            size,
+        });
+        Ok(SpecId(self.specs.len() - 1))
+    }
+
+    /// `local_alloc(shape, dtype, num, storage = spec's, reuse = spec)` with the default layout.
+    pub fn local_alloc(
+        &mut self,
+        name: &str,
+        shape: &[u64],
+        dtype: DType,
+        num: u64,
+        spec: SpecId,
+    ) -> Result<AllocId, AllocError> {
+        let storage = self.spec(spec)?.storage;
+        self.alloc(Allocation {
+            name: name.into(),
+            shape: shape.to_vec(),
+            dtype,
+            num,
+            storage,
+            reuse: Reuse::Spec(spec),
+            layout: AllocLayout::Default,
+            align: None,
+        })
+    }
+
+    /// `local_alloc` in full. Errors: a name used before, an empty or zero shape, zero buffers,
+    /// TMEM buffers that are not 2-D, storage that differs from the spec's (or, for legacy
+    /// reuse, from the reused allocation's), unknown ids.
+    pub fn alloc(&mut self, a: Allocation) -> Result<AllocId, AllocError> {
+        if self.allocs.iter().any(|b| b.name == a.name) {
+            return Err(AllocError::DuplicateName {
+                what: "allocation",
+                name: a.name,
+            });
+        }
+        if a.shape.is_empty() || a.shape.contains(&0) {
+            return Err(a.shape_error("every buffer needs at least one dim, each at least 1"));
+        }
+        if a.num == 0 {
+            return Err(a.shape_error("an allocation needs at least one buffer"));
+        }
+        if a.storage == Storage::Tmem {
+            a.tmem_tile()?;
+        }
+        a.verify_memdesc()?;
+        if let Some(0) = a.align {
+            return Err(a.shape_error("alignment must be at least 1"));
+        }
+        match a.reuse {
+            Reuse::None => {}
+            Reuse::Spec(s) => {
+                let spec = self.spec(s)?;
+                if spec.storage != a.storage {
+                    return Err(AllocError::StorageMismatch {
+                        alloc: a.name,
+                        spec: spec.name.clone(),
+                        spec_storage: spec.storage.to_string(),
+                        alloc_storage: a.storage.to_string(),
+                    });
+                }
+            }
+            Reuse::Alloc(r) => {
+                let reused = self.allocation(r)?;
+                if reused.storage != a.storage {
+                    return Err(AllocError::LegacyStorageMismatch {
+                        alloc: a.name,
+                        reused: reused.name.clone(),
+                    });
+                }
+            }
+        }
+        self.allocs.push(a);
+        Ok(AllocId(self.allocs.len() - 1))
+    }
+
+    /// `spec.set_buffer_overlap(tree)`. Only the ids are checked here; the tree rules (no
+    /// duplicates, all from this spec, one overlap per spec) are checked by
+    /// [`plan`](Program::plan) in TLX's order, as TLX's verifier and pass do.
+    pub fn set_buffer_overlap(&mut self, spec: SpecId, tree: ReuseGroup) -> Result<(), AllocError> {
+        self.spec(spec)?;
+        for a in tree.allocations() {
+            self.allocation(a)?;
+        }
+        self.overlaps.push(Overlap { spec, tree });
+        Ok(())
+    }
+
+    /// The spec behind an id.
+    pub fn spec(&self, id: SpecId) -> Result<&StorageAliasSpec, AllocError> {
+        self.specs.get(id.0).ok_or(AllocError::UnknownId {
+            what: "spec",
+            index: id.0,
+            count: self.specs.len(),
+        })
+    }
+
+    /// The allocation behind an id.
+    pub fn allocation(&self, id: AllocId) -> Result<&Allocation, AllocError> {
+        self.allocs.get(id.0).ok_or(AllocError::UnknownId {
+            what: "allocation",
+            index: id.0,
+            count: self.allocs.len(),
+        })
+    }
+
+    /// The id of the spec called `name`.
+    pub fn spec_id(&self, name: &str) -> Option<SpecId> {
+        self.specs.iter().position(|s| s.name == name).map(SpecId)
+    }
+
+    /// The id of the allocation called `name`.
+    pub fn alloc_id(&self, name: &str) -> Option<AllocId> {
+        self.allocs.iter().position(|a| a.name == name).map(AllocId)
+    }
+
+    /// All specs with their ids, in program order.
+    pub fn specs(&self) -> impl Iterator<Item = (SpecId, &StorageAliasSpec)> {
+        self.specs.iter().enumerate().map(|(i, s)| (SpecId(i), s))
+    }
+
+    /// All allocations with their ids, in program order.
+    pub fn allocations(&self) -> impl Iterator<Item = (AllocId, &Allocation)> {
+        self.allocs.iter().enumerate().map(|(i, a)| (AllocId(i), a))
+    }
+
+    /// All `set_buffer_overlap` calls, in program order.
+    pub fn overlaps(&self) -> &[Overlap] {
+        &self.overlaps
+    }
+
+    /// The allocations made with `reuse = spec`, in program order.
+    pub fn users(&self, spec: SpecId) -> Vec<AllocId> {
+        self.allocations()
+            .filter(|(_, a)| a.reuse == Reuse::Spec(spec))
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    /// TLX's `set_buffer_overlap` verifier, in its order: duplicates, then elements not from a
+    /// spec, then elements of another spec.
+    pub(crate) fn verify_tree(&self, o: &Overlap) -> Result<(), AllocError> {
+        let spec = self.spec(o.spec)?;
+        let leaves = o.tree.allocations();
+        let mut seen = HashSet::new();
+        for a in &leaves {
+            if !seen.insert(*a) {
+                return Err(AllocError::DuplicateElement {
+                    spec: spec.name.clone(),
+                    alloc: self.allocation(*a)?.name.clone(),
+                });
+            }
+        }
+        for a in &leaves {
+            let alloc = self.allocation(*a)?;
+            if !matches!(alloc.reuse, Reuse::Spec(_)) {
+                return Err(AllocError::NotAliasAllocation {
+                    spec: spec.name.clone(),
+                    alloc: alloc.name.clone(),
+                });
+            }
+        }
+        for a in &leaves {
+            let alloc = self.allocation(*a)?;
+            if let Reuse::Spec(other) = alloc.reuse {
+                if other != o.spec {
+                    return Err(AllocError::ForeignElement {
+                        spec: spec.name.clone(),
+                        alloc: alloc.name.clone(),
+                        other: self.spec(other)?.name.clone(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The tree of `spec`: TLX's step 1 uses the most recent `set_buffer_overlap`.
+    pub(crate) fn last_tree(&self, spec: SpecId) -> Option<&ReuseGroup> {
+        self.overlaps
+            .iter()
+            .rev()
+            .find(|o| o.spec == spec)
+            .map(|o| &o.tree)
+    }
+
+    /// Names of a member for messages.
+    pub(crate) fn member_name(&self, m: &Member) -> String {
+        match m {
+            Member::Alloc(a) => self
+                .allocation(*a)
+                .map_or_else(|_| format!("#{}", a.0), |x| x.name.clone()),
+            Member::Group(g) => g
+                .first_allocation()
+                .map_or_else(String::new, |a| self.member_name(&Member::Alloc(a))),
+        }
+    }
+}

@@ -1,0 +1,470 @@
+//! [`memory_map_svg`]: the memory map as an SVG picture — offset across, one lane per buffer
+//! down, grouped by buffer group — in the house style of
+//! [`linear_layout::views::svg`] (plain string, monospace, `<title>` tooltips, circle legend).
+
+use std::fmt::Write as _;
+
+use linear_layout::views::svg::WARP_PALETTE;
+
+use super::{
+    backing_text, extent, group_range, mode_name, region_allocs, region_buffers, utilisation,
+    BufferRow, Utilisation,
+};
+use crate::{AllocPlan, Plan, Program, SpecPlan};
+
+/// Fill of the `k`-th allocation of a region (cycled): linear-layout's
+/// [`WARP_PALETTE`], light colours under black text.
+///
+/// ```
+/// use alias_alloc::{report, DType, Mode, PlanOptions, Program, Storage};
+/// let mut p = Program::new();
+/// let s = p.storage_alias_spec("s", Storage::Smem, None)?;
+/// p.local_alloc("a", &[64], DType::F32, 2, s)?;
+/// let svg = report::memory_map_svg(&p, &p.plan(&PlanOptions::new(Mode::Intended))?);
+/// assert!(svg.contains(report::PALETTE[0]));
+/// # Ok::<(), alias_alloc::AllocError>(())
+/// ```
+pub const PALETTE: [&str; 12] = WARP_PALETTE;
+
+const PAD: u64 = 8;
+const CHAR_W: u64 = 7;
+const PLOT_W: u64 = 640;
+const LANE_H: u64 = 18;
+const BAR_H: u64 = 14;
+/// Room right of the plot for the last tick label.
+const RIGHT: u64 = 40;
+/// From a region's top to its first lane: title, utilisation line, tick labels, axis.
+const HEAD_H: u64 = 60;
+const LEGEND_H: u64 = 18;
+const GAP: u64 = 24;
+
+/// An SVG memory map of every region of `plan`, stacked top to bottom. Per region: a title
+/// with name, storage, size, mode and buffer groups; the [`utilisation`](super::utilisation)
+/// line; an axis of offsets within the backing (bytes or columns, power-of-two ticks); one lane
+/// per buffer `name[i]`, grouped under a `group k` heading per buffer group, holding one
+/// `<rect>` from its start to its end with a tooltip `p[1]: columns 32–64`; dashed lines at the
+/// buffer-group boundaries, an `unused` lane with the holes; a legend with one colour per
+/// allocation ([`PALETTE`], in program order).
+///
+/// Every buffer is exactly one `<rect>` and nothing else is; the picture is self-contained (no
+/// fonts, stylesheets or scripts), deterministic and well-formed XML, names escaped. At most
+/// [`MAX_ROWS`](super::MAX_ROWS) lanes per region are drawn.
+///
+/// ```
+/// use alias_alloc::{report, DType, Mode, PlanOptions, Program, ReuseGroup, Storage};
+/// let mut p = Program::new();
+/// let s = p.storage_alias_spec("qk_storage", Storage::Tmem, None)?;
+/// let qk = p.local_alloc("qk", &[128, 128], DType::F32, 2, s)?;
+/// let pt = p.local_alloc("p", &[128, 64], DType::BF16, 4, s)?;
+/// let slices = ReuseGroup::shared(vec![pt.into()])?.group_size(2)?;
+/// p.set_buffer_overlap(s, ReuseGroup::shared(vec![qk.into(), slices.into()])?)?;
+/// let svg = report::memory_map_svg(&p, &p.plan(&PlanOptions::new(Mode::Intended))?);
+/// assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\"") && svg.ends_with("</svg>\n"));
+/// assert_eq!(svg.matches("<rect").count(), 2 + 4);
+/// assert!(svg.contains("<title>p[1]: columns 32–64</title>"));
+/// assert!(svg.contains(">group 1<"));
+/// # Ok::<(), alias_alloc::AllocError>(())
+/// ```
+pub fn memory_map_svg(program: &Program, plan: &Plan) -> String {
+    let usage = utilisation(program, plan);
+    let regions: Vec<Region<'_>> = plan
+        .specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| Region::new(program, plan, i, spec, usage.get(i)))
+        .collect();
+    let label_chars = regions
+        .iter()
+        .flat_map(|r| r.lanes.iter().map(Lane::label_chars))
+        .chain(["unused".len(), "columns".len()])
+        .max()
+        .unwrap_or(0) as u64;
+    let left = PAD + CHAR_W * label_chars + 10;
+    let text_w = regions
+        .iter()
+        .flat_map(|r| [&r.title, &r.subtitle])
+        .map(|t| 15 * t.chars().count() as u64 / 2 + 2 * PAD)
+        .max()
+        .unwrap_or(0);
+    let width = (left + PLOT_W + RIGHT).max(text_w);
+    let legend_per_line = (width / LEGEND_W).max(1);
+    let height = regions
+        .iter()
+        .map(|r| r.height(legend_per_line) + GAP)
+        .sum::<u64>()
+        .max(60);
+
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace">"#
+    );
+    let names: Vec<&str> = plan.specs.iter().map(|r| r.name.as_str()).collect();
+    let _ = writeln!(
+        s,
+        "<title>{}</title>",
+        esc(&format!(
+            "memory map ({} mode): {}",
+            mode_name(plan.mode),
+            names.join(", ")
+        ))
+    );
+    if regions.is_empty() {
+        let _ = writeln!(
+            s,
+            r#"<text x="{PAD}" y="20" font-size="12">no regions</text>"#
+        );
+    }
+    let mut top = PAD;
+    for r in &regions {
+        r.render(&mut s, top, left, legend_per_line);
+        top += r.height(legend_per_line) + GAP;
+    }
+    s.push_str("</svg>\n");
+    s
+}
+
+/// Width of one legend entry.
+const LEGEND_W: u64 = 300;
+
+/// One lane of a region: a buffer-group heading or a buffer.
+enum Lane<'p> {
+    Heading(String),
+    Buffer(BufferRow<'p>),
+    Unused(Vec<(u64, u64)>),
+    More(u64),
+}
+
+impl Lane<'_> {
+    fn label_chars(&self) -> usize {
+        match self {
+            Lane::Heading(t) => t.chars().count(),
+            Lane::Buffer(r) => r.label().chars().count(),
+            Lane::Unused(_) => "unused".len(),
+            Lane::More(_) => 0,
+        }
+    }
+}
+
+struct Region<'p> {
+    spec: &'p SpecPlan,
+    title: String,
+    subtitle: String,
+    lanes: Vec<Lane<'p>>,
+    legend: Vec<(&'static str, String)>,
+    /// Right end of the axis: the backing, or the furthest buffer end past it.
+    domain: u64,
+}
+
+impl<'p> Region<'p> {
+    fn new(
+        program: &Program,
+        plan: &'p Plan,
+        region: usize,
+        spec: &'p SpecPlan,
+        usage: Option<&Utilisation>,
+    ) -> Self {
+        let unit = spec.storage.unit();
+        let mut title = format!(
+            "{}: {}, {}, {} mode",
+            spec.name,
+            spec.storage,
+            backing_text(spec),
+            mode_name(plan.mode)
+        );
+        if let (Some(n), Some(u)) = (spec.groups, spec.group_stride) {
+            let s = if n == 1 { "" } else { "s" };
+            let _ = write!(title, ", {n} buffer group{s} of {u} {unit}");
+        }
+        let (rows, skipped) = region_buffers(plan, region);
+        let domain = rows
+            .iter()
+            .map(|r| r.end)
+            .chain([spec.backing_units])
+            .max()
+            .unwrap_or(0);
+        let mut ordered = rows;
+        ordered.sort_by_key(|r| (r.group.is_none(), r.group, r.slot, r.index));
+        let hidden = (ordered.len().saturating_sub(super::MAX_ROWS) as u64).saturating_add(skipped);
+        ordered.truncate(super::MAX_ROWS);
+        let mut lanes = Vec::new();
+        let mut heading: Option<Option<u64>> = None;
+        for r in ordered {
+            if spec.tree.is_some() && heading != Some(r.group) {
+                heading = Some(r.group);
+                lanes.push(Lane::Heading(match r.group {
+                    Some(k) => format!("group {k}"),
+                    None => "outside tree".into(),
+                }));
+            }
+            lanes.push(Lane::Buffer(r));
+        }
+        if hidden > 0 {
+            lanes.push(Lane::More(hidden));
+        }
+        if let Some(u) = usage.filter(|u| !u.unused.is_empty()) {
+            lanes.push(Lane::Unused(u.unused.clone()));
+        }
+        let legend = region_allocs(plan, region)
+            .into_iter()
+            .enumerate()
+            .map(|(k, a)| (fill(k), legend_text(program, a, unit)))
+            .collect();
+        Region {
+            spec,
+            title,
+            subtitle: usage.map_or_else(String::new, ToString::to_string),
+            lanes,
+            legend,
+            domain,
+        }
+    }
+
+    fn height(&self, legend_per_line: u64) -> u64 {
+        let legend_lines = (self.legend.len() as u64).div_ceil(legend_per_line.max(1));
+        HEAD_H + self.lanes.len() as u64 * LANE_H + 8 + legend_lines * LEGEND_H
+    }
+
+    fn x(&self, left: u64, u: u64) -> f64 {
+        let domain = self.domain.max(1) as f64;
+        left as f64 + u as f64 * PLOT_W as f64 / domain
+    }
+
+    fn render(&self, s: &mut String, top: u64, left: u64, legend_per_line: u64) {
+        let unit = self.spec.storage.unit();
+        let _ = writeln!(s, "<g>");
+        let _ = writeln!(
+            s,
+            r#"<text x="{PAD}" y="{}" font-size="12" font-weight="bold">{}</text>"#,
+            top + 14,
+            esc(&self.title)
+        );
+        let _ = writeln!(
+            s,
+            r##"<text x="{PAD}" y="{}" font-size="10" fill="#333">{}</text>"##,
+            top + 30,
+            esc(&self.subtitle)
+        );
+        let axis_y = top + HEAD_H - 6;
+        let lanes_top = top + HEAD_H;
+        let lanes_bottom = lanes_top + self.lanes.len() as u64 * LANE_H;
+        // Ticks and grid first, so that the buffers are drawn over them.
+        let step = tick_step(self.domain);
+        let mut tick = 0u64;
+        loop {
+            let x = num(self.x(left, tick));
+            let _ = writeln!(
+                s,
+                r##"<line x1="{x}" y1="{axis_y}" x2="{x}" y2="{lanes_bottom}" stroke="#e4e4e4" stroke-width="1"/><text x="{x}" y="{}" font-size="10" text-anchor="middle" fill="#555">{tick}</text>"##,
+                axis_y - 4
+            );
+            match tick.checked_add(step) {
+                Some(t) if t <= self.domain && step > 0 => tick = t,
+                _ => break,
+            }
+        }
+        let _ = writeln!(
+            s,
+            r##"<line x1="{left}" y1="{axis_y}" x2="{}" y2="{axis_y}" stroke="#666" stroke-width="1"/><text x="{}" y="{}" font-size="10" text-anchor="end" fill="#555">{unit}</text>"##,
+            left + PLOT_W,
+            left.saturating_sub(6),
+            axis_y - 4
+        );
+        if let Some(n) = self
+            .spec
+            .groups
+            .filter(|_| self.spec.group_stride.is_some())
+        {
+            for k in 1..n {
+                let Some((start, _)) = group_range(self.spec, k) else {
+                    break;
+                };
+                let x = num(self.x(left, start));
+                let _ = writeln!(
+                    s,
+                    r##"<line x1="{x}" y1="{axis_y}" x2="{x}" y2="{lanes_bottom}" stroke="#999" stroke-width="1" stroke-dasharray="4,3"/>"##
+                );
+            }
+        }
+        if self.domain > self.spec.backing_units {
+            let x = num(self.x(left, self.spec.backing_units));
+            let _ = writeln!(
+                s,
+                r##"<line x1="{x}" y1="{axis_y}" x2="{x}" y2="{lanes_bottom}" stroke="#c00" stroke-width="1.5" stroke-dasharray="2,2"><title>end of the backing: {}</title></line>"##,
+                self.spec.backing_units
+            );
+        }
+        for (n, lane) in self.lanes.iter().enumerate() {
+            let y = lanes_top + n as u64 * LANE_H;
+            self.lane(s, lane, left, y, unit);
+        }
+        for (k, (colour, text)) in self.legend.iter().enumerate() {
+            let k = k as u64;
+            let (line, col) = (k / legend_per_line.max(1), k % legend_per_line.max(1));
+            let (x, y) = (PAD + col * LEGEND_W, lanes_bottom + 8 + line * LEGEND_H);
+            let _ = writeln!(
+                s,
+                r##"<circle cx="{}" cy="{}" r="6" fill="{colour}" stroke="#666" stroke-width="0.5"/><text x="{}" y="{}" font-size="10">{}</text>"##,
+                x + 6,
+                y + 6,
+                x + 16,
+                y + 10,
+                esc(text)
+            );
+        }
+        let _ = writeln!(s, "</g>");
+    }
+
+    fn lane(&self, s: &mut String, lane: &Lane<'_>, left: u64, y: u64, unit: &str) {
+        let label_x = left.saturating_sub(6);
+        let text_y = y + BAR_H / 2 + 6;
+        match lane {
+            Lane::Heading(t) => {
+                let _ = writeln!(
+                    s,
+                    r##"<text x="{label_x}" y="{text_y}" font-size="10" text-anchor="end" font-style="italic" fill="#555">{}</text>"##,
+                    esc(t)
+                );
+            }
+            Lane::More(n) => {
+                let _ = writeln!(
+                    s,
+                    r##"<text x="{left}" y="{text_y}" font-size="10" fill="#555">… {n} more buffers not drawn</text>"##
+                );
+            }
+            Lane::Unused(holes) => {
+                let _ = writeln!(
+                    s,
+                    r##"<text x="{label_x}" y="{text_y}" font-size="10" text-anchor="end" fill="#555">unused</text>"##
+                );
+                for &(a, b) in holes {
+                    let (x0, x1) = (self.x(left, a), self.x(left, b));
+                    let w = (x1 - x0).max(1.0);
+                    let _ = writeln!(
+                        s,
+                        r##"<g><title>unused: {unit} {a}–{b}</title><path d="M{} {}h{}v{BAR_H}h-{}z" fill="#f0f0f0" stroke="#999" stroke-width="0.5" stroke-dasharray="3,2"/></g>"##,
+                        num(x0),
+                        y + 2,
+                        num(w),
+                        num(w)
+                    );
+                }
+            }
+            Lane::Buffer(r) => {
+                let label = r.label();
+                let mut tip = format!("{label}: {unit} {}–{}", r.start, r.end);
+                if r.end > self.spec.backing_units {
+                    let _ = write!(
+                        tip,
+                        " (past the end of the backing, {})",
+                        self.spec.backing_units
+                    );
+                }
+                let (x0, x1) = (self.x(left, r.start), self.x(left, r.end));
+                let w = (x1 - x0).max(1.0);
+                let _ = write!(
+                    s,
+                    r##"<text x="{label_x}" y="{text_y}" font-size="10" text-anchor="end">{}</text><g><title>{}</title><rect x="{}" y="{}" width="{}" height="{BAR_H}" fill="{}" stroke="#666" stroke-width="0.5"/>"##,
+                    esc(&label),
+                    esc(&tip),
+                    num(x0),
+                    y + 2,
+                    num(w),
+                    fill(r.slot)
+                );
+                let range = format!("{}–{}", r.start, r.end);
+                if w >= (6 * range.chars().count() + 4) as f64 {
+                    let _ = write!(
+                        s,
+                        r##"<text x="{}" y="{}" font-size="9" text-anchor="middle" fill="#333">{}</text>"##,
+                        num(x0 + w / 2.0),
+                        text_y - 1,
+                        esc(&range)
+                    );
+                }
+                s.push_str("</g>\n");
+            }
+        }
+    }
+}
+
+/// `qk: f32 [128, 128] ×2, 128 columns each`.
+fn legend_text(program: &Program, a: &AllocPlan, unit: &str) -> String {
+    let each = extent(a);
+    let unit = if each == 1 {
+        unit.strip_suffix('s').unwrap_or(unit)
+    } else {
+        unit
+    };
+    match program.allocation(a.alloc) {
+        Ok(x) if x.name == a.name => {
+            let dims: Vec<String> = x.shape.iter().map(u64::to_string).collect();
+            format!(
+                "{}: {} [{}] ×{}, {each} {unit} each",
+                a.name,
+                x.dtype,
+                dims.join(", "),
+                a.num
+            )
+        }
+        _ => format!("{}: ×{}, {each} {unit} each", a.name, a.num),
+    }
+}
+
+fn fill(slot: usize) -> &'static str {
+    PALETTE
+        .get(slot % PALETTE.len())
+        .copied()
+        .unwrap_or("#cccccc")
+}
+
+/// The smallest power of two that cuts `[0, domain]` into at most 8 steps.
+fn tick_step(domain: u64) -> u64 {
+    domain
+        .div_ceil(8)
+        .max(1)
+        .checked_next_power_of_two()
+        .unwrap_or(1 << 63)
+}
+
+/// A coordinate with at most one decimal (`80`, `162.5`).
+fn num(v: f64) -> String {
+    let t = format!("{v:.1}");
+    match t.strip_suffix(".0") {
+        Some(whole) => whole.to_string(),
+        None => t,
+    }
+}
+
+/// Text escaped for XML content and attribute values.
+fn esc(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for ch in text.chars() {
+        match ch {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helpers() {
+        assert_eq!(tick_step(256), 32);
+        assert_eq!(tick_step(160), 32);
+        assert_eq!(tick_step(32768), 4096);
+        assert_eq!(tick_step(0), 1);
+        assert_eq!(tick_step(u64::MAX), 1 << 61);
+        assert_eq!(num(80.0), "80");
+        assert_eq!(num(162.5), "162.5");
+        assert_eq!(esc("a<b & 'c'"), "a&lt;b &amp; &apos;c&apos;");
+    }
+}

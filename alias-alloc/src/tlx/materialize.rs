@@ -1,0 +1,239 @@
+//! TLX step 3 (`StorageAliasAllocation.cpp`) and the driver of the three steps: backings,
+//! divisibility checks, scale and offset, alias shapes, index rewrites — plus the warnings
+//! that say where TLX's result differs from the documented meaning.
+
+use std::collections::HashMap;
+
+use linear_layout::BufferMap;
+
+use super::offsets::{offsets, TlxOffset};
+use super::size::{backing, TlxBacking};
+use crate::plan::Placed;
+use crate::tree_rules::check_tree;
+use crate::{AllocError, AllocPlan, Origin, Program, Reindex, Reuse, SpecPlan, Storage, Warning};
+
+/// Runs TLX's three steps over `program`, failing with TLX's first error.
+pub(crate) fn plan_tlx(program: &Program) -> Result<Placed, AllocError> {
+    for o in program.overlaps() {
+        program.verify_tree(o)?;
+    }
+    let mut warnings = Vec::new();
+    // Step 1.
+    let mut backings: Vec<Option<TlxBacking>> = Vec::new();
+    for (id, s) in program.specs() {
+        let b = backing(program, id)?;
+        if b.is_none() {
+            warnings.push(Warning::UnusedSpec {
+                spec: s.name.clone(),
+            });
+        }
+        backings.push(b);
+    }
+    // Step 2.
+    let mut map: HashMap<crate::AllocId, TlxOffset> = HashMap::new();
+    let mut strides = HashMap::new();
+    let mut done = Vec::new();
+    for o in program.overlaps() {
+        let spec = program.spec(o.spec)?;
+        if done.contains(&o.spec) {
+            return Err(AllocError::DuplicateOverlap {
+                spec: spec.name.clone(),
+            });
+        }
+        done.push(o.spec);
+        let (units, leaves) = offsets(program, &o.tree, spec.storage)?;
+        strides.insert(o.spec, units);
+        map.extend(leaves);
+    }
+    // Step 3: backings first (an unused spec fails here), then each allocation in order.
+    let mut specs = Vec::new();
+    for ((id, s), b) in program.specs().zip(&backings) {
+        let Some(b) = b else {
+            return Err(AllocError::UnusedSpec {
+                spec: s.name.clone(),
+            });
+        };
+        if let (Storage::Tmem, [_, bn]) = (s.storage, b.shape.as_slice()) {
+            let message = if !bn.is_power_of_two() {
+                Some(format!("blockN must be a power of 2 but got {bn}"))
+            } else if *bn > 512 {
+                Some(format!(
+                    "blockN must be less than or equal to 512 but got {bn}"
+                ))
+            } else {
+                None
+            };
+            if let Some(message) = message {
+                return Err(AllocError::Verifier {
+                    what: format!("spec '{}' backing tensor_memory_encoding", s.name),
+                    message,
+                });
+            }
+        }
+        let tree = program.last_tree(id).cloned();
+        let (mut group_stride, mut groups) = (None, None);
+        if let Some(t) = &tree {
+            let (facts, issues) = check_tree(program, id, t)?;
+            warnings.extend(issues.into_iter().map(Warning::AcceptedByTlx));
+            groups = Some(facts.groups);
+            group_stride = strides.get(&id).copied();
+            if let Some((first, count)) = &b.first_user_count {
+                if *count != facts.groups {
+                    warnings.push(Warning::FirstUserBufferCount {
+                        spec: s.name.clone(),
+                        first: first.clone(),
+                        count: *count,
+                        tree_groups: facts.groups,
+                    });
+                }
+            }
+        }
+        let (backing_units, rows) = match (s.storage, b.shape.as_slice()) {
+            (Storage::Tmem, [bm, bn]) => (*bn, *bm),
+            (_, [bytes]) => (*bytes, 0),
+            _ => (0, 0),
+        };
+        specs.push(SpecPlan {
+            name: s.name.clone(),
+            origin: Origin::Spec(id),
+            storage: s.storage,
+            backing_units,
+            rows,
+            backing_shape: b.shape.clone(),
+            buffer_size_bytes: b.buffer_size_bytes,
+            group_stride,
+            groups,
+            tree,
+            members: program.users(id),
+        });
+    }
+    let mut allocs = Vec::new();
+    for (id, a) in program.allocations() {
+        let Reuse::Spec(spec) = a.reuse else {
+            continue;
+        };
+        let unit = match a.storage {
+            Storage::Tmem => a.tmem_columns()?,
+            _ => a.tlx_unit_bytes(),
+        };
+        if unit == 0 {
+            return Err(a.shape_error("one buffer is smaller than one byte"));
+        }
+        let (reindex, explicit) = match map.get(&id) {
+            Some(o) => {
+                if o.units % unit != 0 {
+                    return Err(AllocError::UnitsNotMultiple {
+                        alloc: a.name.clone(),
+                        units: o.units,
+                        unit,
+                    });
+                }
+                if o.offset % unit != 0 {
+                    return Err(AllocError::OffsetNotMultiple {
+                        alloc: a.name.clone(),
+                        offset: o.offset,
+                        unit,
+                    });
+                }
+                let (scale, offset) = (o.units / unit, o.offset / unit);
+                let r = Reindex::Tlx {
+                    scale,
+                    offset,
+                    group_size: o.group_size,
+                    rewritten: scale > 1 || offset > 0,
+                };
+                (r, documented(o, a.num)?)
+            }
+            None => (
+                Reindex::Tlx {
+                    scale: 1,
+                    offset: 0,
+                    group_size: 1,
+                    rewritten: false,
+                },
+                map_err(BufferMap::new(0, &[(a.num, unit)]))?,
+            ),
+        };
+        let placement = tlx_placement(&reindex, a.num, unit)?;
+        // Both maps are affine in the buffer group: the first two groups show every difference.
+        let probe = a.num.min(reindex_period(&reindex).saturating_mul(2));
+        if let Some(i) = (0..probe).find(|&i| placement.offset(i).ok() != explicit.offset(i).ok()) {
+            warnings.push(Warning::ModesDisagree {
+                alloc: a.name.clone(),
+                index: i,
+                tlx: map_err(placement.offset(i))?,
+                intended: map_err(explicit.offset(i))?,
+                unit: a.storage.unit(),
+            });
+        }
+        let mut alias_shape = vec![reindex.alias_buffers(a.num)?];
+        alias_shape.extend(&a.shape);
+        allocs.push(AllocPlan {
+            alloc: id,
+            name: a.name.clone(),
+            region: spec.index(),
+            num: a.num,
+            unit,
+            alignment: a.alignment()?,
+            placement,
+            explicit,
+            reindex: Some(reindex),
+            alias_shape: Some(alias_shape),
+            address_map: None,
+        });
+    }
+    Ok(Placed {
+        specs,
+        allocs,
+        warnings,
+    })
+}
+
+/// Buffers per group of a TLX rewrite (the period of its `i mod gs` term).
+fn reindex_period(r: &Reindex) -> u64 {
+    match r {
+        Reindex::Tlx { group_size, .. } => (*group_size).max(1),
+        Reindex::Slots(_) => 1,
+    }
+}
+
+/// TLX's physical placement: slot `s·i + off + (i mod gs)` times the unit, as a buffer map.
+fn tlx_placement(r: &Reindex, num: u64, unit: u64) -> Result<BufferMap, AllocError> {
+    let modes = match *r {
+        Reindex::Tlx {
+            scale,
+            offset,
+            group_size,
+            rewritten: true,
+        } => {
+            let u = scale.saturating_mul(unit);
+            let base = offset.saturating_mul(unit);
+            if group_size > 1 {
+                let groups = num.div_ceil(group_size);
+                return map_err(BufferMap::new(
+                    base,
+                    &[
+                        (group_size, u.saturating_add(unit)),
+                        (groups, u.saturating_mul(group_size)),
+                    ],
+                ));
+            }
+            return map_err(BufferMap::new(base, &[(num, u)]));
+        }
+        _ => [(num, unit)],
+    };
+    map_err(BufferMap::new(0, &modes))
+}
+
+/// TLX's offsets with the documented subtile rule: subtile digits (innermost fastest) at the
+/// widths of their shared groups, buffer groups at `gs · U`.
+fn documented(o: &TlxOffset, num: u64) -> Result<BufferMap, AllocError> {
+    let mut modes: Vec<(u64, u64)> = o.subtiles.iter().rev().copied().collect();
+    let gs = o.group_size.max(1);
+    modes.push((num.div_ceil(gs), o.units.saturating_mul(gs)));
+    map_err(BufferMap::new(o.offset, &modes))
+}
+
+pub(crate) fn map_err<T>(r: Result<T, linear_layout::LayoutError>) -> Result<T, AllocError> {
+    r.map_err(|e| AllocError::Input(e.to_string()))
+}

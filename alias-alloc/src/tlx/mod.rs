@@ -1,0 +1,20 @@
+//! `TlxCompatible` mode: fbtriton 3.7.4's `tlx-storage-alias-lowering`, step by step and
+//! quirk for quirk (see `shared/reference/tlx-storage-alias.md`).
+//!
+//! 1. [`size`]: the backing of each spec;
+//! 2. [`offsets`]: `(offset, units between buffer groups, group size)` per tree leaf;
+//! 3. [`materialize`]: divisibility checks, scale/offset, the expanded alias shape and the
+//!    index rewrite.
+
+pub mod materialize;
+pub mod offsets;
+pub mod size;
+
+/// `alignUp(v, a)` as TLX computes it (`a = 0` leaves `v`).
+pub(crate) fn align_up(v: u64, a: u64) -> u64 {
+    if a == 0 {
+        v
+    } else {
+        v.div_ceil(a).saturating_mul(a)
+    }
+}
