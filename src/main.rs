@@ -1,8 +1,8 @@
-//! `linalias`: command-line front end to the `linear-layout` crate.
+//! `linalias`: command-line front end to the `linear-layout` and `alias-alloc` crates.
 //!
-//! `linalias layout show|compose|invert-and-compose|pseudoinvert|invert|apply|product …`;
-//! see `linalias layout --help`. Errors are one `error: …` line on stderr, exit code 2 for bad
-//! arguments and 1 when a layout operation refuses its input.
+//! `linalias layout show|compose|invert-and-compose|pseudoinvert|invert|apply|product …` and
+//! `linalias plan FILE.toml`; see `linalias --help`. Errors are one `error: …` line on stderr,
+//! exit code 2 for bad arguments and 1 when a layout operation or the planner refuses its input.
 
 mod cli;
 

@@ -16,6 +16,54 @@ pub struct Cli {
 pub enum Command {
     /// Inspect and combine linear layouts (Triton semantics).
     Layout(LayoutArgs),
+    /// Plan the storage_alias_specs and allocations of a TOML plan file (TLX's
+    /// storage_alias_spec / local_alloc / reuse_group): regions, buffer maps, index rewrites,
+    /// buffer starts, the memory map, warnings and the independent checker's verdict.
+    Plan(PlanArgs),
+}
+
+/// `linalias plan …`.
+#[derive(Debug, Args)]
+#[command(after_help = PLAN_HELP)]
+pub struct PlanArgs {
+    /// The plan file (TOML), or - to read stdin.
+    #[arg(value_name = "FILE")]
+    pub file: std::path::PathBuf,
+    /// Which meaning of the reuse tree to plan with.
+    #[arg(long, value_enum, default_value_t = PlanMode::Intended)]
+    pub mode: PlanMode,
+    /// Write the memory map (offset × buffer, per region) as an SVG picture to this file.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<std::path::PathBuf>,
+    /// The target whose shared/tensor memory limits apply: sm_80, sm_90, sm_100 or sm_120
+    /// (default: the file's `target`, else sm_100).
+    #[arg(long, value_name = "TARGET", value_parser = parse_target)]
+    pub target: Option<alias_alloc::Target>,
+    /// Print the plan as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const PLAN_HELP: &str = "\
+FILE holds [[spec]] tables (name, storage = smem|tmem, size, overlap = { shared = [...] }),
+[[alloc]] tables (name, shape, dtype, num, spec or reuse, layout, cta_mode, align) and an
+optional target; see examples/flash_attention.toml and the alias_alloc::plan_file docs.
+Exit codes: 0 planned (the checker's verdict is in the output), 1 the planner refused the
+program, 2 an unreadable or invalid file or argument.";
+
+/// `--mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PlanMode {
+    /// fbtriton 3.7.4's placement bit for bit; what it gets wrong becomes warnings.
+    Tlx,
+    /// The documented meaning: subtiles contiguous in their group, layout alignment only.
+    Intended,
+}
+
+/// Parses `--target` (`sm_90`, `sm_100`, …; an `a` suffix is accepted).
+pub fn parse_target(text: &str) -> Result<alias_alloc::Target, String> {
+    text.parse::<alias_alloc::Target>()
+        .map_err(|e| e.to_string())
 }
 
 /// `linalias layout …`.

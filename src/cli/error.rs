@@ -18,6 +18,14 @@ pub enum CliError {
     /// The layouts were read but the operation refused them. Exit code 1.
     #[error(transparent)]
     Layout(#[from] LayoutError),
+    /// The plan file was read but the planner refused its program. Exit code 1.
+    #[error("{file}: {message}")]
+    Plan {
+        /// The plan file, as given.
+        file: String,
+        /// The planner's error (and TLX's text for it in TLX-compatible mode).
+        message: String,
+    },
 }
 
 impl CliError {
@@ -29,11 +37,11 @@ impl CliError {
         }
     }
 
-    /// The process exit code: 2 for bad arguments, 1 for refused layout operations.
+    /// The process exit code: 2 for bad arguments, 1 for refused layout operations and plans.
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Input { .. } => 2,
-            CliError::Layout(_) => 1,
+            CliError::Layout(_) | CliError::Plan { .. } => 1,
         }
     }
 }

@@ -1,5 +1,6 @@
 //! The `linalias` command line: argument definitions ([`args`]), reading layout arguments
-//! ([`input`]), rendering results ([`output`]) and the `layout` subcommands ([`layout_cmd`]).
+//! ([`input`]), rendering results ([`output`]), the `layout` subcommands ([`layout_cmd`]) and
+//! `plan` ([`plan_cmd`]).
 
 pub mod args;
 pub mod error;
@@ -7,6 +8,7 @@ pub mod input;
 pub mod layout_cmd;
 pub mod output;
 pub mod picture;
+pub mod plan_cmd;
 
 use args::{Cli, Command};
 pub use error::CliError;
@@ -15,5 +17,6 @@ pub use error::CliError;
 pub fn run(cli: Cli) -> Result<String, CliError> {
     match cli.command {
         Command::Layout(layout) => layout_cmd::run(layout.command, layout.shape.map(|s| s.0)),
+        Command::Plan(plan) => plan_cmd::run(plan),
     }
 }

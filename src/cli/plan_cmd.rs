@@ -1,0 +1,357 @@
+//! `linalias plan FILE.toml`: reads a plan file ([`alias_alloc::plan_file`]), plans it in one
+//! mode, runs the independent checker, and prints the regions, one row per allocation, the
+//! memory map, utilisation, warnings and the checker's verdict (or all of it as JSON).
+
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::Path;
+
+use alias_alloc::checker::{check, Violation};
+use alias_alloc::plan_file::PlanFile;
+use alias_alloc::SpecPlan;
+use alias_alloc::{
+    report, AllocError, AllocPlan, Mode, Origin, Plan, PlanOptions, Program, Reindex,
+};
+use serde_json::{json, Value};
+
+use crate::cli::args::{PlanArgs, PlanMode};
+use crate::cli::error::CliError;
+use crate::cli::picture;
+
+/// Buffer starts listed per allocation before the rest are elided.
+const MAX_STARTS: usize = 16;
+/// Buffers looked at to decide whether a slot map is the identity.
+const MAX_IDENTITY_CHECK: u64 = 1 << 16;
+
+/// Runs `linalias plan` and returns its stdout.
+pub fn run(args: PlanArgs) -> Result<String, CliError> {
+    let file_arg = args.file.display().to_string();
+    let mode = match args.mode {
+        PlanMode::Tlx => Mode::TlxCompatible,
+        PlanMode::Intended => Mode::Intended,
+    };
+    let text = read_file(&args.file)?;
+    let file = PlanFile::parse(&text).map_err(|e| CliError::input(&file_arg, message(&e, mode)))?;
+    let target = args.target.or(file.target).unwrap_or_default();
+    let program = file.program;
+    let plan = program
+        .plan(&PlanOptions { mode, target })
+        .map_err(|e| CliError::Plan {
+            file: file_arg.clone(),
+            message: message(&e, mode),
+        })?;
+    let violations = check(&program, &plan);
+    let svg = match &args.svg {
+        Some(path) => {
+            picture::write(path, &report::memory_map_svg(&program, &plan))?;
+            Some(path.display().to_string())
+        }
+        None => None,
+    };
+    if args.json {
+        Ok(format!(
+            "{}\n",
+            json_report(&file_arg, &program, &plan, &violations, svg.as_deref())
+        ))
+    } else {
+        Ok(text_report(
+            &file_arg,
+            &program,
+            &plan,
+            &violations,
+            svg.as_deref(),
+        ))
+    }
+}
+
+/// The file's text; `-` reads stdin.
+fn read_file(path: &Path) -> Result<String, CliError> {
+    let arg = path.display().to_string();
+    if arg == "-" {
+        let mut text = String::new();
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .map_err(|e| CliError::input("FILE", format!("cannot read stdin: {e}")))?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(path)
+        .map_err(|e| CliError::input("FILE", format!("cannot read {arg}: {e}")))
+}
+
+/// The error, with TLX's own text after it in TLX-compatible mode (where TLX has one).
+fn message(e: &AllocError, mode: Mode) -> String {
+    match (mode, e.tlx_message()) {
+        (Mode::TlxCompatible, Some(tlx)) if tlx != e.to_string() => format!("{e} (TLX: {tlx})"),
+        _ => e.to_string(),
+    }
+}
+
+fn mode_text(mode: Mode) -> &'static str {
+    match mode {
+        Mode::TlxCompatible => "tlx (fbtriton 3.7.4's placement, quirks included)",
+        Mode::Intended => "intended (the documented meaning of the reuse tree)",
+    }
+}
+
+/// `region 'qk_storage' (tmem spec): 128 lanes × 256 columns, buffer_size_bytes 131072, U = 128
+/// columns × 2 buffer groups`.
+fn region_line(s: &SpecPlan) -> String {
+    let unit = s.storage.unit();
+    let origin = match s.origin {
+        Origin::Spec(_) => "spec",
+        Origin::Allocation(_) => "plain allocation",
+    };
+    let backing = if s.rows > 0 {
+        format!("{} lanes × {} {unit}", s.rows, s.backing_units)
+    } else {
+        format!("{} {unit}", s.backing_units)
+    };
+    let mut line = format!(
+        "region '{}' ({} {origin}): {backing}, buffer_size_bytes {}",
+        s.name, s.storage, s.buffer_size_bytes
+    );
+    match (s.group_stride, s.groups) {
+        (Some(u), Some(g)) => {
+            let groups = if g == 1 {
+                "buffer group"
+            } else {
+                "buffer groups"
+            };
+            let _ = write!(line, ", U = {u} {unit} × {g} {groups}");
+        }
+        (Some(u), None) => {
+            let _ = write!(line, ", U = {u} {unit}");
+        }
+        _ => line.push_str(", no reuse tree"),
+    }
+    line
+}
+
+/// `slot(i) = 2·i + 0 + i mod 2`, `identity`, `slot(i) = (2,2):(1,4)` or `explicit only`.
+fn rewrite_text(a: &AllocPlan) -> String {
+    match &a.reindex {
+        None => "explicit only".into(),
+        Some(Reindex::Tlx {
+            rewritten: false, ..
+        }) => "identity".into(),
+        Some(Reindex::Tlx {
+            scale,
+            offset,
+            group_size,
+            ..
+        }) => {
+            let sub = if *group_size > 1 {
+                format!(" + i mod {group_size}")
+            } else {
+                String::new()
+            };
+            format!("slot(i) = {scale}·i + {offset}{sub}")
+        }
+        Some(Reindex::Slots(map)) => {
+            let n = map.num_buffers().min(MAX_IDENTITY_CHECK);
+            let identity = (0..n).all(|i| map.offset(i).is_ok_and(|o| o == i));
+            if identity && map.num_buffers() <= MAX_IDENTITY_CHECK {
+                "identity".into()
+            } else {
+                format!("slot(i) = {map}")
+            }
+        }
+    }
+}
+
+fn alias_shape_text(a: &AllocPlan) -> String {
+    a.alias_shape
+        .as_ref()
+        .map_or_else(|| "-".into(), |s| format!("{s:?}"))
+}
+
+/// The first [`MAX_STARTS`] buffer starts, then `… (N in all)`.
+fn starts(a: &AllocPlan) -> Vec<u64> {
+    a.placement.offsets().take(MAX_STARTS).collect()
+}
+
+fn starts_text(a: &AllocPlan) -> String {
+    let mut parts: Vec<String> = starts(a).iter().map(u64::to_string).collect();
+    if a.num > MAX_STARTS as u64 {
+        parts.push(format!("… ({} in all)", a.num));
+    }
+    parts.join(", ")
+}
+
+/// Rows of cells as a left-aligned table, two spaces between columns, indented by two.
+fn table(rows: &[Vec<String>]) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let widths: Vec<usize> = (0..cols)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::from("  ");
+        for (c, cell) in row.iter().enumerate() {
+            let width = widths.get(c).copied().unwrap_or(0);
+            let _ = write!(
+                line,
+                "{cell}{}  ",
+                " ".repeat(width.saturating_sub(cell.chars().count()))
+            );
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+fn text_report(
+    file: &str,
+    program: &Program,
+    plan: &Plan,
+    violations: &[Violation],
+    svg: Option<&str>,
+) -> String {
+    let mut out = format!(
+        "plan: {file}\nmode: {}\ntarget: {} ({} bytes of shared memory per block{})\n",
+        mode_text(plan.mode),
+        plan.target,
+        plan.target.smem_bytes,
+        if plan.target.has_tmem {
+            ", tensor memory"
+        } else {
+            ", no tensor memory"
+        }
+    );
+    for (region, s) in plan.specs.iter().enumerate() {
+        let _ = writeln!(out, "\n{}", region_line(s));
+        let mut rows = vec![[
+            "allocation",
+            "num",
+            "unit",
+            "align",
+            "buffer map",
+            "index rewrite",
+            "alias shape",
+            "buffer starts",
+        ]
+        .map(String::from)
+        .to_vec()];
+        for a in plan.allocs.iter().filter(|a| a.region == region) {
+            rows.push(vec![
+                a.name.clone(),
+                a.num.to_string(),
+                a.unit.to_string(),
+                a.alignment.to_string(),
+                a.explicit.to_string(),
+                rewrite_text(a),
+                alias_shape_text(a),
+                starts_text(a),
+            ]);
+        }
+        out.push_str(&table(&rows));
+    }
+    let map = report::memory_map_text(program, plan);
+    let _ = write!(out, "\nmemory map:\n{map}");
+    if !map.ends_with('\n') {
+        out.push('\n');
+    }
+    // The map closes each region with its utilisation line; print only what it left out.
+    for u in report::utilisation(program, plan) {
+        let line = u.to_string();
+        if !map.contains(&line) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    if !plan.warnings.is_empty() {
+        out.push('\n');
+    }
+    for w in &plan.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
+    if violations.is_empty() {
+        out.push_str("\nchecker: ok\n");
+    } else {
+        let _ = writeln!(out, "\nchecker: {} violation(s)", violations.len());
+        for v in violations {
+            let _ = writeln!(out, "  {v}");
+        }
+    }
+    if let Some(path) = svg {
+        let _ = writeln!(out, "wrote {path}");
+    }
+    out
+}
+
+fn json_report(
+    file: &str,
+    program: &Program,
+    plan: &Plan,
+    violations: &[Violation],
+    svg: Option<&str>,
+) -> Value {
+    let regions: Vec<Value> = plan
+        .specs
+        .iter()
+        .map(|s| {
+            json!({
+                "name": s.name,
+                "origin": match s.origin { Origin::Spec(_) => "spec", Origin::Allocation(_) => "allocation" },
+                "storage": s.storage.to_string(),
+                "unit": s.storage.unit(),
+                "backing_units": s.backing_units,
+                "rows": s.rows,
+                "backing_shape": s.backing_shape,
+                "buffer_size_bytes": s.buffer_size_bytes,
+                "group_stride": s.group_stride,
+                "groups": s.groups,
+            })
+        })
+        .collect();
+    let allocs: Vec<Value> = plan
+        .allocs
+        .iter()
+        .map(|a| {
+            json!({
+                "name": a.name,
+                "region": plan.specs.get(a.region).map(|s| s.name.clone()),
+                "num": a.num,
+                "unit": a.unit,
+                "alignment": a.alignment,
+                "buffer_map": a.explicit.to_string(),
+                "placement": a.placement.to_string(),
+                "index_rewrite": rewrite_text(a),
+                "alias_shape": a.alias_shape,
+                "starts": starts(a),
+            })
+        })
+        .collect();
+    let utilisation: Vec<Value> = report::utilisation(program, plan)
+        .iter()
+        .map(|u| {
+            json!({
+                "region": u.region,
+                "backing_units": u.backing_units,
+                "used_units": u.used_units,
+                "unused_units": u.unused_units,
+                "text": u.to_string(),
+            })
+        })
+        .collect();
+    json!({
+        "file": file,
+        "mode": match plan.mode { Mode::TlxCompatible => "tlx", Mode::Intended => "intended" },
+        "target": plan.target.to_string(),
+        "regions": regions,
+        "allocations": allocs,
+        "utilisation": utilisation,
+        "warnings": plan.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        "checker": {
+            "ok": violations.is_empty(),
+            "violations": violations.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        },
+        "svg": svg,
+    })
+}
