@@ -82,7 +82,7 @@ pub struct Allocation {
 impl Allocation {
     /// Elements in one buffer.
     pub fn elements(&self) -> u64 {
-        self.shape.iter().product()
+        self.shape.iter().fold(1u64, |n, &d| n.saturating_mul(d))
     }
 
     /// The layout with TLX's defaults resolved.

@@ -22,7 +22,9 @@ pub(crate) fn capacity_issues(specs: &[SpecPlan], target: &Target) -> Vec<AllocE
                     .collect::<Vec<_>>()
                     .join("', '")
             ),
-            need: tmem.iter().map(|s| s.backing_units).sum(),
+            need: tmem
+                .iter()
+                .fold(0u64, |t, s| t.saturating_add(s.backing_units)),
             limit: 0,
             unit: "columns",
         });
@@ -61,7 +63,9 @@ pub(crate) fn capacity_issues(specs: &[SpecPlan], target: &Target) -> Vec<AllocE
         .iter()
         .filter(|s| s.storage != Storage::Tmem)
         .collect();
-    let bytes: u64 = smem.iter().map(|s| s.backing_units).sum();
+    let bytes = smem
+        .iter()
+        .fold(0u64, |t, s| t.saturating_add(s.backing_units));
     if bytes > target.smem_bytes {
         issues.push(AllocError::SmemCapacity {
             specs: smem.iter().map(|s| s.name.clone()).collect(),

@@ -26,6 +26,9 @@ use crate::{AllocId, GroupKind, Member, Plan, Program, ReuseGroup, Storage};
 /// Most buffers (all allocations together) one check examines; no GPU has memory for more.
 pub const MAX_BUFFERS: u64 = 1 << 20;
 
+/// Most violations one check lists; the rest are counted in a final [`Violation::Incomplete`].
+pub const MAX_VIOLATIONS: usize = 64;
+
 /// One way a plan is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Violation {
@@ -179,7 +182,10 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
         }
         check_swizzle(&alloc.name, alloc.num, p, &mut out);
     }
-    for (region, mut buffers) in by_region {
+    let mut overlaps = 0usize;
+    let mut regions: Vec<(usize, Vec<Buffer>)> = by_region.into_iter().collect();
+    regions.sort_by_key(|(r, _)| *r);
+    'regions: for (region, mut buffers) in regions {
         let tree = plan.specs.get(region).and_then(|s| s.tree.as_ref());
         let coords = tree.map(|t| Coordinates::new(program, t));
         buffers.sort_by_key(|b| (b.start, b.end));
@@ -197,6 +203,11 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
                     None => None,
                 };
                 if let Some(rule) = rule {
+                    overlaps += 1;
+                    if overlaps > MAX_VIOLATIONS {
+                        // Enough to reject the plan; scanning on could take quadratic time.
+                        break 'regions;
+                    }
                     let name = |a: AllocId| {
                         program
                             .allocation(a)
@@ -214,6 +225,12 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
                 }
             }
         }
+    }
+    if out.len() > MAX_VIOLATIONS || overlaps > MAX_VIOLATIONS {
+        out.truncate(MAX_VIOLATIONS);
+        out.push(Violation::Incomplete {
+            what: format!("more than {MAX_VIOLATIONS} violations; the rest are not listed"),
+        });
     }
     out
 }

@@ -10,6 +10,8 @@
 //! Buffer `i` of a leaf is at `o + Σ j_d·W_d + k·U` with the subtile digits `j_d` of its
 //! shared ancestors (innermost fastest) and buffer group `k` — a [`BufferMap`].
 
+use std::collections::HashMap;
+
 use linear_layout::BufferMap;
 
 use crate::plan::Placed;
@@ -54,10 +56,12 @@ pub(crate) fn plan_intended(program: &Program) -> Result<Placed, AllocError> {
                 if let Some(first) = issues.into_iter().next() {
                     return Err(first);
                 }
-                let sized = Sizer { program }.group(t)?;
+                let sizer = Sizer::new(program, t)?;
+                let sized = sizer.group(t)?;
                 let u = align_up(sized.size, sized.align);
                 let mut place = Placer {
                     program,
+                    sizer: &sizer,
                     region,
                     stride: u,
                     groups: facts.groups,
@@ -205,20 +209,34 @@ struct Sized {
     align: u64,
 }
 
-struct Sizer<'p> {
-    program: &'p Program,
+/// Sizes of a tree's nodes; each leaf's size and alignment are computed once.
+struct Sizer {
+    leaves: HashMap<AllocId, Sized>,
 }
 
-impl Sizer<'_> {
-    fn member(&self, m: &Member) -> Result<Sized, AllocError> {
-        match m {
-            Member::Alloc(a) => {
-                let a = self.program.allocation(*a)?;
-                Ok(Sized {
+impl Sizer {
+    fn new(program: &Program, tree: &ReuseGroup) -> Result<Self, AllocError> {
+        let mut leaves = HashMap::new();
+        for id in tree.allocations() {
+            let a = program.allocation(id)?;
+            leaves.insert(
+                id,
+                Sized {
                     size: a.units_per_buffer()?,
                     align: a.alignment()?,
-                })
-            }
+                },
+            );
+        }
+        Ok(Sizer { leaves })
+    }
+
+    fn member(&self, m: &Member) -> Result<Sized, AllocError> {
+        match m {
+            Member::Alloc(a) => self.leaves.get(a).copied().ok_or(AllocError::UnknownId {
+                what: "allocation",
+                index: a.index(),
+                count: self.leaves.len(),
+            }),
             Member::Group(g) => self.group(g),
         }
     }
@@ -263,6 +281,7 @@ impl Sizer<'_> {
 
 struct Placer<'a, 'p> {
     program: &'p Program,
+    sizer: &'a Sizer,
     region: usize,
     stride: u64,
     groups: u64,
@@ -295,9 +314,7 @@ impl Placer<'_, '_> {
         offset: u64,
         subtiles: &[(u64, u64)],
     ) -> Result<(), AllocError> {
-        let sizer = Sizer {
-            program: self.program,
-        };
+        let sizer = self.sizer;
         match g.kind {
             GroupKind::Shared => {
                 let mut inner = subtiles.to_vec();

@@ -2,7 +2,7 @@
 //! the independent check.
 
 use crate::capacity::capacity_issues;
-use crate::checker::check;
+use crate::checker::{check, MAX_BUFFERS};
 use crate::intended::plan_intended;
 use crate::legacy::plain_regions;
 use crate::lowering::explicit::address_map;
@@ -56,7 +56,10 @@ impl Program {
         };
         // TLX's placement is always checked (its findings are warnings); an Intended plan is
         // correct by construction, re-proved by the checker in debug builds.
-        let violations = if tlx || cfg!(debug_assertions) {
+        let buffers = self
+            .allocations()
+            .fold(0u64, |t, (_, a)| t.saturating_add(a.num));
+        let violations = if tlx || (cfg!(debug_assertions) && buffers <= MAX_BUFFERS) {
             check(self, &plan)
         } else {
             Vec::new()

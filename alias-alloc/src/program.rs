@@ -119,8 +119,20 @@ impl Program {
             a.tmem_tile()?;
         }
         a.verify_memdesc()?;
-        if let Some(0) = a.align {
-            return Err(a.shape_error("alignment must be at least 1"));
+        let bits = a
+            .shape
+            .iter()
+            .try_fold(a.num, |n, &d| n.checked_mul(d))
+            .and_then(|n| n.checked_mul(u64::from(a.dtype.bits())));
+        if bits.is_none() {
+            return Err(a.shape_error("the allocation's size in bits does not fit 64 bits"));
+        }
+        if let Some(align) = a.align {
+            if !align.is_power_of_two() {
+                return Err(a.shape_error(&format!(
+                    "alignment {align} is not a power of two (hardware alignments are)"
+                )));
+            }
         }
         match a.reuse {
             Reuse::None => {}

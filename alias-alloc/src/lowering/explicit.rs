@@ -1,6 +1,8 @@
 //! Explicit buffer lowering: each allocation's buffer map composed with its element layout,
 //! an [`AddressMap`] — no index rewrite, no expanded alias.
 
+use std::cell::RefCell;
+
 use linear_layout::{AddressMap, BufferMap};
 
 use crate::tlx::materialize::map_err;
@@ -28,6 +30,64 @@ pub fn address_map(
     if !alloc.shape.iter().all(|d| d.is_power_of_two()) {
         return Ok(None);
     }
+    let key = Key::of(alloc);
+    let hit = CACHE.with(|c| {
+        c.borrow()
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|(_, m)| m.with_buffer(buffers.clone()))
+    });
+    if let Some(m) = hit {
+        return Ok(Some(m));
+    }
+    let map = build(alloc, buffers)?;
+    if let Some(m) = &map {
+        CACHE.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() >= CACHE_ENTRIES {
+                c.remove(0);
+            }
+            c.push((key, m.clone()));
+        });
+    }
+    Ok(map)
+}
+
+/// Element layouts built recently on this thread. Inverting a layout and compiling its
+/// evaluator is most of the cost of lowering a plan; compilers re-plan the same allocations
+/// (autotuning, re-specialisation), so the last few are kept.
+const CACHE_ENTRIES: usize = 64;
+
+thread_local! {
+    static CACHE: RefCell<Vec<(Key, AddressMap)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// What an element layout depends on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Key {
+    storage: crate::Storage,
+    layout: AllocLayout,
+    shape: Vec<u64>,
+    dtype: crate::DType,
+}
+
+impl Key {
+    fn of(a: &Allocation) -> Self {
+        Key {
+            storage: a.storage,
+            layout: a.layout.clone(),
+            shape: a.shape.clone(),
+            dtype: a.dtype,
+        }
+    }
+}
+
+/// Empties this thread's cache of element layouts (to measure cold lowering).
+pub fn clear_cache() {
+    CACHE.with(|c| c.borrow_mut().clear());
+}
+
+fn build(alloc: &Allocation, buffers: BufferMap) -> Result<Option<AddressMap>, AllocError> {
     let bits = alloc.dtype.bits();
     match alloc.resolved_layout()? {
         AllocLayout::Shared(enc) => map_err(AddressMap::from_shared_encoding(

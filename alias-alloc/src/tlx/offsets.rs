@@ -22,32 +22,43 @@ pub struct TlxOffset {
 }
 
 /// Sizes and alignments of a tree as TLX computes them (`Dialect.h`).
-pub(crate) struct TlxTree<'p> {
-    program: &'p Program,
+pub(crate) struct TlxTree {
     /// Columns mode (a TMEM tree).
     tm: bool,
+    /// `(size, alignment)` of every leaf, computed once.
+    leaves: HashMap<AllocId, (u64, u64)>,
 }
 
-impl<'p> TlxTree<'p> {
-    pub(crate) fn new(program: &'p Program, tm: bool) -> Self {
-        TlxTree { program, tm }
+impl TlxTree {
+    pub(crate) fn new(program: &Program, tree: &ReuseGroup, tm: bool) -> Result<Self, AllocError> {
+        let mut leaves = HashMap::new();
+        for id in tree.allocations() {
+            let a = program.allocation(id)?;
+            let fact = if tm {
+                let cols = a.tmem_columns()?;
+                (cols, cols)
+            } else {
+                (a.tlx_tree_bytes(), a.dtype.bytes_ceil().max(128))
+            };
+            leaves.insert(id, fact);
+        }
+        Ok(TlxTree { tm, leaves })
+    }
+
+    fn leaf(&self, a: AllocId) -> Result<(u64, u64), AllocError> {
+        self.leaves.get(&a).copied().ok_or(AllocError::UnknownId {
+            what: "allocation",
+            index: a.index(),
+            count: self.leaves.len(),
+        })
     }
 
     fn leaf_size(&self, a: AllocId) -> Result<u64, AllocError> {
-        let a = self.program.allocation(a)?;
-        if self.tm {
-            a.tmem_columns()
-        } else {
-            Ok(a.tlx_tree_bytes())
-        }
+        self.leaf(a).map(|(size, _)| size)
     }
 
     fn leaf_align(&self, a: AllocId) -> Result<u64, AllocError> {
-        if self.tm {
-            self.leaf_size(a)
-        } else {
-            Ok(self.program.allocation(a)?.dtype.bytes_ceil().max(128))
-        }
+        self.leaf(a).map(|(_, align)| align)
     }
 
     pub(crate) fn align(&self, m: &Member) -> Result<u64, AllocError> {
@@ -117,7 +128,7 @@ pub fn offsets(
     tree: &ReuseGroup,
     storage: Storage,
 ) -> Result<(u64, HashMap<AllocId, TlxOffset>), AllocError> {
-    let t = TlxTree::new(program, storage == Storage::Tmem);
+    let t = TlxTree::new(program, tree, storage == Storage::Tmem)?;
     let root_align = t.align_group(tree)?;
     let units = align_up(t.size_group_in(tree, Some(root_align))?, root_align);
     let mut out = HashMap::new();
@@ -130,13 +141,13 @@ pub fn offsets(
     Ok((units, out))
 }
 
-struct Walk<'a, 'p> {
-    tree: &'a TlxTree<'p>,
+struct Walk<'a> {
+    tree: &'a TlxTree,
     root_align: u64,
     out: &'a mut HashMap<AllocId, TlxOffset>,
 }
 
-impl Walk<'_, '_> {
+impl Walk<'_> {
     fn member(
         &mut self,
         m: &Member,

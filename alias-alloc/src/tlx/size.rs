@@ -31,7 +31,7 @@ pub fn backing(program: &Program, spec: SpecId) -> Result<Option<TlxBacking>, Al
         _ => {
             let total = match program.last_tree(spec) {
                 Some(tree) => {
-                    let t = TlxTree::new(program, false);
+                    let t = TlxTree::new(program, tree, false)?;
                     let first = program.allocation(*first)?;
                     first_user_count = Some((first.name.clone(), first.num));
                     let a = t.align_group(tree)?;

@@ -268,6 +268,24 @@ impl AddressMap {
         self.element_bits
     }
 
+    /// The same element layout with another buffer part: how a planner that places many
+    /// allocations of one layout builds their maps without re-inverting the layout.
+    ///
+    /// ```
+    /// use linear_layout::{Address, AddressMap, BufferMap, families::TensorMemory};
+    /// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let a = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 128)])?, 32, &acc, &[128, 128])?;
+    /// let b = a.with_buffer(BufferMap::new(256, &[])?);
+    /// assert_eq!(b.address(0, &[3, 5])?, Address::Tensor { lane: 3, column: 261 });
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn with_buffer(&self, buffer: BufferMap) -> AddressMap {
+        AddressMap {
+            buffer,
+            ..self.clone()
+        }
+    }
+
     /// The swizzle the hardware applies to absolute addresses, when the map knows one (a
     /// swizzled NVMMA encoding where it agrees with the layout).
     pub fn hardware_swizzle(&self) -> Option<&HardwareSwizzle> {
