@@ -5,7 +5,7 @@
 //! * `shared` with `group_size = k`: slot width `W = alignUp(max child, align)`, size
 //!   `(k − 1)·W + max child` — subtile `j` of a group sits at `j·W`;
 //! * `distinct`: children in order, each moved up to its own alignment (not the root's);
-//! * root: `U = alignUp(size, align)`, backing `U × groups`.
+//! * root: `U = alignUp(size, align)`, backing `U × (groups − 1) + size`.
 //!
 //! Buffer `i` of a leaf is at `o + Σ j_d·W_d + k·U` with the subtile digits `j_d` of its
 //! shared ancestors (innermost fastest) and buffer group `k` — a [`BufferMap`].
@@ -68,7 +68,11 @@ pub(crate) fn plan_intended(program: &Program) -> Result<Placed, AllocError> {
                     out: &mut allocs,
                 };
                 place.group(t, 0, &[])?;
-                (u.saturating_mul(facts.groups), Some(u), Some(facts.groups))
+                // The last group needs no padding after its content.
+                let backing = u
+                    .saturating_mul(facts.groups.saturating_sub(1))
+                    .saturating_add(sized.size);
+                (backing, Some(u), Some(facts.groups))
             }
             None => (no_tree(program, &users, region, &mut allocs)?, None, None),
         };
