@@ -1,0 +1,246 @@
+//! [`Trace`]: every memory access an interpreted kernel made, in execution order.
+//!
+//! One [`Access`] per thread per scalar or vector `ld`/`st`; per supplied row (thread, matrix,
+//! row) for `ldmatrix`/`stmatrix`; per 32-bit cell for `tcgen05.ld/st` (each thread's
+//! register `r` at the `(lane, column)` of the shape's thread-to-data map); one for the
+//! address `tcgen05.alloc` writes to shared memory.
+
+use linear_layout::Address;
+
+/// What kind of access.
+///
+/// ```
+/// use codegen::interp::AccessKind;
+/// assert!(AccessKind::TmemLoad { reg: 3 }.is_load());
+/// assert!(!AccessKind::StmatrixRow { matrix: 0, row: 1 }.is_load());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AccessKind {
+    /// `ld.shared` / `ld.global`.
+    Load,
+    /// `st.shared` / `st.global`.
+    Store,
+    /// One 16-byte row of an `ldmatrix`, whose address this thread supplied.
+    LdmatrixRow {
+        /// Which matrix (0..count).
+        matrix: u8,
+        /// Which row (0..8).
+        row: u8,
+    },
+    /// One 16-byte row of a `stmatrix`, whose address this thread supplied.
+    StmatrixRow {
+        /// Which matrix.
+        matrix: u8,
+        /// Which row.
+        row: u8,
+    },
+    /// One cell read by `tcgen05.ld` into this thread's register `reg` (index within the
+    /// instruction's vector).
+    TmemLoad {
+        /// The register index.
+        reg: u16,
+    },
+    /// One cell written by `tcgen05.st` from this thread's register `reg`.
+    TmemStore {
+        /// The register index.
+        reg: u16,
+    },
+    /// The TMEM address `tcgen05.alloc` writes to shared memory (recorded for the warp's
+    /// first thread).
+    TmemAllocWrite,
+}
+
+impl AccessKind {
+    /// Whether the access reads memory.
+    ///
+    /// ```
+    /// use codegen::interp::AccessKind;
+    /// assert!(AccessKind::Load.is_load());
+    /// ```
+    pub fn is_load(self) -> bool {
+        matches!(
+            self,
+            AccessKind::Load | AccessKind::LdmatrixRow { .. } | AccessKind::TmemLoad { .. }
+        )
+    }
+}
+
+/// Where an access went.
+///
+/// ```
+/// use codegen::interp::Location;
+/// use linear_layout::Address;
+/// assert_eq!(Location::Tmem { lane: 3, column: 9 }.to_address(0), Some(Address::Tensor { lane: 3, column: 9 }));
+/// assert_eq!(Location::Shared(1040).to_address(1024), Some(Address::Shared { byte: 16 }));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Location {
+    /// A shared-window byte address (absolute: the reserved region and static variables
+    /// included).
+    Shared(u32),
+    /// A byte of the global buffer passed as parameter `param`.
+    Global {
+        /// The parameter index.
+        param: usize,
+        /// The byte offset in its buffer.
+        offset: u64,
+    },
+    /// A tensor-memory cell.
+    Tmem {
+        /// The lane, `< 128`.
+        lane: u32,
+        /// The 32-bit column, `< 512`.
+        column: u32,
+    },
+}
+
+impl Location {
+    /// As a `linear_layout` [`Address`], shared bytes counted from `shared_origin` (e.g. the
+    /// address of the dynamic region): what an `AddressMap` returns. `None` for global
+    /// memory or a shared byte below the origin.
+    ///
+    /// ```
+    /// use codegen::interp::Location;
+    /// assert_eq!(Location::Shared(8).to_address(1024), None);
+    /// ```
+    pub fn to_address(self, shared_origin: u32) -> Option<Address> {
+        match self {
+            Location::Shared(a) => a
+                .checked_sub(shared_origin)
+                .map(|b| Address::Shared { byte: u64::from(b) }),
+            Location::Tmem { lane, column } => Some(Address::Tensor { lane, column }),
+            Location::Global { .. } => None,
+        }
+    }
+}
+
+/// One memory access.
+///
+/// ```
+/// use codegen::interp::{Access, AccessKind, Location};
+/// let a = Access { thread: 3, stmt: 7, kind: AccessKind::Load, location: Location::Shared(1024), bytes: 4, value: 0xAB };
+/// assert_eq!(a.warp(), 0);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Access {
+    /// The thread (`%tid.x`).
+    pub thread: u32,
+    /// The body statement index of the instruction.
+    pub stmt: usize,
+    /// What kind of access.
+    pub kind: AccessKind,
+    /// Where (the first byte, or the cell).
+    pub location: Location,
+    /// Size in bytes (4 for a TMEM cell, 16 for a matrix row).
+    pub bytes: u32,
+    /// The bytes moved, little-endian (a store's value, a load's result).
+    pub value: u128,
+}
+
+impl Access {
+    /// The thread's warp.
+    ///
+    /// ```
+    /// use codegen::interp::{Access, AccessKind, Location};
+    /// let a = Access { thread: 70, stmt: 0, kind: AccessKind::Store, location: Location::Shared(0), bytes: 1, value: 0 };
+    /// assert_eq!(a.warp(), 2);
+    /// ```
+    pub fn warp(&self) -> u32 {
+        self.thread / 32
+    }
+}
+
+/// Every access, in execution order (warps run in turn between barriers; within a warp,
+/// threads in order).
+///
+/// ```
+/// use codegen::interp::{Access, AccessKind, Location, Trace};
+/// let mut t = Trace::default();
+/// t.push(Access { thread: 1, stmt: 0, kind: AccessKind::Load, location: Location::Shared(4), bytes: 4, value: 0 });
+/// assert_eq!(t.len(), 1);
+/// assert_eq!(t.of_thread(1).count(), 1);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Trace {
+    accesses: Vec<Access>,
+}
+
+impl Trace {
+    /// Appends an access.
+    ///
+    /// ```
+    /// use codegen::interp::Trace;
+    /// assert!(Trace::default().is_empty());
+    /// ```
+    pub fn push(&mut self, access: Access) {
+        self.accesses.push(access);
+    }
+
+    /// All accesses.
+    ///
+    /// ```
+    /// use codegen::interp::Trace;
+    /// assert!(Trace::default().accesses().is_empty());
+    /// ```
+    pub fn accesses(&self) -> &[Access] {
+        &self.accesses
+    }
+
+    /// Iterates over all accesses.
+    ///
+    /// ```
+    /// use codegen::interp::Trace;
+    /// assert_eq!(Trace::default().iter().count(), 0);
+    /// ```
+    pub fn iter(&self) -> std::slice::Iter<'_, Access> {
+        self.accesses.iter()
+    }
+
+    /// The number of accesses.
+    ///
+    /// ```
+    /// use codegen::interp::Trace;
+    /// assert_eq!(Trace::default().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.accesses.len()
+    }
+
+    /// Whether there are none.
+    ///
+    /// ```
+    /// use codegen::interp::Trace;
+    /// assert!(Trace::default().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.accesses.is_empty()
+    }
+
+    /// The accesses of one thread.
+    ///
+    /// ```
+    /// use codegen::interp::Trace;
+    /// assert_eq!(Trace::default().of_thread(0).count(), 0);
+    /// ```
+    pub fn of_thread(&self, thread: u32) -> impl Iterator<Item = &Access> {
+        self.accesses.iter().filter(move |a| a.thread == thread)
+    }
+
+    /// The accesses made by body statement `stmt`.
+    ///
+    /// ```
+    /// use codegen::interp::Trace;
+    /// assert_eq!(Trace::default().of_stmt(3).count(), 0);
+    /// ```
+    pub fn of_stmt(&self, stmt: usize) -> impl Iterator<Item = &Access> {
+        self.accesses.iter().filter(move |a| a.stmt == stmt)
+    }
+}
+
+impl<'a> IntoIterator for &'a Trace {
+    type Item = &'a Access;
+    type IntoIter = std::slice::Iter<'a, Access>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.accesses.iter()
+    }
+}

@@ -1,0 +1,150 @@
+//! `Display` for [`Op`], [`Inst`], [`Stmt`] and [`Kernel`]: the PTX text ptxas reads and
+//! [`parse`](super::parse::parse) reads back.
+//!
+//! Immediates print in decimal except `lop3`'s truth table (`0x78`); a role that differs from
+//! the op's default prints as a trailing `// @data`-style comment.
+
+use std::fmt;
+
+use super::inst::{Inst, Op, Stmt};
+use super::kernel::Kernel;
+use super::reg::Reg;
+
+/// `{%r1, %r2}`.
+struct Vector<'a>(&'a [Reg]);
+
+impl fmt::Display for Vector<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("{")?;
+        for (i, r) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{r}")?;
+        }
+        f.write_str("}")
+    }
+}
+
+/// A scalar register for one element, braces for two or four.
+struct Elements<'a>(&'a [Reg]);
+
+impl fmt::Display for Elements<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            [one] => write!(f, "{one}"),
+            many => write!(f, "{}", Vector(many)),
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.opcode())?;
+        match self {
+            Op::Mov { d, src } => write!(f, " {d}, {src}"),
+            Op::Arith { d, a, b, .. } | Op::Logic { d, a, b, .. } | Op::MulWide { d, a, b } => {
+                write!(f, " {d}, {a}, {b}")
+            }
+            Op::Setp { d, a, b, .. } => write!(f, " {d}, {a}, {b}"),
+            Op::Not { d, a, .. } => write!(f, " {d}, {a}"),
+            Op::MadLo { d, a, b, c, .. } => write!(f, " {d}, {a}, {b}, {c}"),
+            Op::Lop3 { d, a, b, c, lut } => write!(f, " {d}, {a}, {b}, {c}, 0x{lut:02x}"),
+            Op::Bfe { d, a, pos, len } => write!(f, " {d}, {a}, {pos}, {len}"),
+            Op::Bfi { d, a, b, pos, len } => write!(f, " {d}, {a}, {b}, {pos}, {len}"),
+            Op::Prmt { d, a, b, sel } => write!(f, " {d}, {a}, {b}, {sel}"),
+            Op::Cvt { d, a } | Op::CvtaGlobal { d, a } => write!(f, " {d}, {a}"),
+            Op::Bra { target } => write!(f, " {target}"),
+            Op::LdParam { d, param } => write!(f, " {d}, [{param}]"),
+            Op::Ld { d, addr, .. } => write!(f, " {}, {addr}", Elements(d)),
+            Op::St { addr, src, .. } => write!(f, " {addr}, {}", Elements(src)),
+            Op::Ldmatrix { d, addr, .. } | Op::TmemLd { d, taddr: addr, .. } => {
+                write!(f, " {}, {addr}", Vector(d))
+            }
+            Op::Stmatrix { addr, src, .. }
+            | Op::TmemSt {
+                taddr: addr, src, ..
+            } => {
+                write!(f, " {addr}, {}", Vector(src))
+            }
+            Op::TmemAlloc { dst, ncols } => write!(f, " {dst}, {ncols}"),
+            Op::TmemDealloc { taddr, ncols } => write!(f, " {taddr}, {ncols}"),
+            Op::BarSync { id } => write!(f, " {id}"),
+            Op::TmemRelinquish
+            | Op::TmemWaitLd
+            | Op::TmemWaitSt
+            | Op::TmemFenceBefore
+            | Op::TmemFenceAfter
+            | Op::Ret => Ok(()),
+        }
+    }
+}
+
+impl fmt::Display for Inst {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(g) = self.guard {
+            write!(f, "{g} ")?;
+        }
+        write!(f, "{};", self.op)?;
+        if self.role != self.op.default_role() {
+            write!(f, " // {}", self.role.tag())?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Stmt {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Stmt::Inst(i) => write!(f, "{i}"),
+            Stmt::Label(l) => write!(f, "{l}:"),
+            Stmt::Comment(c) => write!(f, "// {c}"),
+        }
+    }
+}
+
+impl fmt::Display for Kernel {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, ".version {}", self.version)?;
+        writeln!(f, ".target {}", self.target)?;
+        writeln!(f, ".address_size 64")?;
+        writeln!(f)?;
+        if !self.shared.is_empty() {
+            for s in &self.shared {
+                writeln!(f, "{s}")?;
+            }
+            writeln!(f)?;
+        }
+        if self.params.is_empty() {
+            writeln!(f, ".visible .entry {}()", self.name)?;
+        } else {
+            writeln!(f, ".visible .entry {}(", self.name)?;
+            for (i, p) in self.params.iter().enumerate() {
+                let sep = if i + 1 < self.params.len() { "," } else { "" };
+                writeln!(f, "\t{p}{sep}")?;
+            }
+            writeln!(f, ")")?;
+        }
+        if let Some(n) = self.reqntid {
+            writeln!(f, ".reqntid {n}")?;
+        }
+        if let Some(n) = self.maxntid {
+            writeln!(f, ".maxntid {n}")?;
+        }
+        writeln!(f, "{{")?;
+        let counts = self.register_counts();
+        for (ty, n) in &counts {
+            writeln!(f, "\t.reg {} {}<{n}>;", ty.ptx_type(), ty.prefix())?;
+        }
+        if !counts.is_empty() {
+            writeln!(f)?;
+        }
+        for s in &self.body {
+            match s {
+                Stmt::Label(_) => writeln!(f, "{s}")?,
+                _ => writeln!(f, "\t{s}")?,
+            }
+        }
+        writeln!(f, "}}")
+    }
+}

@@ -1,0 +1,179 @@
+//! `tcgen05.ld/st` data-movement shapes ([`TmemShape`]): which `.xN` each allows, how many
+//! registers a thread passes, and which tensor-memory cell each register holds.
+//!
+//! The thread-to-data maps are those of the PTX ISA figures for the `.b32` forms (without
+//! `.pack`/`.unpack`), with `l` the lane in the warp and `r` the register index within the
+//! instruction:
+//!
+//! | shape | registers | (lane, column) of register `r` of lane `l` |
+//! |---|---|---|
+//! | 32x32b | N | (l, r) |
+//! | 16x64b | N | (l/4 + 8·(l%2), (l/2)%2 + 2r) |
+//! | 16x128b | 2N | (l/4 + 8·(r%2), l%4 + 4·(r/2)) |
+//! | 16x256b | 4N | (l/4 + 8·((r/2)%2), r%2 + 2·(l%4) + 8·(r/4)) |
+//!
+//! Lanes and columns are relative to the instruction's address. The `.xN` limits (N a power of
+//! two, at most 128 registers) were checked against ptxas 13.5.
+
+use std::fmt;
+
+use super::error::PtxError;
+
+/// A `tcgen05.ld/st` shape.
+///
+/// ```
+/// use codegen::ptx::TmemShape;
+/// // 16x256b.x2: 8 registers per thread, 16 lanes × 16 columns in all.
+/// assert_eq!(TmemShape::S16x256b.registers(2)?, 8);
+/// assert_eq!(TmemShape::S16x256b.cell(5, 7), (1 + 8, 1 + 2 + 8));
+/// assert!(TmemShape::S16x256b.registers(64).is_err());
+/// # Ok::<(), codegen::ptx::PtxError>(())
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TmemShape {
+    /// `.32x32b`: 32 lanes, one 32-bit column per repetition.
+    S32x32b,
+    /// `.16x64b`: 16 lanes, two columns per repetition.
+    S16x64b,
+    /// `.16x128b`: 16 lanes, four columns per repetition.
+    S16x128b,
+    /// `.16x256b`: 16 lanes, eight columns per repetition.
+    S16x256b,
+}
+
+impl TmemShape {
+    /// Every shape.
+    ///
+    /// ```
+    /// use codegen::ptx::TmemShape;
+    /// assert_eq!(TmemShape::ALL.len(), 4);
+    /// ```
+    pub const ALL: [TmemShape; 4] = [
+        TmemShape::S32x32b,
+        TmemShape::S16x64b,
+        TmemShape::S16x128b,
+        TmemShape::S16x256b,
+    ];
+
+    /// The shape's name without the dot: `32x32b`…
+    ///
+    /// ```
+    /// use codegen::ptx::TmemShape;
+    /// assert_eq!(TmemShape::S16x64b.name(), "16x64b");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            TmemShape::S32x32b => "32x32b",
+            TmemShape::S16x64b => "16x64b",
+            TmemShape::S16x128b => "16x128b",
+            TmemShape::S16x256b => "16x256b",
+        }
+    }
+
+    /// The shape called `name`.
+    ///
+    /// ```
+    /// use codegen::ptx::TmemShape;
+    /// assert_eq!(TmemShape::parse("16x128b"), Some(TmemShape::S16x128b));
+    /// assert_eq!(TmemShape::parse("16x32bx2"), None);
+    /// ```
+    pub fn parse(name: &str) -> Option<TmemShape> {
+        TmemShape::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// Registers per thread per repetition: 1, 1, 2, 4.
+    ///
+    /// ```
+    /// use codegen::ptx::TmemShape;
+    /// assert_eq!(TmemShape::S16x128b.registers_per_repeat(), 2);
+    /// ```
+    pub fn registers_per_repeat(self) -> u32 {
+        match self {
+            TmemShape::S32x32b | TmemShape::S16x64b => 1,
+            TmemShape::S16x128b => 2,
+            TmemShape::S16x256b => 4,
+        }
+    }
+
+    /// Lanes one instruction touches: 32 or 16.
+    ///
+    /// ```
+    /// use codegen::ptx::TmemShape;
+    /// assert_eq!(TmemShape::S32x32b.lanes(), 32);
+    /// ```
+    pub fn lanes(self) -> u32 {
+        match self {
+            TmemShape::S32x32b => 32,
+            _ => 16,
+        }
+    }
+
+    /// The largest `.xN`: 128, 128, 64, 32 (at most 128 registers per thread).
+    ///
+    /// ```
+    /// use codegen::ptx::TmemShape;
+    /// assert_eq!(TmemShape::S16x256b.max_repeat(), 32);
+    /// ```
+    pub fn max_repeat(self) -> u32 {
+        128 / self.registers_per_repeat()
+    }
+
+    /// Registers per thread for `.x{num}`; [`PtxError::Tcgen05Repeat`] unless `num` is a power
+    /// of two in `1..=max_repeat()`.
+    ///
+    /// ```
+    /// use codegen::ptx::TmemShape;
+    /// assert_eq!(TmemShape::S32x32b.registers(128)?, 128);
+    /// assert!(TmemShape::S32x32b.registers(3).is_err());
+    /// assert!(TmemShape::S16x128b.registers(128).is_err());
+    /// # Ok::<(), codegen::ptx::PtxError>(())
+    /// ```
+    pub fn registers(self, num: u32) -> Result<u32, PtxError> {
+        if num.is_power_of_two() && num <= self.max_repeat() {
+            Ok(num * self.registers_per_repeat())
+        } else {
+            Err(PtxError::Tcgen05Repeat {
+                shape: self,
+                num,
+                max: self.max_repeat(),
+            })
+        }
+    }
+
+    /// The `(lane, column)` offset, relative to the instruction's address, of the 32-bit cell
+    /// held by register `reg` of lane `lane` (`lane < 32`), per the table in the module docs.
+    ///
+    /// ```
+    /// use codegen::ptx::TmemShape;
+    /// assert_eq!(TmemShape::S32x32b.cell(7, 3), (7, 3));
+    /// assert_eq!(TmemShape::S16x64b.cell(5, 2), (1 + 8, 4));
+    /// assert_eq!(TmemShape::S16x128b.cell(6, 3), (1 + 8, 2 + 4));
+    /// ```
+    pub fn cell(self, lane: u32, reg: u32) -> (u32, u32) {
+        // Wrapping arithmetic: meaningful inputs (lane < 32, reg < 128) never wrap, and
+        // others must not panic.
+        let (l, r) = (lane, reg);
+        let m8 = |x: u32| x.wrapping_mul(8);
+        match self {
+            TmemShape::S32x32b => (l, r),
+            TmemShape::S16x64b => (
+                l / 4 + m8(l % 2),
+                ((l / 2) % 2).wrapping_add(r.wrapping_mul(2)),
+            ),
+            TmemShape::S16x128b => (
+                (l / 4).wrapping_add(m8(r % 2)),
+                (l % 4).wrapping_add((r / 2).wrapping_mul(4)),
+            ),
+            TmemShape::S16x256b => (
+                (l / 4).wrapping_add(m8((r / 2) % 2)),
+                (r % 2 + 2 * (l % 4)).wrapping_add(m8(r / 4)),
+            ),
+        }
+    }
+}
+
+impl fmt::Display for TmemShape {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}

@@ -1,0 +1,366 @@
+//! Interpreter memories and control flow: shared layout, global buffers, branches and
+//! barriers, and the typed errors for undefined behaviour.
+
+use codegen::interp::{run, AccessKind, Config, InterpError, Location, Machine, ParamValue};
+use codegen::ptx::{
+    Address, Builder, CmpOp, DataType, Guard, IntType, Kernel, ParamType, RegType, SpecialReg,
+    StateSpace, Target, Width,
+};
+
+fn thread_offset_kernel(shift: u32, ty: DataType, vec: u32, extra: i32) -> Kernel {
+    let mut b = Builder::new("k", Target::Sm90a).unwrap();
+    b.extern_shared("smem", 16).unwrap();
+    let tid = b.special(SpecialReg::TidX).unwrap();
+    let off = b.shl(Width::B32, tid, shift).unwrap();
+    let base = b.shared_address("smem").unwrap();
+    let addr = b.add(IntType::U32, base, off).unwrap();
+    b.ld(StateSpace::Shared, ty, vec, Address::new(addr, extra))
+        .unwrap();
+    b.ret().unwrap();
+    b.finish().unwrap()
+}
+
+#[test]
+fn shared_layout_static_then_dynamic() {
+    let mut b = Builder::new("k", Target::Sm100a).unwrap();
+    b.shared("a", 4, 3).unwrap();
+    b.shared("bb", 64, 8).unwrap();
+    b.extern_shared("smem", 1024).unwrap();
+    b.extern_shared("alias", 16).unwrap();
+    let k = b.finish().unwrap();
+    let m = Machine::new(&k, Config::new(32).dynamic_shared(100)).unwrap();
+    assert_eq!(m.shared_address("a"), Some(1024));
+    assert_eq!(m.shared_address("bb"), Some(1088));
+    assert_eq!(m.shared_address("smem"), Some(2048));
+    assert_eq!(m.shared_address("alias"), Some(2048));
+    assert_eq!(m.layout().end, 2148);
+    let m = Machine::new(&k, Config::new(32).with_base(0)).unwrap();
+    assert_eq!(
+        (m.shared_address("a"), m.shared_address("smem")),
+        (Some(0), Some(1024))
+    );
+}
+
+#[test]
+fn vector_loads_need_natural_alignment() {
+    // 16-byte vectors at 16·tid are fine; at 16·tid + 8 they are not.
+    let ok = thread_offset_kernel(4, DataType::B32, 4, 0);
+    let out = run(&ok, &Config::new(32).dynamic_shared(512), &[]).unwrap();
+    assert_eq!(out.trace.len(), 32);
+    assert!(out
+        .trace
+        .iter()
+        .all(|a| a.bytes == 16 && a.location == Location::Shared(1024 + 16 * a.thread)));
+    let bad = thread_offset_kernel(4, DataType::B32, 4, 8);
+    let err = run(&bad, &Config::new(32).dynamic_shared(1024), &[]).unwrap_err();
+    assert_eq!(
+        err,
+        InterpError::Misaligned {
+            thread: 0,
+            stmt: 4,
+            space: "shared",
+            address: 1032,
+            align: 16
+        }
+    );
+    // v2.b16 needs 4-byte alignment.
+    let bad = thread_offset_kernel(1, DataType::B16, 2, 0);
+    let err = run(&bad, &Config::new(32).dynamic_shared(256), &[]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            InterpError::Misaligned {
+                thread: 1,
+                align: 4,
+                ..
+            }
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn shared_accesses_must_stay_inside_the_declared_memory() {
+    let k = thread_offset_kernel(4, DataType::B32, 4, 0);
+    // 32 threads × 16 bytes need 512 bytes of dynamic shared memory.
+    let err = run(&k, &Config::new(32).dynamic_shared(256), &[]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            InterpError::SharedOutOfRange {
+                thread: 16,
+                address: 1280,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // The reserved first KiB is not the kernel's.
+    let k = thread_offset_kernel(4, DataType::B32, 1, -1024);
+    let err = run(&k, &Config::new(32).dynamic_shared(512), &[]).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            InterpError::SharedOutOfRange {
+                thread: 0,
+                address: 0,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // Too much shared memory for the target.
+    let err = Machine::new(&k, Config::new(32).dynamic_shared(300 * 1024)).unwrap_err();
+    assert!(matches!(err, InterpError::SharedCapacity { .. }), "{err}");
+}
+
+#[test]
+fn registers_must_be_written_before_they_are_read() {
+    let mut b = Builder::new("k", Target::Sm90a).unwrap();
+    let x = b.reg(RegType::B32);
+    b.add(IntType::U32, x, 1).unwrap();
+    let k = b.finish().unwrap();
+    assert_eq!(
+        run(&k, &Config::new(32), &[]).unwrap_err(),
+        InterpError::Uninitialized {
+            thread: 0,
+            stmt: 0,
+            reg: "%r0".into()
+        }
+    );
+}
+
+#[test]
+fn sub_word_loads_and_stores() {
+    let mut b = Builder::new("k", Target::Sm90a).unwrap();
+    b.extern_shared("smem", 16).unwrap();
+    let tid = b.special(SpecialReg::TidX).unwrap();
+    let base = b.shared_address("smem").unwrap();
+    let addr = b.add(IntType::U32, base, tid).unwrap();
+    let v = b.ld(StateSpace::Shared, DataType::B8, 1, addr).unwrap(); // a .b16 register
+    let w = b.reg(RegType::B32);
+    b.ld_into(StateSpace::Shared, DataType::B8, vec![w], addr)
+        .unwrap();
+    b.bar_sync(0).unwrap();
+    let wide = b.mov(RegType::B32, 0x1234_56FFu32).unwrap();
+    b.st(
+        StateSpace::Shared,
+        DataType::B8,
+        Address::new(addr, 64),
+        &[wide],
+    )
+    .unwrap();
+    b.ret().unwrap();
+    let k = b.finish().unwrap();
+    let mut m = Machine::new(&k, Config::new(32).dynamic_shared(128)).unwrap();
+    m.write_shared(1024, &(0..64u8).map(|i| 200 + i / 2).collect::<Vec<_>>())
+        .unwrap();
+    let out = m.run(&[]).unwrap();
+    assert_eq!(out.register(7, v[0]), Some(203));
+    assert_eq!(out.register(7, w), Some(203));
+    assert!(out.shared[1024 + 64..1024 + 96].iter().all(|&b| b == 0xFF));
+    let store = out
+        .trace
+        .iter()
+        .find(|a| a.kind == AccessKind::Store && a.thread == 3)
+        .unwrap();
+    assert_eq!(
+        (store.location, store.bytes, store.value),
+        (Location::Shared(1024 + 67), 1, 0xFF)
+    );
+}
+
+#[test]
+fn global_buffers_scalars_and_errors() {
+    let mut b = Builder::new("k", Target::Sm90a).unwrap();
+    b.param("out", ParamType::U64).unwrap();
+    b.param("scale", ParamType::U32).unwrap();
+    b.param("big", ParamType::U64).unwrap();
+    let out = b.global_pointer("out").unwrap();
+    let scale = b.ld_param("scale").unwrap();
+    let big = b.ld_param("big").unwrap();
+    let tid = b.special(SpecialReg::TidX).unwrap();
+    let v = b.mul_lo(IntType::U32, tid, scale).unwrap();
+    let lo = b.cvt_u32_u64(big).unwrap();
+    let v = b.add(IntType::U32, v, lo).unwrap();
+    let off = b.mul_wide_u32(tid, 4).unwrap();
+    let dst = b.add(IntType::U64, out, off).unwrap();
+    b.st(
+        StateSpace::Global,
+        DataType::B32,
+        Address::new(dst, 4),
+        &[v],
+    )
+    .unwrap();
+    b.ret().unwrap();
+    let k = b.finish().unwrap();
+    let params = |n: usize| {
+        [
+            ParamValue::Buffer(vec![0; n]),
+            ParamValue::U32(3),
+            ParamValue::U64(0x7_0000_0005),
+        ]
+    };
+    let out = run(&k, &Config::new(32), &params(132)).unwrap();
+    for t in 0..32usize {
+        let at = 4 + 4 * t;
+        assert_eq!(
+            u32::from_le_bytes(out.buffers[0][at..at + 4].try_into().unwrap()),
+            3 * t as u32 + 5
+        );
+    }
+    assert!(out.buffers[1].is_empty());
+    // One word short: thread 31 writes past the end.
+    let err = run(&k, &Config::new(32), &params(128)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            InterpError::GlobalOutOfRange {
+                thread: 31,
+                bytes: 4,
+                ..
+            }
+        ),
+        "{err}"
+    );
+    // Parameter kinds are checked.
+    let err = run(
+        &k,
+        &Config::new(32),
+        &[ParamValue::U32(0), ParamValue::U32(3), ParamValue::U64(0)],
+    )
+    .unwrap_err();
+    assert!(matches!(err, InterpError::Param { index: 0, .. }), "{err}");
+}
+
+#[test]
+fn forward_branches_diverge_and_reconverge() {
+    // Threads with odd lane skip the add; all store afterwards.
+    let mut b = Builder::new("k", Target::Sm90a).unwrap();
+    b.param("out", ParamType::U64).unwrap();
+    let out = b.global_pointer("out").unwrap();
+    let tid = b.special(SpecialReg::TidX).unwrap();
+    let odd = b.and(Width::B32, tid, 1).unwrap();
+    let p = b.setp(CmpOp::Ne, IntType::U32, odd, 0).unwrap();
+    let v = b.mov(RegType::B32, 10).unwrap();
+    b.guarded(Guard::when(p), |b| b.bra("JOIN")).unwrap();
+    b.push(codegen::ptx::Op::Arith {
+        op: codegen::ptx::ArithOp::Add,
+        ty: IntType::U32,
+        d: v,
+        a: v.into(),
+        b: 5.into(),
+    })
+    .unwrap();
+    b.label("JOIN").unwrap();
+    b.bar_sync(0).unwrap(); // needs the reconverged warp
+    let off = b.mul_wide_u32(tid, 4).unwrap();
+    let dst = b.add(IntType::U64, out, off).unwrap();
+    b.st(StateSpace::Global, DataType::B32, dst, &[v]).unwrap();
+    b.ret().unwrap();
+    let k = b.finish().unwrap();
+    let out = run(&k, &Config::new(64), &[ParamValue::Buffer(vec![0; 256])]).unwrap();
+    for t in 0..64usize {
+        let got = u32::from_le_bytes(out.buffers[0][4 * t..4 * t + 4].try_into().unwrap());
+        assert_eq!(got, if t % 2 == 1 { 10 } else { 15 });
+    }
+}
+
+#[test]
+fn barrier_orders_warps() {
+    // Warp 1 writes a word, everyone syncs, warp 0 reads it.
+    let mut b = Builder::new("k", Target::Sm90a).unwrap();
+    b.shared("cell", 4, 4).unwrap();
+    let tid = b.special(SpecialReg::TidX).unwrap();
+    let cell = b.shared_address("cell").unwrap();
+    let p = b.setp(CmpOp::Eq, IntType::U32, tid, 32).unwrap();
+    b.guarded(Guard::when(p), |b| {
+        b.st(StateSpace::Shared, DataType::B32, cell, &[tid])
+    })
+    .unwrap();
+    b.bar_sync(0).unwrap();
+    let v = b.ld(StateSpace::Shared, DataType::B32, 1, cell).unwrap();
+    b.ret().unwrap();
+    let k = b.finish().unwrap();
+    let out = run(&k, &Config::new(64), &[]).unwrap();
+    assert_eq!(out.register(0, v[0]), Some(32));
+    // The store comes before every load in the trace.
+    let first_load = out
+        .trace
+        .iter()
+        .position(|a| a.kind == AccessKind::Load)
+        .unwrap();
+    let store = out
+        .trace
+        .iter()
+        .position(|a| a.kind == AccessKind::Store)
+        .unwrap();
+    assert!(store < first_load);
+}
+
+#[test]
+fn divergent_barrier_is_an_error() {
+    let mut b = Builder::new("k", Target::Sm90a).unwrap();
+    let tid = b.special(SpecialReg::TidX).unwrap();
+    let p = b.setp(CmpOp::Lt, IntType::U32, tid, 3).unwrap();
+    b.guarded(Guard::when(p), |b| b.bra("END")).unwrap();
+    b.bar_sync(0).unwrap();
+    b.label("END").unwrap();
+    b.ret().unwrap();
+    let k = b.finish().unwrap();
+    assert!(matches!(
+        run(&k, &Config::new(32), &[]),
+        Err(InterpError::Divergent { warp: 0, .. })
+    ));
+}
+
+#[test]
+fn backward_branches_and_bad_thread_counts_are_refused() {
+    let mut b = Builder::new("k", Target::Sm90a).unwrap();
+    b.label("TOP").unwrap();
+    b.bra("TOP").unwrap();
+    let k = b.finish().unwrap();
+    assert_eq!(
+        Machine::new(&k, Config::new(32)).unwrap_err(),
+        InterpError::BackwardBranch {
+            stmt: 1,
+            label: "TOP".into()
+        }
+    );
+    let k = Builder::new("k", Target::Sm90a).unwrap().finish().unwrap();
+    for n in [0, 31, 33, 2048] {
+        assert_eq!(
+            Machine::new(&k, Config::new(n)).unwrap_err(),
+            InterpError::ThreadCount { threads: n }
+        );
+    }
+}
+
+#[test]
+fn special_registers() {
+    let mut b = Builder::new("k", Target::Sm90a).unwrap();
+    let regs: Vec<_> = SpecialReg::ALL
+        .iter()
+        .map(|s| b.special(*s).unwrap())
+        .collect();
+    let k = b.finish().unwrap();
+    let out = run(&k, &Config::new(96), &[]).unwrap();
+    let vals: Vec<_> = regs.iter().map(|r| out.register(70, *r).unwrap()).collect();
+    assert_eq!(vals, vec![70, 96, 6, 0]); // tid.x, ntid.x, laneid, ctaid.x
+}
+
+#[test]
+fn invalid_hand_made_kernels_are_refused_not_run() {
+    let mut k = Builder::new("k", Target::Sm90a).unwrap().finish().unwrap();
+    k.body
+        .push(codegen::ptx::Stmt::Inst(codegen::ptx::Inst::new(
+            codegen::ptx::Op::Cvt {
+                d: codegen::ptx::Reg::new(RegType::B32, 0),
+                a: codegen::ptx::Reg::new(RegType::B32, 1),
+            },
+        )));
+    assert!(matches!(
+        Machine::new(&k, Config::new(32)),
+        Err(InterpError::InvalidKernel(_))
+    ));
+}
