@@ -544,7 +544,10 @@ fn lit_buffer_offset_alignment() -> R {
     let r = lit_alignment(2, 4, Some(16))?;
     let packed = plan(&r, Mode::Intended)?;
     let spec = packed.spec("s")?;
-    assert_eq!((spec.group_stride, spec.backing_units), (Some(48), 3 * 48 + 40));
+    assert_eq!(
+        (spec.group_stride, spec.backing_units),
+        (Some(48), 3 * 48 + 40)
+    );
     assert_eq!(starts(&packed, "A")?, [0, 48, 96, 144]);
     assert_eq!(starts(&packed, "B")?, [0, 48, 96, 144]);
     assert_eq!(starts(&packed, "C")?, [16, 64, 112, 160]);
