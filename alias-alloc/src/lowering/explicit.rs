@@ -18,7 +18,7 @@ use crate::{AllocError, AllocLayout, Allocation};
 /// let s = p.storage_alias_spec("s", Storage::Tmem, None)?;
 /// let id = p.local_alloc("p", &[128, 64], DType::BF16, 4, s)?;
 /// let buffers = BufferMap::new(0, &[(2, 32), (2, 128)]).map_err(|e| alias_alloc::AllocError::Input(e.to_string()))?;
-/// let map = address_map(p.allocation(id)?, buffers)?.expect("a power-of-two tile");
+/// let map = address_map(p.allocation(id)?, buffers)?.ok_or(alias_alloc::AllocError::Input("no GF(2) form".into()))?;
 /// // Buffer 3 (group 1, subtile 1) starts at column 160; element (5, 10) is in lane 5.
 /// assert_eq!(map.address(3, &[5, 10]).ok(), Some(Address::Tensor { lane: 5, column: 165 }));
 /// # Ok::<(), alias_alloc::AllocError>(())

@@ -508,7 +508,7 @@ impl AddressMap {
     /// use linear_layout::{AddressMap, BufferMap, families::TensorMemory};
     /// let acc = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
     /// let p = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 32), (2, 128)])?, 16, &acc, &[128, 64])?;
-    /// let l = p.to_linear_layout()?.expect("disjoint powers of two");
+    /// let l = p.to_linear_layout()?.ok_or(linear_layout::LayoutError::Invalid { op: "doc", what: "not GF(2)".into() })?;
     /// assert_eq!(l.bases_of("buffer")?, vec![vec![0, 32], vec![0, 128]]);
     /// assert_eq!(l.out_dims(), vec![("lane".into(), 128), ("column".into(), 256)]);
     /// // 3 buffers are not a power of two.

@@ -236,7 +236,8 @@ impl BufferMap {
     /// ```
     /// use linear_layout::BufferMap;
     /// let b = BufferMap::new(64, &[(2, 32), (2, 128)])?;
-    /// let l = b.to_linear_layout("buffer", "offset", 256)?.expect("disjoint powers of two");
+    /// let l = b.to_linear_layout("buffer", "offset", 256)?;
+    /// let l = l.ok_or(linear_layout::LayoutError::Invalid { op: "doc", what: "not GF(2)".into() })?;
     /// assert_eq!(l.bases_of("buffer")?, vec![vec![32], vec![128]]);
     /// assert_eq!(BufferMap::new(0, &[(3, 128)])?.to_linear_layout("buffer", "offset", 512)?, None);
     /// // 64 + 64·i: the base shares bit 6 with the range, so `+` is not `⊕`.

@@ -32,7 +32,7 @@ use crate::{Evaluator, LinearLayout, Result};
 /// use linear_layout::{AddressMap, BufferMap, families::{NvmmaShared, SharedEncoding}};
 /// let enc = SharedEncoding::Nvmma(NvmmaShared::new(128, 16, false, false, vec![])?);
 /// let map = AddressMap::from_shared_encoding(BufferMap::new(0, &[])?, 16, &enc, &[64, 64])?;
-/// let hw = map.hardware_swizzle().expect("128B swizzle, rank 2");
+/// let hw = map.hardware_swizzle().ok_or(linear_layout::LayoutError::Invalid { op: "doc", what: "no swizzle".into() })?;
 /// assert_eq!(hw.swizzle().to_string(), "Sw<3,4,3>");
 /// assert_eq!(hw.repeat(), 1024);
 /// // Lin is row-major: element (1, 8) is element 72, byte 144; Sw(144) = 128 = 2 · E(1, 8).
