@@ -59,7 +59,8 @@ pub struct Utilisation {
 ///
 /// ```
 /// use alias_alloc::{report, AllocLayout, Allocation, DType, Mode, PlanOptions, Program, Reuse, ReuseGroup, Storage};
-/// // a (8 KiB, aligned to 16 KiB) and b (4 KiB) side by side: U = 16 KiB, 4 KiB idle per group.
+/// // a (8 KiB, aligned to 16 KiB) and b (4 KiB) side by side: U = 16 KiB, 4 KiB idle in group 0
+/// // (the backing ends with group 1's content).
 /// let mut p = Program::new();
 /// let s = p.storage_alias_spec("s", Storage::Smem, None)?;
 /// let a = p.alloc(Allocation { name: "a".into(), shape: vec![32, 64], dtype: DType::F32, num: 2,
@@ -67,9 +68,9 @@ pub struct Utilisation {
 /// let b = p.local_alloc("b", &[32, 32], DType::F32, 2, s)?;
 /// p.set_buffer_overlap(s, ReuseGroup::distinct(vec![a.into(), b.into()])?)?;
 /// let plan = p.plan(&PlanOptions::new(Mode::Intended))?;
-/// let g = &report::utilisation(&p, &plan)[0].groups[1];
-/// assert_eq!((g.group, g.start, g.end), (1, 16384, 32768));
-/// assert_eq!(g.unused, [(28672, 32768)]);
+/// let g = &report::utilisation(&p, &plan)[0].groups[0];
+/// assert_eq!((g.group, g.start, g.end), (0, 0, 16384));
+/// assert_eq!(g.unused, [(12288, 16384)]);
 /// assert_eq!(g.unused_units(), 4096);
 /// # Ok::<(), alias_alloc::AllocError>(())
 /// ```
