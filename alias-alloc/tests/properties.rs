@@ -1385,6 +1385,41 @@ fn huge_buffer_counts_plan_in_bounded_time() {
     }
 }
 
+/// Regression: TLX mode compared its placement with the documented one buffer by buffer over
+/// the first two groups, so a `group_size` of 2^40 (and as many buffers) never returned. The
+/// comparison now probes the digits' unit indices only.
+#[test]
+fn huge_group_sizes_plan_in_bounded_time() {
+    let mut p = Program::new();
+    let s = p
+        .storage_alias_spec("s", Storage::Smem, None)
+        .expect("spec");
+    let a = p
+        .local_alloc("a", &[8, 8], DType::F32, 1 << 41, s)
+        .expect("alloc");
+    let b = p
+        .local_alloc("b", &[8, 8], DType::F32, 2, s)
+        .expect("alloc");
+    let sub = ReuseGroup::shared(vec![a.into()])
+        .and_then(|g| g.group_size(1 << 40))
+        .expect("group");
+    let tree = ReuseGroup::distinct(vec![b.into(), sub.into()]).expect("tree");
+    p.set_buffer_overlap(s, tree).expect("overlap");
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let intended = p.plan(&PlanOptions::new(Mode::Intended)).map(|_| ());
+        let tlx = p.plan(&PlanOptions::new(Mode::TlxCompatible)).map(|_| ());
+        let _ = tx.send((intended, tlx));
+    });
+    match rx.recv_timeout(std::time::Duration::from_secs(10)) {
+        Ok((intended, tlx)) => {
+            assert!(intended.is_err(), "{intended:?}");
+            let _ = tlx;
+        }
+        Err(_) => panic!("plan with group_size 2^40 did not return within 10 s"),
+    }
+}
+
 /// The checker examines at most `checker::MAX_BUFFERS` (2^20) buffers and otherwise reports
 /// `Incomplete`; `plan` runs it on Intended plans in debug builds only, so a valid program
 /// with 2^20 + 1 buffers plans in release builds and fails with

@@ -155,9 +155,10 @@ pub(crate) fn plan_tlx(program: &Program) -> Result<Placed, AllocError> {
             ),
         };
         let placement = tlx_placement(&reindex, a.num, unit)?;
-        // Both maps are affine in the buffer group: the first two groups show every difference.
-        let probe = a.num.min(reindex_period(&reindex).saturating_mul(2));
-        if let Some(i) = (0..probe).find(|&i| placement.offset(i).ok() != explicit.offset(i).ok()) {
+        if let Some(i) = probes(&explicit, a.num)
+            .into_iter()
+            .find(|&i| placement.offset(i).ok() != explicit.offset(i).ok())
+        {
             warnings.push(Warning::ModesDisagree {
                 alloc: a.name.clone(),
                 index: i,
@@ -189,12 +190,22 @@ pub(crate) fn plan_tlx(program: &Program) -> Result<Placed, AllocError> {
     })
 }
 
-/// Buffers per group of a TLX rewrite (the period of its `i mod gs` term).
-fn reindex_period(r: &Reindex) -> u64 {
-    match r {
-        Reindex::Tlx { group_size, .. } => (*group_size).max(1),
-        Reindex::Slots(_) => 1,
+/// The buffer indices where two placements of one allocation can first differ, ascending.
+/// Both are affine in each mixed-radix digit of the documented map (TLX's in `j` and `k`), so
+/// they agree everywhere iff they agree at 0, at every digit's unit index (the prefix
+/// products of the radices) and one past it — a handful of indices whatever `num` is.
+fn probes(documented: &BufferMap, num: u64) -> Vec<u64> {
+    let mut out = vec![0, 1, 2, 3];
+    let mut unit = 1u64;
+    for &(size, _) in documented.modes() {
+        unit = unit.saturating_mul(size.max(1));
+        out.extend([unit.saturating_sub(1), unit, unit.saturating_add(1)]);
     }
+    out.push(num.saturating_sub(1));
+    out.retain(|&i| i < num);
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// TLX's physical placement: slot `s·i + off + (i mod gs)` times the unit, as a buffer map.
