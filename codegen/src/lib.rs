@@ -8,6 +8,9 @@
 //! | [`ptx`] | a typed PTX IR: registers, instructions, kernels, a checked [`ptx::Builder`], `Display` and a parser for the printed subset |
 //! | [`interp`] | a PTX-subset interpreter: one CTA, every thread, shared/global/tensor memory, and a trace of every access |
 //! | [`ptxas`] | finds and runs `ptxas` on emitted text |
+//! | [`access`] | what one memory access is: load/store, element bits, buffer index, TLX reindexing |
+//! | [`smem`] | shared-memory addresses from an `AddressMap` and a register layout: thread base, immediates, vectors, `ldmatrix`/`stmatrix`, the buffer part (explicit or TLX) |
+//! | [`tmem`] | tensor-memory addresses: `tcgen05.alloc`, `taddr`, `tcgen05.ld/st` messages per atom |
 //!
 //! The address emitters build on these: they emit a [`ptx::Kernel`], the interpreter runs
 //! its *printed text* re-parsed and must reproduce the `AddressMap` address of every thread and
@@ -42,6 +45,9 @@
     )
 )]
 
+pub mod access;
 pub mod interp;
 pub mod ptx;
 pub mod ptxas;
+pub mod smem;
+pub mod tmem;

@@ -33,7 +33,11 @@ fn register_counts_are_read_from_verbose_output() {
 
 #[test]
 fn valid_ptx_assembles_and_invalid_ptx_is_rejected_with_the_message() {
-    let Some(ptxas) = require_ptxas() else { return };
+    let Some(ptxas) = require_ptxas()
+        .expect("REQUIRE_PTXAS=1 but no ptxas was found (set PTXAS or install nvidia-cuda-nvcc)")
+    else {
+        return;
+    };
     let mut b = Builder::new("k", Target::Sm90a).unwrap();
     b.ret().unwrap();
     let good = b.finish().unwrap().to_string();
@@ -58,7 +62,11 @@ fn valid_ptx_assembles_and_invalid_ptx_is_rejected_with_the_message() {
 
 #[test]
 fn the_ptx_isa_version_is_accepted_for_both_targets() {
-    let Some(ptxas) = require_ptxas() else { return };
+    let Some(ptxas) = require_ptxas()
+        .expect("REQUIRE_PTXAS=1 but no ptxas was found (set PTXAS or install nvidia-cuda-nvcc)")
+    else {
+        return;
+    };
     for target in [Target::Sm90a, Target::Sm100a] {
         let mut b = Builder::new("k", target).unwrap();
         b.ret().unwrap();

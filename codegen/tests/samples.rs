@@ -12,7 +12,9 @@ use codegen::ptx::{
 };
 
 fn assemble(k: &Kernel) {
-    let Some(ptxas) = codegen::ptxas::require_ptxas() else {
+    let Some(ptxas) = codegen::ptxas::require_ptxas()
+        .expect("REQUIRE_PTXAS=1 but no ptxas was found (set PTXAS or install nvidia-cuda-nvcc)")
+    else {
         return;
     };
     let text = k.to_string();

@@ -516,7 +516,9 @@ fn tcgen05_ld_register_counts_are_typed_errors_at_build_time() {
 
 #[test]
 fn roundtrip_kernel_assembles_for_sm_100a() {
-    let Some(ptxas) = codegen::ptxas::require_ptxas() else {
+    let Some(ptxas) = codegen::ptxas::require_ptxas()
+        .expect("REQUIRE_PTXAS=1 but no ptxas was found (set PTXAS or install nvidia-cuda-nvcc)")
+    else {
         return;
     };
     let k = roundtrip_32x32b();

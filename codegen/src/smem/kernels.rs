@@ -1,0 +1,979 @@
+//! Whole `.entry` kernels around the emitter, for the interpreter, ptxas and (later) a GPU:
+//!
+//! * [`round_trip`]: every thread stores its registers of one layout (each element's value is
+//!   its row-major linear index), `bar.sync`, reloads through another (or the same) layout and
+//!   writes every loaded register to global memory;
+//! * [`address_dump`]: performs one layout's accesses and writes each access's computed
+//!   address (relative to the shared array) to global memory.
+//!
+//! Both declare `.extern .shared .align 1024 .b8 smem[]`, `.param .u64 out` and, for a
+//! run-time index, `.param .u32 index`; `out` holds `u32` words, thread `t`'s block of words
+//! starting at `t · words_per_thread`. [`TestKernel::expected_out`] computes what `out` must
+//! hold from the [`AddressMap`] and the layouts alone, not from the emitter.
+//!
+//! ```
+//! use codegen::access::BufferLowering;
+//! use codegen::interp::run;
+//! use codegen::smem::kernels::{round_trip, IndexSource};
+//! use linear_layout::{AddressMap, BufferMap, families::{Blocked, SwizzledShared}};
+//! let blocked = |spt: Vec<u32>, tpw: Vec<u32>| Blocked { size_per_thread: spt, threads_per_warp: tpw,
+//!     warps_per_cta: vec![2, 1], order: vec![1, 0], cga_layout: vec![] }.to_linear_layout(&[32, 32]);
+//! let smem = SwizzledShared::new(4, 1, 8, vec![1, 0], vec![])?.to_linear_layout(&[32, 32])?;
+//! let map = AddressMap::shared(BufferMap::new(0, &[(2, 4096)])?, 32, &smem)?;
+//! let k = round_trip("rt", &map, &blocked(vec![1, 4], vec![4, 8])?, &blocked(vec![2, 1], vec![16, 2])?,
+//!                    &IndexSource::Const(vec![1]), BufferLowering::Explicit)?;
+//! let out = run(&k.kernel, &k.config(), &k.params(None))?;
+//! assert_eq!(out.buffers[0], k.expected_out(None)?.iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<_>>());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use linear_layout::{AddressMap, Dim, LinearLayout};
+
+use super::emit::{Emitted, SmemContext};
+use super::error::SmemError;
+use super::plan::SmemPlan;
+use super::thread::TidLinear;
+use crate::access::{Access, BufferIndex, BufferLowering, MemoryOp};
+use crate::interp::{Config, ParamValue};
+use crate::ptx::{
+    Address, Builder, DataType, IntType, Kernel, ParamType, Reg, RegType, Role, StateSpace, Target,
+};
+
+/// The dynamic shared array's name and alignment.
+///
+/// ```
+/// assert_eq!(codegen::smem::kernels::SMEM, "smem");
+/// ```
+pub const SMEM: &str = "smem";
+/// `.align` of [`SMEM`].
+///
+/// ```
+/// assert_eq!(codegen::smem::kernels::SMEM_ALIGN, 1024);
+/// ```
+pub const SMEM_ALIGN: u32 = 1024;
+
+/// Where a test kernel's buffer index comes from.
+///
+/// ```
+/// use codegen::smem::kernels::IndexSource;
+/// assert_eq!(IndexSource::Const(vec![0, 2]).indices(), Some(&[0, 2][..]));
+/// assert_eq!(IndexSource::Param.indices(), None);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum IndexSource {
+    /// These constants, one after the other in one kernel.
+    Const(Vec<u64>),
+    /// The `.u32` parameter `index`: one kernel, run once per index.
+    Param,
+}
+
+impl IndexSource {
+    /// The constant indices, if any.
+    ///
+    /// ```
+    /// use codegen::smem::kernels::IndexSource;
+    /// assert_eq!(IndexSource::Const(vec![3]).indices(), Some(&[3][..]));
+    /// ```
+    pub fn indices(&self) -> Option<&[u64]> {
+        match self {
+            IndexSource::Const(v) => Some(v),
+            IndexSource::Param => None,
+        }
+    }
+}
+
+/// What a test kernel does, with the layouts needed to predict its output.
+///
+/// ```
+/// # use codegen::access::{BufferLowering, MemoryOp};
+/// # use codegen::smem::kernels::{address_dump, IndexSource};
+/// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
+/// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
+/// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
+/// # let lanes = vec![vec![4], vec![8], vec![16], vec![32], vec![64]];
+/// # let regs = LinearLayout::from_bases(&[("register", vec![vec![1], vec![2]]), ("lane", lanes)], &[("dim0", 128)], true)?;
+/// let k = address_dump("dump", &map, &regs, MemoryOp::Store, &IndexSource::Param, BufferLowering::Explicit)?;
+/// assert!(matches!(k.kind, codegen::smem::kernels::TestKind::AddressDump { op: MemoryOp::Store, .. }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub enum TestKind {
+    /// [`round_trip`]: stored through `store`, reloaded through `load`.
+    RoundTrip {
+        /// The storing layout.
+        store: LinearLayout,
+        /// The loading layout.
+        load: LinearLayout,
+    },
+    /// [`access_kernel`]: `regs` moved between global `data` and shared memory.
+    Access {
+        /// The layout.
+        regs: LinearLayout,
+        /// Load or store.
+        op: MemoryOp,
+    },
+    /// [`address_dump`] of `regs`.
+    AddressDump {
+        /// The layout.
+        regs: LinearLayout,
+        /// Load or store.
+        op: MemoryOp,
+    },
+}
+
+/// One emission of a test kernel: which buffer index (for a constant) and what it emitted.
+///
+/// ```
+/// # use codegen::access::{BufferLowering, MemoryOp};
+/// # use codegen::smem::kernels::{address_dump, IndexSource};
+/// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
+/// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
+/// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
+/// # let lanes = vec![vec![4], vec![8], vec![16], vec![32], vec![64]];
+/// # let regs = LinearLayout::from_bases(&[("register", vec![vec![1], vec![2]]), ("lane", lanes)], &[("dim0", 128)], true)?;
+/// let k = address_dump("dump", &map, &regs, MemoryOp::Store, &IndexSource::Param, BufferLowering::Explicit)?;
+/// assert_eq!((k.emissions[0].role, k.emissions[0].index), ("store", None));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Emission {
+    /// `"store"` or `"load"`.
+    pub role: &'static str,
+    /// The constant index, `None` for the run-time one.
+    pub index: Option<u64>,
+    /// The plan it came from.
+    pub plan: SmemPlan,
+    /// What the emitter added.
+    pub emitted: Emitted,
+}
+
+/// A built test kernel and how to run and check it.
+///
+/// ```
+/// # use codegen::access::{BufferLowering, MemoryOp};
+/// # use codegen::smem::kernels::{address_dump, IndexSource};
+/// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
+/// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
+/// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
+/// # let lanes = vec![vec![4], vec![8], vec![16], vec![32], vec![64]];
+/// # let regs = LinearLayout::from_bases(&[("register", vec![vec![1], vec![2]]), ("lane", lanes)], &[("dim0", 128)], true)?;
+/// let k = address_dump("dump", &map, &regs, MemoryOp::Store, &IndexSource::Param, BufferLowering::Explicit)?;
+/// assert_eq!((k.threads, k.words_per_thread, k.dynamic_shared_bytes), (32, 1, 1024));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct TestKernel {
+    /// The kernel.
+    pub kernel: Kernel,
+    /// `.reqntid`.
+    pub threads: u32,
+    /// Dynamic shared memory it needs (every buffer it may touch).
+    pub dynamic_shared_bytes: u32,
+    /// `u32` words per thread in `out`.
+    pub words_per_thread: usize,
+    /// The address map.
+    pub map: AddressMap,
+    /// How the buffer part is lowered.
+    pub lowering: BufferLowering,
+    /// Where the index comes from.
+    pub index: IndexSource,
+    /// What the kernel does.
+    pub kind: TestKind,
+    /// Every emission, in order.
+    pub emissions: Vec<Emission>,
+}
+
+impl TestKernel {
+    /// An interpreter configuration: the kernel's threads and shared memory.
+    ///
+    /// ```
+    /// # use codegen::access::{BufferLowering, MemoryOp};
+    /// # use codegen::smem::kernels::{address_dump, IndexSource};
+    /// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
+    /// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
+    /// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
+    /// # let lanes = vec![vec![4], vec![8], vec![16], vec![32], vec![64]];
+    /// # let regs = LinearLayout::from_bases(&[("register", vec![vec![1], vec![2]]), ("lane", lanes)], &[("dim0", 128)], true)?;
+    /// let k = address_dump("dump", &map, &regs, MemoryOp::Store, &IndexSource::Param, BufferLowering::Explicit)?;
+    /// assert_eq!(k.config().threads, 32);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn config(&self) -> Config {
+        Config::new(self.threads).dynamic_shared(self.dynamic_shared_bytes)
+    }
+
+    /// Parameter values: a zeroed `out`, and `index` (0 when `None`) for a run-time index.
+    ///
+    /// ```
+    /// # use codegen::access::{BufferLowering, MemoryOp};
+    /// # use codegen::smem::kernels::{address_dump, IndexSource};
+    /// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
+    /// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
+    /// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
+    /// # let lanes = vec![vec![4], vec![8], vec![16], vec![32], vec![64]];
+    /// # let regs = LinearLayout::from_bases(&[("register", vec![vec![1], vec![2]]), ("lane", lanes)], &[("dim0", 128)], true)?;
+    /// let k = address_dump("dump", &map, &regs, MemoryOp::Store, &IndexSource::Param, BufferLowering::Explicit)?;
+    /// assert_eq!(k.params(Some(1))[1], codegen::interp::ParamValue::U32(1));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn params(&self, index: Option<u32>) -> Vec<ParamValue> {
+        let words = self.words_per_thread * self.threads as usize;
+        let mut p = vec![ParamValue::Buffer(vec![0; words * 4])];
+        if self.index == IndexSource::Param {
+            p.push(ParamValue::U32(index.unwrap_or(0)));
+        }
+        p
+    }
+
+    /// The byte (relative to [`SMEM`]) of element `coords` of buffer `i` under the kernel's
+    /// lowering: the map's address, or TLX's `unit·slot(i)` plus the element part.
+    ///
+    /// Errors: those of [`AddressMap::address`].
+    ///
+    /// ```
+    /// # use codegen::access::{BufferLowering, MemoryOp};
+    /// # use codegen::smem::kernels::{address_dump, IndexSource};
+    /// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
+    /// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
+    /// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
+    /// # let lanes = vec![vec![4], vec![8], vec![16], vec![32], vec![64]];
+    /// # let regs = LinearLayout::from_bases(&[("register", vec![vec![1], vec![2]]), ("lane", lanes)], &[("dim0", 128)], true)?;
+    /// let k = address_dump("dump", &map, &regs, MemoryOp::Store, &IndexSource::Param, BufferLowering::Explicit)?;
+    /// assert_eq!(k.expected_address(1, &[5])?, 512 + 20);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn expected_address(&self, i: u64, coords: &[u64]) -> Result<u64, SmemError> {
+        expected_address(&self.map, &self.lowering, i, coords)
+    }
+
+    /// What `out` must hold after a run with buffer index `index` (the run-time value, or
+    /// `None` for constant indices), computed from the map and the layouts: for a round trip,
+    /// each loaded register's element's linear index; for an address dump, each access's
+    /// address (the element of its first slot; for `ldmatrix`/`stmatrix`, the first element of
+    /// the row the thread supplies). Values are truncated to the element width;
+    /// an [`access_kernel`] leaves `out` as it is for a store (all zeros here) and its loads
+    /// return what shared memory held (zeros).
+    ///
+    /// Errors: the map's ([`SmemError::Layout`]) for an index out of range.
+    ///
+    /// ```
+    /// # use codegen::access::{BufferLowering, MemoryOp};
+    /// # use codegen::smem::kernels::{address_dump, IndexSource};
+    /// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
+    /// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
+    /// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
+    /// # let lanes = vec![vec![4], vec![8], vec![16], vec![32], vec![64]];
+    /// # let regs = LinearLayout::from_bases(&[("register", vec![vec![1], vec![2]]), ("lane", lanes)], &[("dim0", 128)], true)?;
+    /// let k = address_dump("dump", &map, &regs, MemoryOp::Store, &IndexSource::Param, BufferLowering::Explicit)?;
+    /// // Thread 3 writes its one access: elements 12..16 of buffer 1.
+    /// assert_eq!(k.expected_out(Some(1))?[3], 512 + 48);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn expected_out(&self, index: Option<u64>) -> Result<Vec<u32>, SmemError> {
+        let indices: Vec<u64> = match &self.index {
+            IndexSource::Const(v) => v.clone(),
+            IndexSource::Param => vec![index.unwrap_or(0)],
+        };
+        let mut out = vec![0u32; self.words_per_thread * self.threads as usize];
+        let dims = self.map.element().in_dims();
+        let mask = u64::MAX >> (64 - self.map.element_bits().clamp(1, 64));
+        for t in 0..self.threads {
+            let row = t as usize * self.words_per_thread;
+            let mut word = 0usize;
+            match &self.kind {
+                TestKind::RoundTrip { load, .. } => {
+                    let registers = register_count(load)?;
+                    let at = Coordinates::new(load, &dims)?;
+                    for _ in &indices {
+                        for r in 0..registers {
+                            let coords = at.at(r, t);
+                            if let Some(w) = out.get_mut(row + word) {
+                                *w = (linear_index(&dims, &coords) & mask) as u32;
+                            }
+                            word += 1;
+                        }
+                    }
+                }
+                TestKind::Access { .. } => {}
+                TestKind::AddressDump { regs, .. } => {
+                    let at = Coordinates::new(regs, &dims)?;
+                    for (e, &i) in self.emissions.iter().zip(&indices) {
+                        for access in &e.emitted.accesses {
+                            let (slot, holder) = supplied_element(access.matrix, t);
+                            let r = access
+                                .slots
+                                .get(slot)
+                                .and_then(|s| s.first())
+                                .copied()
+                                .unwrap_or(0);
+                            let coords = at.at(r, holder);
+                            if let Some(w) = out.get_mut(row + word) {
+                                *w = self.expected_address(i, &coords)? as u32;
+                            }
+                            word += 1;
+                        }
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Which element's address thread `t` computes for an access: its own first element for a
+/// vector, `(slot 0, t)`; for `ldmatrix`/`stmatrix`, the first element of the row it supplies
+/// (lane `l` supplies row `l % 8` of matrix `(l / 8) % count`), held by another lane.
+fn supplied_element(matrix: Option<(crate::ptx::MatrixCount, bool)>, t: u32) -> (usize, u32) {
+    let Some((count, trans)) = matrix else {
+        return (0, t);
+    };
+    let (warp, lane) = (t & !31, t & 31);
+    let (j, row) = ((lane >> 3) % count.count(), lane & 7);
+    if trans {
+        // Row ρ holds half ρ % 2 of lanes 4q + ρ/2; column 0 is lane ρ/2's.
+        ((2 * j + (row & 1)) as usize, warp + (row >> 1))
+    } else {
+        // Row ρ is lanes 4ρ..4ρ+3; column 0 is lane 4ρ's low half.
+        ((2 * j) as usize, warp + 4 * row)
+    }
+}
+
+/// The address of element `coords` of buffer `i` under `lowering`, relative to the shared
+/// array.
+///
+/// ```
+/// use codegen::access::{BufferLowering, TlxReindex};
+/// use codegen::smem::kernels::expected_address;
+/// use linear_layout::{AddressMap, BufferMap, LinearLayout};
+/// let l = LinearLayout::identity_1d(16, "offset", "dim0")?;
+/// let map = AddressMap::shared(BufferMap::new(0, &[(4, 64)])?, 32, &l)?;
+/// let tlx = BufferLowering::TlxReindex(TlxReindex { scale: 2, offset: 1, group_size: 2, unit: 64 });
+/// assert_eq!(expected_address(&map, &BufferLowering::Explicit, 3, &[5])?, 3 * 64 + 20);
+/// assert_eq!(expected_address(&map, &tlx, 3, &[5])?, 64 * (6 + 1 + 1) + 20);
+/// # Ok::<(), codegen::smem::SmemError>(())
+/// ```
+pub fn expected_address(
+    map: &AddressMap,
+    lowering: &BufferLowering,
+    i: u64,
+    coords: &[u64],
+) -> Result<u64, SmemError> {
+    let byte = |a: linear_layout::Address| a.byte().unwrap_or(0);
+    match lowering {
+        BufferLowering::Explicit => Ok(byte(map.address(i, coords)?)),
+        BufferLowering::TlxReindex(t) => {
+            let count = map.buffer().num_buffers();
+            if i >= count {
+                return Err(
+                    linear_layout::LayoutError::BufferIndexOutOfRange { index: i, count }.into(),
+                );
+            }
+            // Buffer 0 starts at the map's base: what is left is the element part.
+            let element = byte(map.address(0, coords)?).wrapping_sub(map.buffer().base());
+            Ok(element.wrapping_add(t.byte_offset(i)))
+        }
+    }
+}
+
+/// The row-major linear index of `coords` in a tile of `dims` (the last dim fastest).
+///
+/// ```
+/// use linear_layout::Dim;
+/// use codegen::smem::kernels::linear_index;
+/// let dims = [(Dim::new("dim0"), 8), (Dim::new("dim1"), 16)];
+/// assert_eq!(linear_index(&dims, &[2, 5]), 2 * 16 + 5);
+/// ```
+pub fn linear_index(dims: &[(Dim, u64)], coords: &[u64]) -> u64 {
+    dims.iter().zip(coords).fold(0u64, |acc, (&(_, size), &c)| {
+        acc.wrapping_mul(size).wrapping_add(c)
+    })
+}
+
+/// The coordinates (in the order of `dims`, the map's tile dims) of register `r` of thread
+/// `t` under `layout`.
+///
+/// ```
+/// use linear_layout::{Dim, LinearLayout};
+/// use codegen::smem::kernels::coordinates;
+/// let l = LinearLayout::from_bases(&[("register", vec![vec![0, 1]]), ("lane", vec![])],
+///     &[("dim0", 1), ("dim1", 2)], true)?;
+/// let dims = [(Dim::new("dim1"), 2), (Dim::new("dim0"), 1)];
+/// assert_eq!(coordinates(&l, &dims, 1, 0)?, vec![1, 0]);
+/// # Ok::<(), codegen::smem::SmemError>(())
+/// ```
+pub fn coordinates(
+    layout: &LinearLayout,
+    dims: &[(Dim, u64)],
+    r: usize,
+    t: u32,
+) -> Result<Vec<u64>, SmemError> {
+    let mut inputs: Vec<(Dim, u64)> = Vec::new();
+    for (dim, size) in layout.in_dims() {
+        let value = match dim.name() {
+            "register" => r as u64,
+            "lane" => u64::from(t & 31),
+            "warp" => u64::from(t >> 5),
+            _ => 0,
+        };
+        inputs.push((dim, value & (size - 1)));
+    }
+    let out = layout.apply(&inputs)?;
+    Ok(dims
+        .iter()
+        .map(|(d, _)| out.iter().find(|(o, _)| o == d).map_or(0, |&(_, v)| v))
+        .collect())
+}
+
+/// [`coordinates`] for many (register, thread) pairs: the layout compiled once.
+///
+/// ```
+/// use linear_layout::families::Blocked;
+/// use linear_layout::Dim;
+/// use codegen::smem::kernels::{coordinates, Coordinates};
+/// let l = Blocked { size_per_thread: vec![1, 4], threads_per_warp: vec![8, 4],
+///     warps_per_cta: vec![2, 1], order: vec![1, 0], cga_layout: vec![] }.to_linear_layout(&[32, 16])?;
+/// let dims = [(Dim::new("dim0"), 32), (Dim::new("dim1"), 16)];
+/// let c = Coordinates::new(&l, &dims)?;
+/// assert_eq!(c.at(3, 45), coordinates(&l, &dims, 3, 45)?);
+/// # Ok::<(), codegen::smem::SmemError>(())
+/// ```
+#[derive(Debug, Clone)]
+pub struct Coordinates {
+    eval: linear_layout::Evaluator,
+    /// Per in-dim: (register | lane | warp | other, bit offset in the flat input, size − 1).
+    inputs: Vec<(u8, u32, u64)>,
+    /// For each requested dim, its index among the layout's out-dims.
+    order: Vec<Option<usize>>,
+}
+
+impl Coordinates {
+    /// Compiles `layout` for coordinates in the order of `dims`. Errors: the layout's
+    /// evaluator ([`SmemError::Layout`]: more than 64 input or output bits).
+    ///
+    /// ```
+    /// use linear_layout::{Dim, LinearLayout};
+    /// use codegen::smem::kernels::Coordinates;
+    /// let l = LinearLayout::identity_1d(32, "lane", "dim0")?;
+    /// assert_eq!(Coordinates::new(&l, &[(Dim::new("dim0"), 32)])?.at(0, 37), vec![5]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn new(layout: &LinearLayout, dims: &[(Dim, u64)]) -> Result<Coordinates, SmemError> {
+        let mut inputs = Vec::new();
+        let mut offset = 0u32;
+        for (dim, size) in layout.in_dims() {
+            let which = match dim.name() {
+                "register" => 0,
+                "lane" => 1,
+                "warp" => 2,
+                _ => 3,
+            };
+            inputs.push((which, offset, size - 1));
+            offset += size.trailing_zeros();
+        }
+        let outs = layout.out_dim_names();
+        Ok(Coordinates {
+            eval: layout.evaluator()?,
+            inputs,
+            order: dims
+                .iter()
+                .map(|(d, _)| outs.iter().position(|o| o == d))
+                .collect(),
+        })
+    }
+
+    /// The coordinates of register `r` of thread `t`.
+    ///
+    /// ```
+    /// use linear_layout::{Dim, LinearLayout};
+    /// use codegen::smem::kernels::Coordinates;
+    /// let l = LinearLayout::identity_1d(4, "register", "dim0")?;
+    /// assert_eq!(Coordinates::new(&l, &[(Dim::new("dim0"), 4)])?.at(3, 0), vec![3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn at(&self, r: usize, t: u32) -> Vec<u64> {
+        let flat = self
+            .inputs
+            .iter()
+            .fold(0u64, |acc, &(which, offset, mask)| {
+                let v = match which {
+                    0 => r as u64,
+                    1 => u64::from(t & 31),
+                    2 => u64::from(t >> 5),
+                    _ => 0,
+                };
+                acc | (v & mask).checked_shl(offset).unwrap_or(0)
+            });
+        let out = self.eval.split(self.eval.apply(flat));
+        self.order
+            .iter()
+            .map(|k| k.and_then(|k| out.get(k).copied()).unwrap_or(0))
+            .collect()
+    }
+}
+
+fn register_count(layout: &LinearLayout) -> Result<usize, SmemError> {
+    if !layout.has_in_dim("register") {
+        return Ok(1);
+    }
+    Ok(layout.in_dim_size("register")? as usize)
+}
+
+/// `coords → row-major linear index` as a GF(2) layout (every dim a power of two, so the index
+/// is the concatenation of the coordinates' bits).
+fn linear_index_layout(map: &AddressMap) -> Result<LinearLayout, SmemError> {
+    let dims = map.element().in_dims();
+    let total: u64 = dims.iter().map(|(_, s)| s).product();
+    let mut stride = total;
+    let mut bases = Vec::new();
+    for &(dim, size) in &dims {
+        stride /= size.max(1);
+        let b: Vec<Vec<u64>> = (0..size.trailing_zeros())
+            .map(|k| vec![stride << k])
+            .collect();
+        bases.push((dim, b));
+    }
+    Ok(LinearLayout::from_bases(
+        &bases,
+        &[("index", total.max(1))],
+        false,
+    )?)
+}
+
+/// Emits, with role [`Role::Data`], one `.b32` per register holding the linear index of its
+/// element under `layout`.
+fn linear_index_values(
+    b: &mut Builder,
+    ctx: &SmemContext,
+    map: &AddressMap,
+    layout: &LinearLayout,
+) -> Result<Vec<Reg>, SmemError> {
+    let index = layout.compose(&linear_index_layout(map)?)?;
+    let bases = |name: &str| -> Result<Vec<u32>, SmemError> {
+        if !index.has_in_dim(name) {
+            return Ok(Vec::new());
+        }
+        Ok(index
+            .bases_of(name)?
+            .iter()
+            .map(|v| v.first().copied().unwrap_or(0) as u32)
+            .collect())
+    };
+    let registers = bases("register")?;
+    let mut tid = bases("lane")?;
+    tid.resize(5, 0);
+    tid.extend(bases("warp")?);
+    let per_thread = TidLinear::new(tid);
+    b.with_role(Role::Data, |b| {
+        let v = per_thread.emit(b, ctx.tid())?;
+        (0..1usize << registers.len())
+            .map(|r| {
+                let c = registers
+                    .iter()
+                    .enumerate()
+                    .filter(|(k, _)| r >> k & 1 == 1)
+                    .fold(0u32, |acc, (_, x)| acc ^ x);
+                match (v, c) {
+                    (Some(v), 0) => Ok(v),
+                    (Some(v), c) => b.xor(crate::ptx::Width::B32, v, c),
+                    (None, c) => b.mov(RegType::B32, c),
+                }
+            })
+            .collect()
+    })
+    .map_err(SmemError::from)
+}
+
+/// Shared bytes covering every buffer `index` may touch.
+fn shared_bytes(
+    map: &AddressMap,
+    lowering: &BufferLowering,
+    index: &IndexSource,
+) -> Result<u32, SmemError> {
+    let all: Vec<u64> = match index {
+        IndexSource::Const(v) => v.clone(),
+        IndexSource::Param => (0..map.buffer().num_buffers().min(1 << 16)).collect(),
+    };
+    let mut end = 16u64;
+    for i in all {
+        let start = match lowering {
+            BufferLowering::Explicit => map.buffer().offset(i)?,
+            BufferLowering::TlxReindex(t) => t.byte_offset(i),
+        };
+        end = end.max(start.saturating_add(map.element_span()));
+    }
+    u32::try_from(end.div_ceil(16) * 16).map_err(|_| SmemError::AddressTooLarge {
+        what: "shared memory end",
+        value: end,
+    })
+}
+
+/// The start of a test kernel: declarations, context, output pointer of this thread.
+struct Frame {
+    b: Builder,
+    ctx: SmemContext,
+    out: Reg,
+    index: Option<Reg>,
+}
+
+fn frame(
+    name: &str,
+    threads: u32,
+    index: &IndexSource,
+    words_per_thread: usize,
+) -> Result<Frame, SmemError> {
+    let mut b = Builder::new(name, Target::Sm90a)?;
+    b.extern_shared(SMEM, SMEM_ALIGN)?;
+    b.param("out", ParamType::U64)?;
+    if *index == IndexSource::Param {
+        b.param("index", ParamType::U32)?;
+    }
+    b.reqntid(threads)?;
+    let ctx = SmemContext::new(&mut b, SMEM)?;
+    let stride = u32::try_from(words_per_thread * 4).map_err(|_| SmemError::AddressTooLarge {
+        what: "output bytes per thread",
+        value: words_per_thread as u64 * 4,
+    })?;
+    let (out, index) = b.with_role(Role::Data, |b| {
+        let base = b.global_pointer("out")?;
+        let off = b.mul_wide_u32(ctx.tid(), stride)?;
+        let out = b.add(IntType::U64, base, off)?;
+        let index = match index {
+            IndexSource::Param => Some(b.ld_param("index")?),
+            IndexSource::Const(_) => None,
+        };
+        Ok((out, index))
+    })?;
+    Ok(Frame { b, ctx, out, index })
+}
+
+/// `st.global` of `values` at word `first` of this thread's block, four at a time where
+/// aligned.
+fn write_words(b: &mut Builder, out: Reg, first: usize, values: &[Reg]) -> Result<(), SmemError> {
+    let mut w = first;
+    let mut rest = values;
+    while !rest.is_empty() {
+        let n = if w % 4 == 0 && rest.len() >= 4 { 4 } else { 1 };
+        let (now, later) = rest.split_at(n);
+        let offset = i32::try_from(w * 4).map_err(|_| SmemError::AddressTooLarge {
+            what: "output offset",
+            value: w as u64 * 4,
+        })?;
+        b.st(
+            StateSpace::Global,
+            DataType::B32,
+            Address::new(out, offset),
+            now,
+        )?;
+        w += n;
+        rest = later;
+    }
+    Ok(())
+}
+
+fn buffer_index(index: Option<Reg>, constant: Option<u64>) -> BufferIndex {
+    match (index, constant) {
+        (Some(r), _) => BufferIndex::Runtime(r),
+        (None, c) => BufferIndex::Const(c.unwrap_or(0)),
+    }
+}
+
+/// A round trip of the tile through shared memory: `store` layout → buffer → `load` layout,
+/// for each buffer index (`bar.sync` between the store and the load, and after the load).
+/// `out` gets, per thread and index, the loaded registers.
+///
+/// Errors: those of [`SmemPlan::new`] and [`SmemPlan::emit`];
+/// [`SmemError::RegisterLayout`] when the two layouts have different warp counts.
+///
+/// ```
+/// use codegen::access::BufferLowering;
+/// use codegen::smem::kernels::{round_trip, IndexSource};
+/// use linear_layout::{AddressMap, BufferMap, LinearLayout};
+/// let smem = LinearLayout::identity_1d(64, "offset", "dim0")?;
+/// let map = AddressMap::shared(BufferMap::new(0, &[])?, 16, &smem)?;
+/// let lanes = |s: u64| (0..5).map(|k| vec![s << k]).collect::<Vec<_>>();
+/// let pairs = LinearLayout::from_bases(&[("register", vec![vec![1]]), ("lane", lanes(2))], &[("dim0", 64)], true)?;
+/// let strided = LinearLayout::from_bases(&[("register", vec![vec![32]]), ("lane", lanes(1))], &[("dim0", 64)], true)?;
+/// let k = round_trip("rt", &map, &pairs, &strided, &IndexSource::Const(vec![0]), BufferLowering::Explicit)?;
+/// assert_eq!(k.words_per_thread, 2);
+/// // Lane 3 reloads elements 3 and 35.
+/// assert_eq!(&k.expected_out(None)?[6..8], &[3, 35]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn round_trip(
+    name: &str,
+    map: &AddressMap,
+    store: &LinearLayout,
+    load: &LinearLayout,
+    index: &IndexSource,
+    lowering: BufferLowering,
+) -> Result<TestKernel, SmemError> {
+    let bits = map.element_bits();
+    let store_plan = SmemPlan::new(map, store, Access::store(bits), lowering)?;
+    let load_plan = SmemPlan::new(map, load, Access::load(bits), lowering)?;
+    if store_plan.threads() != load_plan.threads() {
+        return Err(SmemError::RegisterLayout {
+            reason: format!(
+                "the store layout has {} threads and the load layout {}",
+                store_plan.threads(),
+                load_plan.threads()
+            ),
+        });
+    }
+    let threads = store_plan.threads();
+    let per_index = load_plan.registers();
+    let constants: Vec<Option<u64>> = match index {
+        IndexSource::Const(v) => v.iter().map(|&i| Some(i)).collect(),
+        IndexSource::Param => vec![None],
+    };
+    let words_per_thread = per_index * constants.len();
+    let Frame {
+        mut b,
+        mut ctx,
+        out,
+        index: index_reg,
+    } = frame(name, threads, index, words_per_thread)?;
+    let values = linear_index_values(&mut b, &ctx, map, store)?;
+    let mut emissions = Vec::new();
+    for (p, &c) in constants.iter().enumerate() {
+        let i = buffer_index(index_reg, c);
+        let stored = store_plan.emit(&mut b, &mut ctx, i, &values)?;
+        b.bar_sync(0)?;
+        let loaded = load_plan.emit(&mut b, &mut ctx, i, &[])?;
+        write_words(&mut b, out, p * per_index, &loaded.values)?;
+        b.bar_sync(0)?;
+        emissions.push(Emission {
+            role: "store",
+            index: c,
+            plan: store_plan.clone(),
+            emitted: stored,
+        });
+        emissions.push(Emission {
+            role: "load",
+            index: c,
+            plan: load_plan.clone(),
+            emitted: loaded,
+        });
+    }
+    b.ret()?;
+    Ok(TestKernel {
+        kernel: b.finish()?,
+        threads,
+        dynamic_shared_bytes: shared_bytes(map, &lowering, index)?,
+        words_per_thread,
+        map: map.clone(),
+        lowering,
+        index: index.clone(),
+        kind: TestKind::RoundTrip {
+            store: store.clone(),
+            load: load.clone(),
+        },
+        emissions,
+    })
+}
+
+/// The accesses of `regs` (`op`; a store writes each element's linear index) for each buffer
+/// index, each access's address minus the shared array's written to `out`, in emission order.
+///
+/// Errors: those of [`SmemPlan::new`] and [`SmemPlan::emit`].
+///
+/// ```
+/// use codegen::access::{BufferLowering, MemoryOp};
+/// use codegen::interp::run;
+/// use codegen::smem::kernels::{address_dump, IndexSource};
+/// use linear_layout::{AddressMap, BufferMap, families::{Blocked, NvmmaShared, SharedEncoding}};
+/// let regs = Blocked { size_per_thread: vec![1, 8], threads_per_warp: vec![4, 8],
+///     warps_per_cta: vec![1, 1], order: vec![1, 0], cga_layout: vec![] }.to_linear_layout(&[8, 64])?;
+/// let enc = SharedEncoding::Nvmma(NvmmaShared::new(128, 16, false, false, vec![])?);
+/// let map = AddressMap::from_shared_encoding(BufferMap::new(0, &[(4, 1024)])?, 16, &enc, &[8, 64])?;
+/// let k = address_dump("dump", &map, &regs, MemoryOp::Load, &IndexSource::Param, BufferLowering::Explicit)?;
+/// for i in 0..4 {
+///     let out = run(&k.kernel, &k.config(), &k.params(Some(i)))?;
+///     let words: Vec<u32> = out.buffers[0].chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+///     assert_eq!(words, k.expected_out(Some(u64::from(i)))?);
+/// }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn address_dump(
+    name: &str,
+    map: &AddressMap,
+    regs: &LinearLayout,
+    op: MemoryOp,
+    index: &IndexSource,
+    lowering: BufferLowering,
+) -> Result<TestKernel, SmemError> {
+    let bits = map.element_bits();
+    let access = match op {
+        MemoryOp::Load => Access::load(bits),
+        MemoryOp::Store => Access::store(bits),
+    };
+    let plan = SmemPlan::new(map, regs, access, lowering)?;
+    let threads = plan.threads();
+    let constants: Vec<Option<u64>> = match index {
+        IndexSource::Const(v) => v.iter().map(|&i| Some(i)).collect(),
+        IndexSource::Param => vec![None],
+    };
+    let words_per_thread = plan.accesses().len() * constants.len();
+    let Frame {
+        mut b,
+        mut ctx,
+        out,
+        index: index_reg,
+    } = frame(name, threads, index, words_per_thread)?;
+    let values = match op {
+        MemoryOp::Store => linear_index_values(&mut b, &ctx, map, regs)?,
+        MemoryOp::Load => Vec::new(),
+    };
+    let mut emissions = Vec::new();
+    let mut addresses = Vec::new();
+    for &c in &constants {
+        let emitted = plan.emit(&mut b, &mut ctx, buffer_index(index_reg, c), &values)?;
+        let smem = ctx.shared_base();
+        for a in &emitted.accesses {
+            let rel = b.with_role(Role::Data, |b| {
+                let abs = match a.address.offset {
+                    0 => a.address.base,
+                    o => b.add(IntType::U32, a.address.base, o)?,
+                };
+                b.sub(IntType::U32, abs, smem)
+            })?;
+            addresses.push(rel);
+        }
+        emissions.push(Emission {
+            role: if op == MemoryOp::Load {
+                "load"
+            } else {
+                "store"
+            },
+            index: c,
+            plan: plan.clone(),
+            emitted,
+        });
+    }
+    write_words(&mut b, out, 0, &addresses)?;
+    b.ret()?;
+    Ok(TestKernel {
+        kernel: b.finish()?,
+        threads,
+        dynamic_shared_bytes: shared_bytes(map, &lowering, index)?,
+        words_per_thread,
+        map: map.clone(),
+        lowering,
+        index: index.clone(),
+        kind: TestKind::AddressDump {
+            regs: regs.clone(),
+            op,
+        },
+        emissions,
+    })
+}
+
+/// The access alone, for reading and counting: a store takes each thread's registers from
+/// global `data` (`ld.global.v4`, thread `t`'s block at word `t · registers`), a load writes
+/// them there; everything but the address arithmetic has role [`Role::Data`], so
+/// [`Kernel::stats`] counts exactly the emitter's address instructions (and the two `mov`s of
+/// `%tid.x` and `smem`). The parameter is called `out` (as in the other kernels), whatever
+/// the direction.
+///
+/// Errors: those of [`SmemPlan::new`] and [`SmemPlan::emit`].
+///
+/// ```
+/// use codegen::access::{BufferLowering, MemoryOp};
+/// use codegen::smem::kernels::{access_kernel, IndexSource};
+/// use linear_layout::{AddressMap, BufferMap, LinearLayout};
+/// let smem = LinearLayout::identity_1d(256, "offset", "dim0")?;
+/// let map = AddressMap::shared(BufferMap::new(0, &[(2, 1024)])?, 32, &smem)?;
+/// let regs = LinearLayout::from_bases(&[("register", vec![vec![1], vec![2], vec![128]]),
+///     ("lane", vec![vec![4], vec![8], vec![16], vec![32], vec![64]])], &[("dim0", 256)], true)?;
+/// let k = access_kernel("st", &map, &regs, MemoryOp::Store, &IndexSource::Param, BufferLowering::Explicit)?;
+/// let s = k.kernel.stats();
+/// // tid << 4, mad.lo index, add: 3 (+ 2 mov) for 2 × st.shared.v4.b32.
+/// assert_eq!((s.address_alu, k.emissions[0].emitted.address_alu), (5, 3));
+/// assert_eq!(k.kernel.to_string().matches("st.shared::cta.v4.b32").count(), 2);
+/// assert_eq!(k.emissions[0].emitted.accesses[1].address.offset, 512);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn access_kernel(
+    name: &str,
+    map: &AddressMap,
+    regs: &LinearLayout,
+    op: MemoryOp,
+    index: &IndexSource,
+    lowering: BufferLowering,
+) -> Result<TestKernel, SmemError> {
+    let bits = map.element_bits();
+    let access = match op {
+        MemoryOp::Load => Access::load(bits),
+        MemoryOp::Store => Access::store(bits),
+    };
+    let plan = SmemPlan::new(map, regs, access, lowering)?;
+    let threads = plan.threads();
+    let registers = plan.registers();
+    let constants: Vec<Option<u64>> = match index {
+        IndexSource::Const(v) => v.iter().map(|&i| Some(i)).collect(),
+        IndexSource::Param => vec![None],
+    };
+    let Frame {
+        mut b,
+        mut ctx,
+        out,
+        index: index_reg,
+    } = frame(name, threads, index, registers)?;
+    let values = match op {
+        MemoryOp::Store => read_words(&mut b, out, registers)?,
+        MemoryOp::Load => Vec::new(),
+    };
+    let mut emissions = Vec::new();
+    for &c in &constants {
+        let emitted = plan.emit(&mut b, &mut ctx, buffer_index(index_reg, c), &values)?;
+        if op == MemoryOp::Load {
+            write_words(&mut b, out, 0, &emitted.values)?;
+        }
+        emissions.push(Emission {
+            role: if op == MemoryOp::Load {
+                "load"
+            } else {
+                "store"
+            },
+            index: c,
+            plan: plan.clone(),
+            emitted,
+        });
+    }
+    b.ret()?;
+    Ok(TestKernel {
+        kernel: b.finish()?,
+        threads,
+        dynamic_shared_bytes: shared_bytes(map, &lowering, index)?,
+        words_per_thread: registers,
+        map: map.clone(),
+        lowering,
+        index: index.clone(),
+        kind: TestKind::Access {
+            regs: regs.clone(),
+            op,
+        },
+        emissions,
+    })
+}
+
+/// `ld.global` of `n` words from this thread's block, four at a time where possible.
+fn read_words(b: &mut Builder, out: Reg, n: usize) -> Result<Vec<Reg>, SmemError> {
+    let mut values = Vec::with_capacity(n);
+    while values.len() < n {
+        let w = values.len();
+        let count = if n - w >= 4 { 4 } else { 1 };
+        let offset = i32::try_from(w * 4).map_err(|_| SmemError::AddressTooLarge {
+            what: "input offset",
+            value: w as u64 * 4,
+        })?;
+        let regs: Vec<Reg> = (0..count).map(|_| b.reg(RegType::B32)).collect();
+        b.ld_into(
+            StateSpace::Global,
+            DataType::B32,
+            regs.clone(),
+            Address::new(out, offset),
+        )?;
+        values.extend(regs);
+    }
+    Ok(values)
+}

@@ -1,0 +1,190 @@
+//! [`TmemError`]: why a TMEM access cannot be planned or emitted.
+
+use linear_layout::families::Tcgen05Atom;
+use linear_layout::LayoutError;
+use thiserror::Error;
+
+use crate::ptx::PtxError;
+
+/// A TMEM cell offset `(lane, column)` as the errors print it; `None` is "nothing".
+fn cell(c: &Option<(u64, u64)>) -> String {
+    match c {
+        Some((lane, column)) => format!("(lane {lane}, column {column})"),
+        None => "nothing (the register layout has too few registers)".into(),
+    }
+}
+
+/// Why [`TmemPlan`](super::TmemPlan) refused a register layout, or why emitting failed.
+/// Messages name the register-layout bit and the TMEM cells involved.
+///
+/// ```
+/// use codegen::tmem::{TmemError, TmemPlan};
+/// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
+/// // block_m = 64 with 64 rows leaves lanes 16..31 unused: Triton's 32x32b layout then reads
+/// // the second column half through lanes 16..31 (`.16x32bx2`), which is not emitted.
+/// let tm = TensorMemory { block_m: 64, block_n: 32, col_stride: 1, cga_layout: vec![], two_ctas: false };
+/// let map = AddressMap::tensor_memory(BufferMap::new(0, &[])?, 32, &tm, &[64, 32])?;
+/// let err = TmemPlan::for_tensor_memory(&map, &tm, &[64, 32], Tcgen05Atom::M32x32b, 4).unwrap_err();
+/// assert!(matches!(err, TmemError::AtomMismatch { dim: "lane", bit: 4, .. }));
+/// assert!(err.to_string().contains("16x32bx2"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TmemError {
+    /// The layout algebra refused (composition, buffer index out of range, too many columns…).
+    #[error(transparent)]
+    Layout(#[from] LayoutError),
+    /// The PTX builder refused an instruction.
+    #[error(transparent)]
+    Ptx(#[from] PtxError),
+    /// The address map is a shared-memory map.
+    #[error("the address map addresses shared memory; the TMEM emitter needs a tensor-memory map")]
+    NotTensorMemory,
+    /// The register layout misses elements of the tile.
+    #[error("the register layout reaches 2^{rank} of the tile's 2^{bits} elements; an access moves every element")]
+    NotSurjective {
+        /// Its rank.
+        rank: u32,
+        /// log2 of the tile's elements.
+        bits: u32,
+    },
+    /// The register layout lacks an in-dim, or has one of the wrong size.
+    #[error("the register layout needs in-dim '{dim}' {expected}; it has {found}")]
+    RegisterDims {
+        /// `register`, `lane`, `warp` or `block`.
+        dim: &'static str,
+        /// What it must be.
+        expected: &'static str,
+        /// What it is.
+        found: String,
+    },
+    /// Sub-32-bit elements that are not packed `32 / element_bits` to a 32-bit register and
+    /// column (e.g. `col_stride = 2`, which needs `.pack::16b`, not emitted).
+    #[error(
+        "{element_bits}-bit elements: the first {expected} register bits must stay in one 32-bit \
+         TMEM cell (packed elements); register bit {bit} moves to (lane {lane}, column {column}) \
+         (unpacked TMEM needs .pack::16b/.unpack::16b, which this emitter does not use)"
+    )]
+    Packing {
+        /// The element width.
+        element_bits: u32,
+        /// How many low register bits must pack.
+        expected: u32,
+        /// The first register bit that does not.
+        bit: u32,
+        /// Its TMEM lane offset.
+        lane: u64,
+        /// Its TMEM column offset.
+        column: u64,
+    },
+    /// A packing register bit that names no new element (two halves of a register would hold
+    /// the same element, or the bits are dependent).
+    #[error("packed register bit {bit} names no new element: the elements of a register must be distinct")]
+    PackedElements {
+        /// The register bit.
+        bit: u32,
+    },
+    /// A register-layout bit the atom fixes points elsewhere.
+    #[error(
+        "a .{atom} message maps {dim} bit {bit} to {}; the register layout puts it at {}{hint}",
+        cell(&Some(*.expected)),
+        cell(.found)
+    )]
+    AtomMismatch {
+        /// The atom.
+        atom: Tcgen05Atom,
+        /// `lane` or `register`.
+        dim: &'static str,
+        /// The bit of that in-dim (for `register`, counted after the packed bits).
+        bit: u32,
+        /// The cell offset the atom's thread-to-data map gives.
+        expected: (u64, u64),
+        /// The cell offset the layout gives.
+        found: Option<(u64, u64)>,
+        /// Why, where known (e.g. the `.16x32bx2` case).
+        hint: String,
+    },
+    /// Two registers of one thread on one TMEM cell.
+    #[error("register bit {bit} addresses no new TMEM cell (two registers would share a cell)")]
+    RepeatedCell {
+        /// The register bit (counted after the packed bits).
+        bit: u32,
+    },
+    /// Warps 1 and 2 of each warpgroup must reach lanes 32 and 64 (the lane-quarter rule).
+    #[error(
+        "warp bit {bit} must move to TMEM lane {expected} (warp w reaches lanes 32·(w%4)..); the \
+         register layout puts it at (lane {lane}, column {column})"
+    )]
+    WarpQuarter {
+        /// 0 or 1.
+        bit: u32,
+        /// 32 or 64.
+        expected: u64,
+        /// The layout's lane offset.
+        lane: u64,
+        /// The layout's column offset.
+        column: u64,
+    },
+    /// A warp's cells leave its 32-lane quarter.
+    #[error(
+        "the register layout reaches lane offset {max_lane} inside a warp's quarter; a warp may \
+         touch only 32 lanes"
+    )]
+    LaneRange {
+        /// The largest lane offset (OR of the per-warp lane bits).
+        max_lane: u64,
+    },
+    /// Bases sharing address bits: `+` (what the hardware does) differs from `⊕`.
+    #[error(
+        "register-layout bits share TMEM {what} bits ({overlap:#x}); immediates add, so every \
+         basis must own its bits"
+    )]
+    Overlap {
+        /// `lane` or `column`.
+        what: &'static str,
+        /// The shared bits.
+        overlap: u64,
+    },
+    /// More 32-bit registers per thread than a warp's TMEM quarter holds (512).
+    #[error("the access moves 2^{log2} registers per thread; a warp's 32 TMEM lanes hold 512 per thread")]
+    Registers {
+        /// log2 of the registers per thread.
+        log2: usize,
+    },
+    /// A store was given the wrong number of value registers.
+    #[error("the store moves {expected} 32-bit registers per thread; {found} given")]
+    ValueCount {
+        /// [`TmemPlan::registers`](super::TmemPlan::registers).
+        expected: u32,
+        /// The registers given.
+        found: usize,
+    },
+    /// A run-time buffer index in a register that is not `.b32`.
+    #[error("the run-time buffer index must be a .b32 register, got {found}")]
+    IndexRegister {
+        /// The register.
+        found: String,
+    },
+    /// An address immediate outside the signed 32-bit range.
+    #[error("TMEM address immediate {value} does not fit 32 bits")]
+    Immediate {
+        /// The immediate.
+        value: u64,
+    },
+    /// Two plans in one kernel with different warp counts.
+    #[error("the store plan has {store} warps, the load plan {load}")]
+    WarpMismatch {
+        /// The store plan's warps.
+        store: u32,
+        /// The load plan's warps.
+        load: u32,
+    },
+    /// Test-kernel values (linear element indices) that do not fit the element width.
+    #[error("{elements} elements: linear indices do not fit {element_bits}-bit elements")]
+    IndexWidth {
+        /// Elements in the tile.
+        elements: u64,
+        /// The element width.
+        element_bits: u32,
+    },
+}
