@@ -1,7 +1,8 @@
 //! End-to-end tests of the `linalias` binary: real command lines, real stdout/stderr/exit codes.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+#[path = "support/binary.rs"]
+mod binary;
+use binary::{fails, linalias as linalias_stdin, ok};
 
 use serde_json::{json, Value};
 
@@ -12,62 +13,10 @@ const SHARED: &str = r#"{"bases":[["offset",[[0],[1],[2],[0],[4]]]],"out_dims":[
 /// A `#ttg.linear` attribute as Triton prints it.
 const MLIR: &str = "#ttg.linear<{register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[0, 8], [16, 0]], block = []}>";
 
-fn linalias(args: &[&str]) -> Output {
-    linalias_stdin(args, None)
-}
-
-fn linalias_stdin(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_linalias"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the linalias binary runs");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    if let Some(text) = stdin {
-        pipe.write_all(text.as_bytes())
-            .expect("stdin accepts the input");
-    }
-    drop(pipe);
-    child.wait_with_output().expect("linalias finishes")
-}
-
-/// Runs a command that must succeed and returns its stdout.
-fn ok(args: &[&str]) -> String {
-    let out = linalias(args);
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.stderr.is_empty(), "{args:?} wrote to stderr");
-    String::from_utf8(out.stdout).expect("stdout is UTF-8")
-}
-
 /// Runs a command that must succeed with `--format json` and returns the parsed layout JSON.
 fn ok_json(args: &[&str]) -> Value {
     let text = ok(&[args, &["--format", "json"]].concat());
     serde_json::from_str(&text).expect("stdout is JSON")
-}
-
-/// Runs a command that must fail with `code` and returns its single stderr line.
-fn fails(args: &[&str], code: i32) -> String {
-    let out = linalias(args);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{args:?}: stderr {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout on failure");
-    let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8");
-    assert!(stderr.starts_with("error: "), "{args:?}: {stderr:?}");
-    assert!(
-        stderr.ends_with('\n') && stderr.lines().count() == 1,
-        "{args:?}: not one line: {stderr:?}"
-    );
-    stderr.trim_end().to_owned()
 }
 
 #[test]

@@ -1,63 +1,18 @@
 //! End-to-end tests of `linalias plan`: the example plan files through the real binary, in both
 //! modes, with the numbers the TLX reference (§9) gives; the JSON and SVG outputs; errors.
 
-use std::io::Write;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::Command;
+
+#[path = "support/binary.rs"]
+mod binary;
+use binary::{fails, linalias, ok};
 
 use alias_alloc::plan_file::{self, PlanFile};
 use serde_json::Value;
 
 fn example(name: &str) -> String {
     format!("{}/examples/{name}", env!("CARGO_MANIFEST_DIR"))
-}
-
-fn linalias(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_linalias"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the linalias binary runs");
-    let mut pipe = child.stdin.take().expect("stdin is piped");
-    if let Some(text) = stdin {
-        pipe.write_all(text.as_bytes())
-            .expect("stdin accepts the input");
-    }
-    drop(pipe);
-    child.wait_with_output().expect("linalias finishes")
-}
-
-/// Runs a command that must succeed and returns its stdout.
-fn ok(args: &[&str]) -> String {
-    let out = linalias(args, None);
-    assert!(
-        out.status.success(),
-        "{args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.stderr.is_empty(), "{args:?} wrote to stderr");
-    String::from_utf8(out.stdout).expect("stdout is UTF-8")
-}
-
-/// Runs a command that must fail with `code` and returns its single stderr line.
-fn fails(args: &[&str], code: i32) -> String {
-    let out = linalias(args, None);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{args:?}: stderr {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout on failure");
-    let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8");
-    assert!(stderr.starts_with("error: "), "{args:?}: {stderr:?}");
-    assert!(
-        stderr.ends_with('\n') && stderr.lines().count() == 1,
-        "{args:?}: not one line: {stderr:?}"
-    );
-    stderr.trim_end().to_owned()
 }
 
 /// The cells of the table row of allocation `name` (cells are separated by two spaces or more).

@@ -168,8 +168,9 @@ fn emit_values(b: &mut Builder, plan: &TmemPlan, tid: Reg) -> Result<Vec<Reg>, T
 /// let ld = TmemPlan::for_tensor_memory(&map, &tm, &[128, 16], Tcgen05Atom::M16x256b, 4)?;
 /// let k = parse(&roundtrip_kernel("rt", &st, &ld, IndexSource::Param)?.to_string())?;
 /// let out = run(&k, &Config::new(128), &[ParamValue::Buffer(vec![0; 128 * 16 * 4]), ParamValue::U32(1)])?;
-/// let word = |k: usize, t: usize| u32::from_le_bytes(out.buffers[0][4 * (k * 128 + t)..][..4].try_into().unwrap());
-/// assert_eq!(word(5, 77), roundtrip_value(&ld, 5, 77 % 32, 77 / 32)?);
+/// let at = 4 * (5 * 128 + 77); // register 5 of thread 77
+/// let word = out.buffers[0].get(at..at + 4).ok_or("short output")?;
+/// assert_eq!(u32::from_le_bytes(word.try_into()?), roundtrip_value(&ld, 5, 77 % 32, 77 / 32)?);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn roundtrip_kernel(

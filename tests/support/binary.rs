@@ -1,0 +1,54 @@
+//! Runs the real `linalias` binary for the CLI tests: stdout, stderr and exit codes as a user
+//! sees them. Included with `#[path]` by each CLI test crate.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `linalias args…`, feeding `stdin` when given.
+pub fn linalias(args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_linalias"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the linalias binary runs");
+    let mut pipe = child.stdin.take().expect("stdin is piped");
+    if let Some(text) = stdin {
+        pipe.write_all(text.as_bytes())
+            .expect("stdin accepts the input");
+    }
+    drop(pipe);
+    child.wait_with_output().expect("linalias finishes")
+}
+
+/// Runs a command that must succeed and returns its stdout.
+pub fn ok(args: &[&str]) -> String {
+    let out = linalias(args, None);
+    assert!(
+        out.status.success(),
+        "{args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stderr.is_empty(), "{args:?} wrote to stderr");
+    String::from_utf8(out.stdout).expect("stdout is UTF-8")
+}
+
+/// Runs a command that must fail with `code` and returns its single stderr line.
+pub fn fails(args: &[&str], code: i32) -> String {
+    let out = linalias(args, None);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: stderr {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty(), "{args:?} wrote to stdout on failure");
+    let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8");
+    assert!(stderr.starts_with("error: "), "{args:?}: {stderr:?}");
+    assert!(
+        stderr.ends_with('\n') && stderr.lines().count() == 1,
+        "{args:?}: not one line: {stderr:?}"
+    );
+    stderr.trim_end().to_owned()
+}
