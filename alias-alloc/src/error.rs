@@ -253,3 +253,9 @@ impl Warning {
         }
     }
 }
+
+/// A `linear-layout` error where no allocation is at hand to name (buffer maps, plan
+/// arithmetic), as [`AllocError::Input`].
+pub(crate) fn map_err<T>(r: Result<T, linear_layout::LayoutError>) -> Result<T, AllocError> {
+    r.map_err(|e| AllocError::Input(e.to_string()))
+}

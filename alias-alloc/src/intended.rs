@@ -14,9 +14,9 @@ use std::collections::HashMap;
 
 use linear_layout::BufferMap;
 
+use crate::error::map_err;
+use crate::plan::align_up;
 use crate::plan::Placed;
-use crate::tlx::align_up;
-use crate::tlx::materialize::map_err;
 use crate::tree_rules::check_tree;
 use crate::{
     AllocError, AllocId, AllocPlan, GroupKind, Member, Origin, Program, Reindex, ReuseGroup,

@@ -4,7 +4,7 @@
 
 use linear_layout::BufferMap;
 
-use crate::tlx::materialize::map_err;
+use crate::error::map_err;
 use crate::{AllocError, AllocId, AllocPlan, Origin, Program, Reindex, Reuse, SpecPlan, Storage};
 
 /// Regions for plain allocations and their legacy views, numbered from `first_region`.

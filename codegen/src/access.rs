@@ -78,16 +78,26 @@ impl Access {
         }
     }
 
+    /// A load or store (by `op`) of `element_bits`-bit elements, vectors up to 16 bytes.
+    ///
+    /// ```
+    /// use codegen::access::{Access, MemoryOp};
+    /// assert_eq!(Access::new(MemoryOp::Store, 16), Access::store(16));
+    /// ```
+    pub fn new(op: MemoryOp, element_bits: u32) -> Access {
+        Access {
+            op,
+            ..Access::load(element_bits)
+        }
+    }
+
     /// A store of `element_bits`-bit elements, vectors up to 16 bytes.
     ///
     /// ```
     /// assert_eq!(codegen::access::Access::store(32).op, codegen::access::MemoryOp::Store);
     /// ```
     pub fn store(element_bits: u32) -> Access {
-        Access {
-            op: MemoryOp::Store,
-            ..Access::load(element_bits)
-        }
+        Access::new(MemoryOp::Store, element_bits)
     }
 
     /// The same access with vectors of at most `bytes` bytes (checked when a plan is made:

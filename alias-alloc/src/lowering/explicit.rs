@@ -5,7 +5,7 @@ use std::cell::RefCell;
 
 use linear_layout::{AddressMap, BufferMap};
 
-use crate::tlx::materialize::map_err;
+use crate::error::map_err;
 use crate::{AllocError, AllocLayout, Allocation};
 
 /// The address map of `alloc` whose buffers start at `buffers` (plan units). `Ok(None)` when

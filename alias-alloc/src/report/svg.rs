@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use linear_layout::views::svg::WARP_PALETTE;
+use linear_layout::views::svg::{xml_escape, WARP_PALETTE};
 
 use super::{
     backing_text, extent, group_range, mode_name, region_allocs, region_buffers, utilisation,
@@ -103,7 +103,7 @@ pub fn memory_map_svg(program: &Program, plan: &Plan) -> String {
     let _ = writeln!(
         s,
         "<title>{}</title>",
-        esc(&format!(
+        xml_escape(&format!(
             "memory map ({} mode): {}",
             mode_name(plan.mode),
             names.join(", ")
@@ -237,13 +237,13 @@ impl<'p> Region<'p> {
             s,
             r#"<text x="{PAD}" y="{}" font-size="12" font-weight="bold">{}</text>"#,
             top + 14,
-            esc(&self.title)
+            xml_escape(&self.title)
         );
         let _ = writeln!(
             s,
             r##"<text x="{PAD}" y="{}" font-size="10" fill="#333">{}</text>"##,
             top + 30,
-            esc(&self.subtitle)
+            xml_escape(&self.subtitle)
         );
         let axis_y = top + HEAD_H - 6;
         let lanes_top = top + HEAD_H;
@@ -309,7 +309,7 @@ impl<'p> Region<'p> {
                 y + 6,
                 x + 16,
                 y + 10,
-                esc(text)
+                xml_escape(text)
             );
         }
         let _ = writeln!(s, "</g>");
@@ -323,7 +323,7 @@ impl<'p> Region<'p> {
                 let _ = writeln!(
                     s,
                     r##"<text x="{label_x}" y="{text_y}" font-size="10" text-anchor="end" font-style="italic" fill="#555">{}</text>"##,
-                    esc(t)
+                    xml_escape(t)
                 );
             }
             Lane::More(n) => {
@@ -365,8 +365,8 @@ impl<'p> Region<'p> {
                 let _ = write!(
                     s,
                     r##"<text x="{label_x}" y="{text_y}" font-size="10" text-anchor="end">{}</text><g><title>{}</title><rect x="{}" y="{}" width="{}" height="{BAR_H}" fill="{}" stroke="#666" stroke-width="0.5"/>"##,
-                    esc(&label),
-                    esc(&tip),
+                    xml_escape(&label),
+                    xml_escape(&tip),
                     num(x0),
                     y + 2,
                     num(w),
@@ -379,7 +379,7 @@ impl<'p> Region<'p> {
                         r##"<text x="{}" y="{}" font-size="9" text-anchor="middle" fill="#333">{}</text>"##,
                         num(x0 + w / 2.0),
                         text_y - 1,
-                        esc(&range)
+                        xml_escape(&range)
                     );
                 }
                 s.push_str("</g>\n");
@@ -436,22 +436,6 @@ fn num(v: f64) -> String {
     }
 }
 
-/// Text escaped for XML content and attribute values.
-fn esc(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -465,6 +449,6 @@ mod tests {
         assert_eq!(tick_step(u64::MAX), 1 << 61);
         assert_eq!(num(80.0), "80");
         assert_eq!(num(162.5), "162.5");
-        assert_eq!(esc("a<b & 'c'"), "a&lt;b &amp; &apos;c&apos;");
+        assert_eq!(xml_escape("a<b & 'c'"), "a&lt;b &amp; &apos;c&apos;");
     }
 }

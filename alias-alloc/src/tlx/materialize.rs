@@ -8,6 +8,7 @@ use linear_layout::BufferMap;
 
 use super::offsets::{offsets, TlxOffset};
 use super::size::{backing, TlxBacking};
+use crate::error::map_err;
 use crate::plan::Placed;
 use crate::tree_rules::check_tree;
 use crate::{AllocError, AllocPlan, Origin, Program, Reindex, Reuse, SpecPlan, Storage, Warning};
@@ -243,8 +244,4 @@ fn documented(o: &TlxOffset, num: u64) -> Result<BufferMap, AllocError> {
     let gs = o.group_size.max(1);
     modes.push((num.div_ceil(gs), o.units.saturating_mul(gs)));
     map_err(BufferMap::new(o.offset, &modes))
-}
-
-pub(crate) fn map_err<T>(r: Result<T, linear_layout::LayoutError>) -> Result<T, AllocError> {
-    r.map_err(|e| AllocError::Input(e.to_string()))
 }

@@ -10,11 +10,4 @@ pub mod materialize;
 pub mod offsets;
 pub mod size;
 
-/// `alignUp(v, a)` as TLX computes it (`a = 0` leaves `v`).
-pub(crate) fn align_up(v: u64, a: u64) -> u64 {
-    if a == 0 {
-        v
-    } else {
-        v.div_ceil(a).saturating_mul(a)
-    }
-}
+pub(crate) use crate::plan::align_up;

@@ -80,6 +80,21 @@ impl IndexSource {
             IndexSource::Param => None,
         }
     }
+
+    /// One entry per emission of the access: each constant index, or `None` once for the
+    /// run-time index parameter.
+    ///
+    /// ```
+    /// use codegen::smem::kernels::IndexSource;
+    /// assert_eq!(IndexSource::Const(vec![0, 2]).emissions(), [Some(0), Some(2)]);
+    /// assert_eq!(IndexSource::Param.emissions(), [None]);
+    /// ```
+    pub fn emissions(&self) -> Vec<Option<u64>> {
+        match self {
+            IndexSource::Const(v) => v.iter().map(|&i| Some(i)).collect(),
+            IndexSource::Param => vec![None],
+        }
+    }
 }
 
 /// What a test kernel does, with the layouts needed to predict its output.
@@ -721,10 +736,7 @@ pub fn round_trip(
     }
     let threads = store_plan.threads();
     let per_index = load_plan.registers();
-    let constants: Vec<Option<u64>> = match index {
-        IndexSource::Const(v) => v.iter().map(|&i| Some(i)).collect(),
-        IndexSource::Param => vec![None],
-    };
+    let constants = index.emissions();
     let words_per_thread = per_index * constants.len();
     let Frame {
         mut b,
@@ -801,17 +813,9 @@ pub fn address_dump(
     index: &IndexSource,
     lowering: BufferLowering,
 ) -> Result<TestKernel, SmemError> {
-    let bits = map.element_bits();
-    let access = match op {
-        MemoryOp::Load => Access::load(bits),
-        MemoryOp::Store => Access::store(bits),
-    };
-    let plan = SmemPlan::new(map, regs, access, lowering)?;
+    let plan = SmemPlan::new(map, regs, Access::new(op, map.element_bits()), lowering)?;
     let threads = plan.threads();
-    let constants: Vec<Option<u64>> = match index {
-        IndexSource::Const(v) => v.iter().map(|&i| Some(i)).collect(),
-        IndexSource::Param => vec![None],
-    };
+    let constants = index.emissions();
     let words_per_thread = plan.accesses().len() * constants.len();
     let Frame {
         mut b,
@@ -900,18 +904,10 @@ pub fn access_kernel(
     index: &IndexSource,
     lowering: BufferLowering,
 ) -> Result<TestKernel, SmemError> {
-    let bits = map.element_bits();
-    let access = match op {
-        MemoryOp::Load => Access::load(bits),
-        MemoryOp::Store => Access::store(bits),
-    };
-    let plan = SmemPlan::new(map, regs, access, lowering)?;
+    let plan = SmemPlan::new(map, regs, Access::new(op, map.element_bits()), lowering)?;
     let threads = plan.threads();
     let registers = plan.registers();
-    let constants: Vec<Option<u64>> = match index {
-        IndexSource::Const(v) => v.iter().map(|&i| Some(i)).collect(),
-        IndexSource::Param => vec![None],
-    };
+    let constants = index.emissions();
     let Frame {
         mut b,
         mut ctx,

@@ -457,11 +457,12 @@ pub fn bank_conflict_svg(
                 let (fill, text, tip) = match hit {
                     Some((_, _, ls)) => (
                         bank_colour(b, banks),
-                        esc(&ls
-                            .iter()
-                            .map(|l| format!("L{l}"))
-                            .collect::<Vec<_>>()
-                            .join(",")),
+                        xml_escape(
+                            &ls.iter()
+                                .map(|l| format!("L{l}"))
+                                .collect::<Vec<_>>()
+                                .join(","),
+                        ),
                         format!(
                             "bank {b}, row {row}: lanes {}",
                             joined(ls.iter().map(|l| l.to_string()))
@@ -477,7 +478,7 @@ pub fn bank_conflict_svg(
                 let _ = writeln!(
                     body,
                     r##"<g><title>{}</title><rect x="{x}" y="{row_y}" width="{cell_w}" height="20" fill="{fill}" stroke="#888" stroke-width="0.5"/><text x="{}" y="{}" font-size="8" text-anchor="middle">{text}</text></g>"##,
-                    esc(&tip),
+                    xml_escape(&tip),
                     x + cell_w / 2,
                     row_y + 13
                 );
@@ -496,11 +497,11 @@ pub fn bank_conflict_svg(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace">"#
     );
-    let _ = writeln!(s, "<title>{}</title>", esc(&title));
+    let _ = writeln!(s, "<title>{}</title>", xml_escape(&title));
     let _ = writeln!(
         s,
         r#"<text x="{PAD}" y="20" font-size="13">{}</text>"#,
-        esc(&title)
+        xml_escape(&title)
     );
     s.push_str(&body);
     s.push_str("</svg>\n");
@@ -634,11 +635,11 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace">"#
     );
-    let _ = writeln!(s, "<title>{}</title>", esc(title));
+    let _ = writeln!(s, "<title>{}</title>", xml_escape(title));
     let _ = writeln!(
         s,
         r#"<text x="{PAD}" y="18" font-size="12">{}</text>"#,
-        esc(title)
+        xml_escape(title)
     );
     for c in 0..grid.cols {
         let _ = writeln!(
@@ -655,7 +656,7 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
                 r##"<text x="{}" y="{}" font-size="10" text-anchor="end" fill="#555">{}</text>"##,
                 left - 6,
                 top + r as u64 * CELL_H + CELL_H / 2 + 4,
-                esc(label)
+                xml_escape(label)
             );
         }
     }
@@ -665,7 +666,7 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
         let _ = write!(
             s,
             r##"<g><title>{}</title><rect x="{x}" y="{y}" width="{cell_w}" height="{CELL_H}" fill="{}" stroke="#666" stroke-width="0.5"/>"##,
-            esc(&cell.tooltip),
+            xml_escape(&cell.tooltip),
             cell.fill
         );
         let label_y = if cell.sub.is_some() {
@@ -677,14 +678,14 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
         let _ = write!(
             s,
             r#"<text x="{centre}" y="{label_y}" font-size="{FONT}" text-anchor="middle">{}</text>"#,
-            esc(&cell.label)
+            xml_escape(&cell.label)
         );
         if let Some(sub) = &cell.sub {
             let _ = write!(
                 s,
                 r##"<text x="{centre}" y="{}" font-size="9" text-anchor="middle" fill="#333">{}</text>"##,
                 y + 25,
-                esc(sub)
+                xml_escape(sub)
             );
         }
         if let Some(badge) = &cell.badge {
@@ -693,7 +694,7 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
                 r##"<text x="{}" y="{}" font-size="8" text-anchor="end" fill="#b00">{}</text>"##,
                 x + cell_w - 2,
                 y + 9,
-                esc(badge)
+                xml_escape(badge)
             );
         }
         s.push_str("</g>\n");
@@ -708,7 +709,7 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
             y + 6,
             x + 16,
             y + 10,
-            esc(text)
+            xml_escape(text)
         );
     }
     s.push_str("</svg>\n");
@@ -771,8 +772,14 @@ fn joined_with(items: impl Iterator<Item = String>, sep: &str) -> String {
     items.collect::<Vec<_>>().join(sep)
 }
 
-/// Text escaped for XML content and attribute values.
-fn esc(text: &str) -> String {
+/// Text escaped for XML content and attribute values (`&`, `<`, `>`, `"`, `'`), for every
+/// SVG this workspace writes.
+///
+/// ```
+/// use linear_layout::views::svg::xml_escape;
+/// assert_eq!(xml_escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+/// ```
+pub fn xml_escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for ch in text.chars() {
         match ch {
@@ -797,6 +804,6 @@ mod tests {
         assert_eq!(hsl_to_rgb(120.0, 1.0, 0.5), (0, 255, 0));
         assert_eq!(hsl_to_rgb(240.0, 1.0, 0.5), (0, 0, 255));
         assert_eq!(bank_colour(0, 32).len(), 7);
-        assert_eq!(esc("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+        assert_eq!(xml_escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
     }
 }
