@@ -40,6 +40,7 @@ pub mod error;
 mod intended;
 mod legacy;
 pub mod lowering;
+pub mod packing;
 pub mod plan;
 pub mod plan_file;
 mod planner;

@@ -1,0 +1,66 @@
+//! Errors of the packing module: each names the buffer (by its id) or the CSV line at fault.
+
+use thiserror::Error;
+
+/// Why a packing problem, a placement or a CSV file was refused.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum PackError {
+    /// A lifetime `[lower, upper)` with `upper <= lower`.
+    #[error("buffer '{id}': empty lifetime [{lower}, {upper}) (upper must be greater than lower)")]
+    EmptyLifetime {
+        /// The buffer.
+        id: String,
+        /// Its first live point.
+        lower: u64,
+        /// One past its last live point.
+        upper: u64,
+    },
+    /// An alignment of 0.
+    #[error("buffer '{id}': alignment must be at least 1")]
+    ZeroAlignment {
+        /// The buffer.
+        id: String,
+    },
+    /// Two buffers with one id.
+    #[error("buffer id '{id}' is used twice (rows {first} and {second})")]
+    DuplicateId {
+        /// The id.
+        id: String,
+        /// Index of its first buffer.
+        first: usize,
+        /// Index of its second buffer.
+        second: usize,
+    },
+    /// A fixed offset that is not a multiple of the buffer's alignment.
+    #[error("buffer '{id}': fixed offset {offset} is not a multiple of its alignment {alignment}")]
+    MisalignedFixedOffset {
+        /// The buffer.
+        id: String,
+        /// The fixed offset.
+        offset: u64,
+        /// The alignment.
+        alignment: u64,
+    },
+    /// `offset + size` (or another sum) past `u64`.
+    #[error("buffer '{id}': offset + size overflows 64 bits")]
+    Overflow {
+        /// The buffer.
+        id: String,
+    },
+    /// A placement with a different number of offsets than the problem has buffers.
+    #[error("placement has {got} offsets for {expected} buffers")]
+    PlacementLength {
+        /// Buffers in the problem.
+        expected: usize,
+        /// Offsets in the placement.
+        got: usize,
+    },
+    /// A malformed CSV file.
+    #[error("line {line}: {message}")]
+    Csv {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+}
