@@ -11,6 +11,8 @@
 //! | [`access`] | what one memory access is: load/store, element bits, buffer index, TLX reindexing |
 //! | [`smem`] | shared-memory addresses from an `AddressMap` and a register layout: thread base, immediates, vectors, `ldmatrix`/`stmatrix`, the buffer part (explicit or TLX) |
 //! | [`tmem`] | tensor-memory addresses: `tcgen05.alloc`, `taddr`, `tcgen05.ld/st` messages per atom |
+//! | [`plan_ptx`] | the kernels of an `alias_alloc` plan: one store-and-reload kernel per allocation, in one module |
+//! | `gpu` | with `--features gpu`: the kernels run on an sm_90+ device through cudarc, their output compared with the `AddressMap` |
 //!
 //! The address emitters build on these: they emit a [`ptx::Kernel`], the interpreter runs
 //! its *printed text* re-parsed and must reproduce the `AddressMap` address of every thread and
@@ -46,7 +48,10 @@
 )]
 
 pub mod access;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 pub mod interp;
+pub mod plan_ptx;
 pub mod ptx;
 pub mod ptxas;
 pub mod smem;

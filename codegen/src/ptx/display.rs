@@ -7,7 +7,7 @@
 use std::fmt;
 
 use super::inst::{Inst, Op, Stmt};
-use super::kernel::Kernel;
+use super::kernel::{Kernel, PtxVersion, Target};
 use super::reg::Reg;
 
 /// `{%r1, %r2}`.
@@ -40,7 +40,7 @@ impl fmt::Display for Elements<'_> {
 
 impl fmt::Display for Op {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.opcode())?;
+        self.write_opcode(f)?;
         match self {
             Op::Mov { d, src } => write!(f, " {d}, {src}"),
             Op::Arith { d, a, b, .. } | Op::Logic { d, a, b, .. } | Op::MulWide { d, a, b } => {
@@ -105,46 +105,60 @@ impl fmt::Display for Stmt {
 
 impl fmt::Display for Kernel {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(f, ".version {}", self.version)?;
-        writeln!(f, ".target {}", self.target)?;
-        writeln!(f, ".address_size 64")?;
-        writeln!(f)?;
+        header(f, self.version, self.target)?;
         if !self.shared.is_empty() {
             for s in &self.shared {
                 writeln!(f, "{s}")?;
             }
             writeln!(f)?;
         }
-        if self.params.is_empty() {
-            writeln!(f, ".visible .entry {}()", self.name)?;
-        } else {
-            writeln!(f, ".visible .entry {}(", self.name)?;
-            for (i, p) in self.params.iter().enumerate() {
-                let sep = if i + 1 < self.params.len() { "," } else { "" };
-                writeln!(f, "\t{p}{sep}")?;
-            }
-            writeln!(f, ")")?;
-        }
-        if let Some(n) = self.reqntid {
-            writeln!(f, ".reqntid {n}")?;
-        }
-        if let Some(n) = self.maxntid {
-            writeln!(f, ".maxntid {n}")?;
-        }
-        writeln!(f, "{{")?;
-        let counts = self.register_counts();
-        for (ty, n) in &counts {
-            writeln!(f, "\t.reg {} {}<{n}>;", ty.ptx_type(), ty.prefix())?;
-        }
-        if !counts.is_empty() {
-            writeln!(f)?;
-        }
-        for s in &self.body {
-            match s {
-                Stmt::Label(_) => writeln!(f, "{s}")?,
-                _ => writeln!(f, "\t{s}")?,
-            }
-        }
-        writeln!(f, "}}")
+        entry(f, self)
     }
+}
+
+/// `.version`, `.target`, `.address_size 64` and a blank line.
+pub(crate) fn header(
+    f: &mut fmt::Formatter<'_>,
+    version: PtxVersion,
+    target: Target,
+) -> fmt::Result {
+    writeln!(f, ".version {version}")?;
+    writeln!(f, ".target {target}")?;
+    writeln!(f, ".address_size 64")?;
+    writeln!(f)
+}
+
+/// The `.visible .entry` of `k`: signature, launch bounds, register declarations and body.
+pub(crate) fn entry(f: &mut fmt::Formatter<'_>, k: &Kernel) -> fmt::Result {
+    if k.params.is_empty() {
+        writeln!(f, ".visible .entry {}()", k.name)?;
+    } else {
+        writeln!(f, ".visible .entry {}(", k.name)?;
+        for (i, p) in k.params.iter().enumerate() {
+            let sep = if i + 1 < k.params.len() { "," } else { "" };
+            writeln!(f, "\t{p}{sep}")?;
+        }
+        writeln!(f, ")")?;
+    }
+    if let Some(n) = k.reqntid {
+        writeln!(f, ".reqntid {n}")?;
+    }
+    if let Some(n) = k.maxntid {
+        writeln!(f, ".maxntid {n}")?;
+    }
+    writeln!(f, "{{")?;
+    let counts = k.register_counts();
+    for (ty, n) in &counts {
+        writeln!(f, "\t.reg {} {}<{n}>;", ty.ptx_type(), ty.prefix())?;
+    }
+    if !counts.is_empty() {
+        writeln!(f)?;
+    }
+    for s in &k.body {
+        match s {
+            Stmt::Label(_) => writeln!(f, "{s}")?,
+            _ => writeln!(f, "\t{s}")?,
+        }
+    }
+    writeln!(f, "}}")
 }

@@ -524,9 +524,9 @@ fn imm_fits(value: i64, bits: u32) -> bool {
     }
 }
 
-/// Checks operand classes for one op; holds the op's printed opcode for messages.
+/// Checks operand classes for one op; prints its opcode only for a message.
 struct Check<'a> {
-    inst: &'a str,
+    op: &'a Op,
 }
 
 impl Check<'_> {
@@ -535,7 +535,7 @@ impl Check<'_> {
             Ok(())
         } else {
             Err(PtxError::OperandType {
-                inst: self.inst.to_string(),
+                inst: self.op.opcode(),
                 operand,
                 expected: format!("a {ty} register"),
                 found: r.to_string(),
@@ -547,14 +547,14 @@ impl Check<'_> {
         match o {
             Operand::Reg(r) if r.ty() == ty => Ok(()),
             Operand::Reg(r) => Err(PtxError::OperandType {
-                inst: self.inst.to_string(),
+                inst: self.op.opcode(),
                 operand,
                 expected: format!("a {ty} register or immediate"),
                 found: r.to_string(),
             }),
             Operand::Imm(v) if imm_fits(v, ty.bits()) => Ok(()),
             Operand::Imm(value) => Err(PtxError::ImmediateRange {
-                inst: self.inst.to_string(),
+                inst: self.op.opcode(),
                 value,
                 bits: ty.bits(),
             }),
@@ -567,7 +567,7 @@ impl Check<'_> {
         self.src(operand, o, RegType::B32)?;
         match o {
             Operand::Imm(value) if !(0..=255).contains(&value) => Err(PtxError::ImmediateRange {
-                inst: self.inst.to_string(),
+                inst: self.op.opcode(),
                 value,
                 bits: 8,
             }),
@@ -581,7 +581,7 @@ impl Check<'_> {
         } else {
             let list: Vec<String> = allowed.iter().map(|n| n.to_string()).collect();
             Err(PtxError::VectorLength {
-                inst: self.inst.to_string(),
+                inst: self.op.opcode(),
                 expected: format!("{} {what}", list.join(" or ")),
                 found: regs.len(),
             })
@@ -592,7 +592,7 @@ impl Check<'_> {
         for (i, r) in regs.iter().enumerate() {
             if regs.iter().skip(i + 1).any(|q| q == r) {
                 return Err(PtxError::DuplicateDestination {
-                    inst: self.inst.to_string(),
+                    inst: self.op.opcode(),
                     reg: r.to_string(),
                 });
             }
@@ -604,7 +604,7 @@ impl Check<'_> {
         for r in regs {
             if !ty.fits(r.ty()) {
                 return Err(PtxError::OperandType {
-                    inst: self.inst.to_string(),
+                    inst: self.op.opcode(),
                     operand,
                     expected: format!("registers that hold {}", ty.suffix()),
                     found: r.to_string(),
@@ -635,6 +635,22 @@ impl Op {
     /// assert_eq!(op.opcode(), "mul.lo.s32");
     /// ```
     pub fn opcode(&self) -> String {
+        let mut s = String::new();
+        // Writing to a String cannot fail.
+        let _ = self.write_opcode(&mut s);
+        s
+    }
+
+    /// Writes [`opcode`](Self::opcode) to `f` (what `Display` prints, without allocating).
+    ///
+    /// ```
+    /// use codegen::ptx::Op;
+    /// let mut s = String::new();
+    /// Op::Ret.write_opcode(&mut s)?;
+    /// assert_eq!(s, "ret");
+    /// # Ok::<(), std::fmt::Error>(())
+    /// ```
+    pub fn write_opcode(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
         match self {
             Op::Mov { d, .. } => {
                 let suffix = match d.ty() {
@@ -643,70 +659,83 @@ impl Op {
                     RegType::B32 => ".u32",
                     RegType::B64 => ".u64",
                 };
-                format!("mov{suffix}")
+                write!(f, "mov{suffix}")
             }
-            Op::Arith { op, ty, .. } => format!("{}{ty}", op.name()),
-            Op::Logic { op, width, .. } => format!("{}{}", op.name(), width.suffix()),
-            Op::Not { width, .. } => format!("not{}", width.suffix()),
-            Op::MadLo { ty, .. } => format!("mad.lo{ty}"),
-            Op::MulWide { .. } => "mul.wide.u32".into(),
-            Op::Lop3 { .. } => "lop3.b32".into(),
-            Op::Bfe { .. } => "bfe.u32".into(),
-            Op::Bfi { .. } => "bfi.b32".into(),
-            Op::Prmt { .. } => "prmt.b32".into(),
+            Op::Arith { op, ty, .. } => write!(f, "{}{ty}", op.name()),
+            Op::Logic { op, width, .. } => write!(f, "{}{}", op.name(), width.suffix()),
+            Op::Not { width, .. } => write!(f, "not{}", width.suffix()),
+            Op::MadLo { ty, .. } => write!(f, "mad.lo{ty}"),
+            Op::MulWide { .. } => f.write_str("mul.wide.u32"),
+            Op::Lop3 { .. } => f.write_str("lop3.b32"),
+            Op::Bfe { .. } => f.write_str("bfe.u32"),
+            Op::Bfi { .. } => f.write_str("bfi.b32"),
+            Op::Prmt { .. } => f.write_str("prmt.b32"),
             Op::Cvt { d, .. } => {
                 if d.ty() == RegType::B64 {
-                    "cvt.u64.u32".into()
+                    f.write_str("cvt.u64.u32")
                 } else {
-                    "cvt.u32.u64".into()
+                    f.write_str("cvt.u32.u64")
                 }
             }
-            Op::Setp { cmp, ty, .. } => format!("setp{}{ty}", cmp.suffix()),
-            Op::Bra { .. } => "bra".into(),
+            Op::Setp { cmp, ty, .. } => write!(f, "setp{}{ty}", cmp.suffix()),
+            Op::Bra { .. } => f.write_str("bra"),
             Op::LdParam { d, .. } => {
                 if d.ty() == RegType::B64 {
-                    "ld.param.u64".into()
+                    f.write_str("ld.param.u64")
                 } else {
-                    "ld.param.u32".into()
+                    f.write_str("ld.param.u32")
                 }
             }
-            Op::CvtaGlobal { .. } => "cvta.to.global.u64".into(),
+            Op::CvtaGlobal { .. } => f.write_str("cvta.to.global.u64"),
             Op::Ld { space, ty, d, .. } => {
-                format!("ld{}{}{}", space.suffix(), vec_suffix(d.len()), ty.suffix())
+                write!(
+                    f,
+                    "ld{}{}{}",
+                    space.suffix(),
+                    vec_suffix(d.len()),
+                    ty.suffix()
+                )
             }
             Op::St { space, ty, src, .. } => {
-                format!(
+                write!(
+                    f,
                     "st{}{}{}",
                     space.suffix(),
                     vec_suffix(src.len()),
                     ty.suffix()
                 )
             }
-            Op::Ldmatrix { count, trans, .. } => format!(
+            Op::Ldmatrix { count, trans, .. } => write!(
+                f,
                 "ldmatrix.sync.aligned.m8n8.x{}{}.shared::cta.b16",
                 count.count(),
                 if *trans { ".trans" } else { "" }
             ),
-            Op::Stmatrix { count, trans, .. } => format!(
+            Op::Stmatrix { count, trans, .. } => write!(
+                f,
                 "stmatrix.sync.aligned.m8n8.x{}{}.shared::cta.b16",
                 count.count(),
                 if *trans { ".trans" } else { "" }
             ),
             Op::TmemAlloc { .. } => {
-                "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32".into()
+                f.write_str("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32")
             }
-            Op::TmemDealloc { .. } => "tcgen05.dealloc.cta_group::1.sync.aligned.b32".into(),
+            Op::TmemDealloc { .. } => f.write_str("tcgen05.dealloc.cta_group::1.sync.aligned.b32"),
             Op::TmemRelinquish => {
-                "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned".into()
+                f.write_str("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned")
             }
-            Op::TmemLd { shape, num, .. } => format!("tcgen05.ld.sync.aligned.{shape}.x{num}.b32"),
-            Op::TmemSt { shape, num, .. } => format!("tcgen05.st.sync.aligned.{shape}.x{num}.b32"),
-            Op::TmemWaitLd => "tcgen05.wait::ld.sync.aligned".into(),
-            Op::TmemWaitSt => "tcgen05.wait::st.sync.aligned".into(),
-            Op::TmemFenceBefore => "tcgen05.fence::before_thread_sync".into(),
-            Op::TmemFenceAfter => "tcgen05.fence::after_thread_sync".into(),
-            Op::BarSync { .. } => "bar.sync".into(),
-            Op::Ret => "ret".into(),
+            Op::TmemLd { shape, num, .. } => {
+                write!(f, "tcgen05.ld.sync.aligned.{shape}.x{num}.b32")
+            }
+            Op::TmemSt { shape, num, .. } => {
+                write!(f, "tcgen05.st.sync.aligned.{shape}.x{num}.b32")
+            }
+            Op::TmemWaitLd => f.write_str("tcgen05.wait::ld.sync.aligned"),
+            Op::TmemWaitSt => f.write_str("tcgen05.wait::st.sync.aligned"),
+            Op::TmemFenceBefore => f.write_str("tcgen05.fence::before_thread_sync"),
+            Op::TmemFenceAfter => f.write_str("tcgen05.fence::after_thread_sync"),
+            Op::BarSync { .. } => f.write_str("bar.sync"),
+            Op::Ret => f.write_str("ret"),
         }
     }
 
@@ -723,8 +752,7 @@ impl Op {
     /// assert!(matches!(op.validate(), Err(PtxError::VectorLength { .. })));
     /// ```
     pub fn validate(&self) -> Result<(), PtxError> {
-        let inst = self.opcode();
-        let c = Check { inst: &inst };
+        let c = Check { op: self };
         use RegType::{Pred, B32, B64};
         match self {
             Op::Mov { d, src } => match src {
@@ -828,7 +856,7 @@ impl Op {
                 c.distinct(d)?;
                 c.elements("d", d, *ty)?;
                 c.reg("addr", addr.base, space.address_reg())?;
-                vector_width(&inst, *ty, d.len())
+                vector_width(self, *ty, d.len())
             }
             Op::St {
                 space,
@@ -839,7 +867,7 @@ impl Op {
                 c.vector(src, &[1, 2, 4], "sources")?;
                 c.elements("src", src, *ty)?;
                 c.reg("addr", addr.base, space.address_reg())?;
-                vector_width(&inst, *ty, src.len())
+                vector_width(self, *ty, src.len())
             }
             Op::Ldmatrix { count, d, addr, .. } => {
                 c.vector(d, &[count.count() as usize], "destinations")?;
@@ -1078,11 +1106,11 @@ fn vec_suffix(n: usize) -> &'static str {
     }
 }
 
-fn vector_width(inst: &str, ty: DataType, n: usize) -> Result<(), PtxError> {
+fn vector_width(op: &Op, ty: DataType, n: usize) -> Result<(), PtxError> {
     let bytes = ty.bytes() * n as u32;
     if bytes > 16 {
         Err(PtxError::AccessTooWide {
-            inst: inst.to_string(),
+            inst: op.opcode(),
             bytes,
         })
     } else {
@@ -1156,8 +1184,10 @@ impl Inst {
     /// assert_eq!(i.registers(), vec![p]);
     /// ```
     pub fn registers(&self) -> Vec<Reg> {
-        let mut regs: Vec<Reg> = self.guard.map(|g| g.pred).into_iter().collect();
-        regs.extend(self.op.registers());
+        let mut regs = self.op.registers();
+        if let Some(g) = self.guard {
+            regs.insert(0, g.pred);
+        }
         regs
     }
 }

@@ -7,6 +7,7 @@
 //! | [`TmemShape`] | `tcgen05.ld/st` shapes, `.xN` limits, thread-to-data maps | `tcgen05.rs` |
 //! | [`Op`], [`Inst`], [`Stmt`], [`Address`], [`Guard`] | instructions and their checks | `inst.rs` |
 //! | [`Kernel`], [`InstStats`], [`Target`], [`PtxVersion`] | one `.entry` and its module header | `kernel.rs` |
+//! | [`Module`] | several kernels in one PTX file | `module.rs` |
 //! | `Display` impls | PTX text | `display.rs` |
 //! | [`Builder`] | registers, checked instruction helpers | `builder.rs` |
 //! | [`parse::parse`] | text → [`Kernel`] for the printed subset | `parse.rs`, `lex.rs` |
@@ -42,6 +43,7 @@ mod error;
 mod inst;
 mod kernel;
 mod lex;
+mod module;
 pub mod parse;
 mod reg;
 mod tcgen05;
@@ -51,6 +53,7 @@ pub use builder::Builder;
 pub use error::PtxError;
 pub use inst::{Address, ArithOp, Guard, Inst, LogicOp, MovSource, Op, Stmt};
 pub use kernel::{InstStats, Kernel, Param, ParamType, PtxVersion, SharedVar, Target};
+pub use module::Module;
 pub use parse::{parse, ParseError};
 pub use reg::{Operand, Reg, RegType, SpecialReg};
 pub use tcgen05::TmemShape;

@@ -1,0 +1,193 @@
+//! `linalias ptx --regs LAYOUT --mem LAYOUT [--store|--load|--round-trip LAYOUT]`: the whole
+//! `.entry` kernel the shared-memory emitter makes for a register layout and a shared-memory
+//! layout ([`codegen::smem::kernels`]), optionally with its instruction counts.
+
+use std::fmt::Write as _;
+
+use alias_alloc::DType;
+use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
+use codegen::smem::kernels::{access_kernel, round_trip, IndexSource, TestKernel};
+use linear_layout::families::{Encoding, SharedEncoding};
+use linear_layout::{AddressMap, BufferMap, LinearLayout};
+
+use crate::cli::args::{IndexArg, Lowering, PtxArgs};
+use crate::cli::error::CliError;
+use crate::cli::input::{LayoutReader, ReadLayout};
+use crate::cli::picture;
+
+/// Runs `linalias ptx` and returns its stdout: the kernel, then `--stats` comment lines.
+pub fn run(args: PtxArgs) -> Result<String, CliError> {
+    let mut reader = LayoutReader::with_shape(args.shape.as_ref().map(|s| s.0.clone()));
+    let regs = read_registers(&mut reader, "--regs", &args.regs)?;
+    let mem = reader.read_encoded("--mem", &args.mem)?;
+    let reload = match &args.round_trip {
+        Some(text) => Some(read_registers(&mut reader, "--round-trip", text)?),
+        None => None,
+    };
+    let bits = element_bits(args.dtype.as_deref(), &mem)?;
+    let map = address_map(&mem, bits, args.buffers)?;
+    let lowering = match args.lowering {
+        Lowering::Explicit => BufferLowering::Explicit,
+        Lowering::Tlx => {
+            let [scale, offset, group_size] = args.tlx;
+            BufferLowering::TlxReindex(TlxReindex {
+                scale,
+                offset,
+                group_size,
+                unit: map
+                    .buffer()
+                    .modes()
+                    .first()
+                    .map_or(0, |&(_, stride)| stride),
+            })
+        }
+    };
+    let index = match args.index {
+        IndexArg::Const(i) if i >= args.buffers => {
+            return Err(CliError::input(
+                "--index",
+                format!("buffer {i} of {} (0..{})", args.buffers, args.buffers),
+            ))
+        }
+        IndexArg::Const(i) => IndexSource::Const(vec![i]),
+        IndexArg::Runtime => IndexSource::Param,
+    };
+    let kernel = match (&reload, args.load) {
+        (Some(load), _) => {
+            let name = args.name.as_deref().unwrap_or("round_trip");
+            round_trip(name, &map, &regs, load, &index, lowering)
+        }
+        (None, true) => {
+            let name = args.name.as_deref().unwrap_or("load_tile");
+            access_kernel(name, &map, &regs, MemoryOp::Load, &index, lowering)
+        }
+        (None, false) => {
+            let name = args.name.as_deref().unwrap_or("store_tile");
+            access_kernel(name, &map, &regs, MemoryOp::Store, &index, lowering)
+        }
+    }
+    .map_err(|e| CliError::Refused(e.to_string()))?;
+    let mut text = kernel.kernel.to_string();
+    if args.stats {
+        text.push_str(&stats(&kernel));
+    }
+    Ok(text)
+}
+
+/// A register layout: in-dims `register`, `lane`, `warp` (and `block`).
+fn read_registers(
+    reader: &mut LayoutReader,
+    arg: &str,
+    text: &str,
+) -> Result<LinearLayout, CliError> {
+    let layout = reader.read(arg, text)?;
+    if !layout.has_in_dim("register") || !layout.has_in_dim("lane") {
+        return Err(CliError::input(
+            arg,
+            "not a register layout (in-dims register, lane, warp): give a distributed attribute, \
+             #ttg.linear or JSON with those in-dims",
+        ));
+    }
+    Ok(layout)
+}
+
+/// `--dtype`'s width, else an NVMMA attribute's `elementBitWidth`, else 16.
+fn element_bits(dtype: Option<&str>, mem: &ReadLayout) -> Result<u32, CliError> {
+    let implied = picture::element_bits(mem.encoding.as_ref());
+    let Some(name) = dtype else {
+        return Ok(implied.unwrap_or(16));
+    };
+    let bits = name
+        .parse::<DType>()
+        .map(DType::bits)
+        .map_err(|e| CliError::input("--dtype", e))?;
+    match implied {
+        Some(attr) if attr != bits => Err(CliError::input(
+            "--dtype",
+            format!("{name} has {bits}-bit elements; the --mem attribute has {attr}-bit ones"),
+        )),
+        _ => Ok(bits),
+    }
+}
+
+/// The shared map of `mem` with `buffers` buffers, each starting on the layout's alignment.
+fn address_map(mem: &ReadLayout, bits: u32, buffers: u64) -> Result<AddressMap, CliError> {
+    if !mem.layout.has_in_dim("offset") {
+        return Err(CliError::input(
+            "--mem",
+            "not a shared-memory layout (in-dim offset): give a shared attribute, \
+             #ttg.shared_linear or JSON with an offset in-dim",
+        ));
+    }
+    let one = BufferMap::new(0, &[])?;
+    let map = match &mem.encoding {
+        Some(Encoding::Shared(enc @ (SharedEncoding::Nvmma(_) | SharedEncoding::Swizzled(_)))) => {
+            let shape: Vec<u64> = mem.layout.out_dims().iter().map(|&(_, s)| s).collect();
+            AddressMap::from_shared_encoding(one, bits, enc, &shape)?
+        }
+        _ => AddressMap::shared(one, bits, &mem.layout)?,
+    };
+    if buffers == 0 {
+        return Err(CliError::input("--buffers", "at least 1"));
+    }
+    let align = map.required_alignment().max(1);
+    let stride = map.element_span().div_ceil(align).saturating_mul(align);
+    Ok(map.with_buffer(BufferMap::new(0, &[(buffers, stride)])?))
+}
+
+/// `// …` lines: per emission its accesses and address ALU, then the kernel's totals.
+fn stats(k: &TestKernel) -> String {
+    let mut out = String::new();
+    for e in &k.emissions {
+        let plan = &e.plan;
+        let shape = match plan.matrix() {
+            Some((count, trans)) => format!(
+                "{} × {}matrix{}",
+                e.emitted.accesses.len(),
+                if e.role == "store" { "st" } else { "ld" },
+                format_args!(".x{}{}", count.count(), if trans { ".trans" } else { "" })
+            ),
+            None => {
+                let v = plan.vector();
+                let vec = match v.words {
+                    1 => String::new(),
+                    w => format!(".v{w}"),
+                };
+                format!(
+                    "{} × {}.shared{vec}{} ({} B)",
+                    e.emitted.accesses.len(),
+                    if e.role == "store" { "st" } else { "ld" },
+                    v.ty.suffix(),
+                    v.bytes()
+                )
+            }
+        };
+        let index = e
+            .index
+            .map_or_else(|| "run-time index".to_string(), |i| format!("buffer {i}"));
+        let per = e
+            .emitted
+            .address_alu_per_access()
+            .map_or_else(String::new, |p| format!(" ({p:.2} per access)"));
+        let _ = writeln!(
+            out,
+            "// {} ({index}): {shape}; address ALU {}{per}; thread base {:?}",
+            e.role,
+            e.emitted.address_alu,
+            plan.thread_base().bases()
+        );
+    }
+    let address = k.kernel.stats().address_alu;
+    let accesses: usize = k.emissions.iter().map(|e| e.emitted.accesses.len()).sum();
+    let per = match accesses {
+        0 => String::new(),
+        n => format!(", {:.2} per access", address as f64 / n as f64),
+    };
+    let _ = writeln!(
+        out,
+        "// kernel: {} threads, {} shared bytes, {accesses} shared accesses, {address} address \
+         instructions (with the %tid.x and smem movs){per}",
+        k.threads, k.dynamic_shared_bytes
+    );
+    out
+}

@@ -1,0 +1,180 @@
+#!/usr/bin/env python3
+"""Benchmark (1) of issue 5, our side: shared-address instruction counts of the
+PTX ``linalias ptx`` emits for the same (register layout, shared layout) pairs
+that ``tools/triton_address_counts.py`` compiled with Triton 3.9, counted with
+the same counter (``tools/ptx_address_count.py``), side by side with Triton's.
+
+How to run (no Triton, no GPU; Python 3.8+ and a built ``linalias``)::
+
+    cargo build --release --bin linalias
+    python3 tools/ours_address_counts.py [--linalias PATH] [--markdown] [--only NAME,...]
+
+``--linalias`` defaults to ``$CARGO_TARGET_DIR`` (else ``target``) ``/release/linalias``.
+
+Reads ``benches/data/triton_address_counts.json`` and writes
+
+* ``benches/data/ours_ptx/<pair>.ptx`` -- our kernel for the pair, exactly what
+  the recorded ``linalias`` command prints (``tests/ptx_cli.rs`` re-runs every
+  command, compares with these files, assembles them with ptxas for sm_90a and
+  checks every address in the interpreter);
+* ``benches/data/ours_address_counts.json`` -- per pair: the command, the
+  layouts, our counts (the counter's full result) and Triton's.
+
+Each pair is built from the pair's own MLIR attribute text, shape, dtype and
+``num_warps``, in the pair's direction:
+
+* ``store``     -- ``linalias ptx --regs SRC --mem SHARED --store``
+* ``load``      -- ``linalias ptx --regs DST --mem SHARED --load``
+* ``roundtrip`` -- ``linalias ptx --regs SRC --mem SHARED --round-trip DST``
+* ``convert``   -- as ``roundtrip``, through a scratch layout chosen here
+  (``SCRATCH``): Triton picks its scratch layout inside its LLVM lowering and
+  does not record it, so ours is one with the same access instructions as
+  Triton's (the number and kind of ``ld/st/ldmatrix/stmatrix`` match).
+
+Constant buffer index 0, one buffer, explicit lowering (no buffer arithmetic:
+Triton's kernels have none either).  The kernels keep Triton's names
+(``store_kernel``...).
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import ptx_address_count  # noqa: E402
+
+ROOT = os.path.dirname(HERE)
+GENERATOR = "tools/ours_address_counts.py"
+TRITON_JSON = os.path.join(ROOT, "benches", "data", "triton_address_counts.json")
+OUT_JSON = os.path.join(ROOT, "benches", "data", "ours_address_counts.json")
+OUT_PTX = os.path.join(ROOT, "benches", "data", "ours_ptx")
+
+NVMMA128 = "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
+
+# offset bit k -> (row, col) of a 64 x 64 tile.  16-byte rows hold (row 32, col 1, col 2): the
+# row-major blocked[1, 8] source stores them as one st.shared.v4 (its registers hold them), and
+# ldmatrix.trans hands them to lanes 4..31 of the column-major blocked[8, 1] destination, whose
+# lanes 0, 1 and register 0 pick the 8 rows of each matrix (rows 1, 8, 16: offset bits 3-5).
+# Columns 4, 8, 16, 32 XOR the row bits 3-5 so that each phase of the stores hits 8 distinct
+# 16-byte chunks (conflict-free; `linalias layout conflicts` reports 0).
+TRANSPOSE_SCRATCH = json.dumps({
+    "bases": [["offset", [[32, 0], [0, 1], [0, 2], [1, 0], [8, 0], [16, 0], [2, 0], [4, 0],
+                          [8, 16], [16, 32], [0, 4], [1, 8]]]],
+    "out_dims": [["dim0", 64], ["dim1", 64]]}, separators=(",", ":"))
+
+SCRATCH = {
+    "convert_mma_v2_to_blocked_64x64": {
+        "mem": NVMMA128,
+        "note": "scratch: NVMMA 128B (stmatrix.x4 of the MMA v2 accumulator, ld.shared.v4 of blocked[1, 8]; "
+                "Triton: 4 stmatrix.x4 + 4 ld.shared.v4 in two halves through a 4 KiB scratch)",
+    },
+    "convert_blocked_transpose_64x64": {
+        "mem": TRANSPOSE_SCRATCH,
+        "note": "scratch: a linear layout with 16-byte rows of (row 32, col 1, col 2), swizzled (see "
+                "TRANSPOSE_SCRATCH in this script): 4 st.shared.v4 + 4 ldmatrix.x4.trans, as Triton",
+    },
+}
+
+
+def command(p):
+    """The ``linalias`` argv (without the program) for pair ``p``."""
+    lay = p["layouts"]
+    shape = "x".join(str(d) for d in p["shape"])
+    args = ["ptx", "--shape", shape, "--dtype", p["dtype"], "--name", p["kernel_name"]]
+    group = p["group"]
+    if group == "store":
+        args += ["--regs", lay["src"]["mlir"], "--mem", lay["shared"]["mlir"], "--store"]
+    elif group == "load":
+        args += ["--regs", lay["dst"]["mlir"], "--mem", lay["shared"]["mlir"], "--load"]
+    elif group in ("transpose", "convert"):
+        mem = SCRATCH[p["name"]]["mem"] if group == "convert" else lay["shared"]["mlir"]
+        args += ["--regs", lay["src"]["mlir"], "--mem", mem, "--round-trip", lay["dst"]["mlir"]]
+    else:
+        raise ValueError("%s: unknown group %r" % (p["name"], group))
+    return args
+
+
+def _short_counts(c):
+    return {k: c[k] for k in ("accesses", "accesses_by_opcode", "instructions", "per_access", "alu",
+                              "by_opcode")}
+
+
+def markdown(data):
+    rows = ["| pair | Triton address instrs | ours | Triton shared accesses | ours | Δ address instrs |",
+            "|---|---:|---:|---:|---:|---:|"]
+    for p in data["pairs"]:
+        t, o = p["triton"], p["counts"]
+        d = o["instructions"] - t["instructions"]
+        rows.append("| `%s` | %d | %d | %d | %d | %+d (%+.0f %%) |" % (
+            p["name"], t["instructions"], o["instructions"], t["accesses"], o["accesses"], d,
+            100.0 * d / t["instructions"]))
+    tt = sum(p["triton"]["instructions"] for p in data["pairs"])
+    to = sum(p["counts"]["instructions"] for p in data["pairs"])
+    rows.append("| **total** | **%d** | **%d** | | | **%+d (%+.0f %%)** |" % (tt, to, to - tt, 100.0 * (to - tt) / tt))
+    return "\n".join(rows)
+
+
+def _default_linalias():
+    target = os.environ.get("CARGO_TARGET_DIR") or os.path.join(ROOT, "target")
+    return os.path.join(target, "release", "linalias")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--linalias", default=_default_linalias(), help="the linalias binary")
+    ap.add_argument("--only", default=None, help="comma-separated pair names")
+    ap.add_argument("--markdown", action="store_true", help="print the comparison table as Markdown")
+    args = ap.parse_args()
+    with open(TRITON_JSON) as f:
+        triton = json.load(f)
+    only = set(args.only.split(",")) if args.only else None
+    os.makedirs(OUT_PTX, exist_ok=True)
+    old = {}
+    if only and os.path.exists(OUT_JSON):
+        with open(OUT_JSON) as f:
+            old = {p["name"]: p for p in json.load(f)["pairs"]}
+    pairs = []
+    for p in triton["pairs"]:
+        if only and p["name"] not in only:
+            if p["name"] in old:
+                pairs.append(old[p["name"]])
+            continue
+        argv = command(p)
+        run = subprocess.run([args.linalias] + argv, capture_output=True, text=True)
+        if run.returncode != 0:
+            raise SystemExit("%s: linalias failed (%d): %s" % (p["name"], run.returncode, run.stderr.strip()))
+        ptx_rel = os.path.relpath(os.path.join(OUT_PTX, p["name"] + ".ptx"), ROOT)
+        with open(os.path.join(ROOT, ptx_rel), "w") as f:
+            f.write(run.stdout)
+        counts = ptx_address_count.count_ptx(run.stdout, list_slice=True)
+        if len(counts) != 1:
+            raise SystemExit("%s: expected one kernel, got %s" % (p["name"], list(counts)))
+        (_, c), = counts.items()
+        entry = {"name": p["name"], "group": p["group"], "note": p["note"], "shape": p["shape"],
+                 "dtype": p["dtype"], "num_warps": p["num_warps"], "command": argv, "ptx": ptx_rel,
+                 "counts": c, "triton": _short_counts(p["counts"])}
+        if p["name"] in SCRATCH:
+            entry["scratch_note"] = SCRATCH[p["name"]]["note"]
+        pairs.append(entry)
+        t = p["counts"]
+        flag = "  MORE THAN TRITON" if c["instructions"] > t["instructions"] else ""
+        print("%-34s ours %3d instrs / %2d accesses   Triton %3d / %2d%s" % (
+            p["name"], c["instructions"], c["accesses"], t["instructions"], t["accesses"], flag), file=sys.stderr)
+    data = {"generator": GENERATOR, "counter": "tools/ptx_address_count.py",
+            "emitter": "linalias ptx (codegen::smem::kernels::access_kernel / round_trip)",
+            "target": "sm_90a", "triton": os.path.relpath(TRITON_JSON, ROOT),
+            "counting_rules": "see the module docstring of tools/ptx_address_count.py", "pairs": pairs}
+    with open(OUT_JSON, "w") as f:
+        json.dump(data, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    print("wrote %s (%d pairs) and %s/" % (os.path.relpath(OUT_JSON, ROOT), len(pairs),
+                                          os.path.relpath(OUT_PTX, ROOT)), file=sys.stderr)
+    if args.markdown:
+        print(markdown(data))
+
+
+if __name__ == "__main__":
+    main()
