@@ -1,8 +1,10 @@
 //! `linalias`: command-line front end to the `linear-layout` and `alias-alloc` crates.
 //!
-//! `linalias layout show|compose|invert-and-compose|pseudoinvert|invert|apply|product …` and
-//! `linalias plan FILE.toml`; see `linalias --help`. Errors are one `error: …` line on stderr,
-//! exit code 2 for bad arguments and 1 when a layout operation or the planner refuses its input.
+//! `linalias layout show|compose|invert-and-compose|pseudoinvert|invert|apply|product …`,
+//! `linalias plan FILE.toml [--emit ptx]`, `linalias pack FILE.csv` and
+//! `linalias ptx --regs LAYOUT --mem LAYOUT`; see `linalias --help`. Errors are one
+//! `error: …` line on stderr, exit code 2 for bad arguments and 1 when a layout operation or the
+//! planner refuses its input or the buffers do not fit.
 
 mod cli;
 

@@ -403,3 +403,23 @@ fn readme_main_job_is_current() {
         "{PICTURE} is out of date: run `BLESS=1 cargo test --test plan_cli` and review the diff"
     );
 }
+
+#[test]
+fn lifetimes_pack_the_regions_into_one_arena() {
+    let file = example("fused_chain.toml");
+    let text = ok(&["plan", &file]);
+    assert!(
+        text.contains("smem arena (regions packed by lifetime): 163840 of 232448 bytes; lower bound 163840, optimal; one after another 278528"),
+        "{text}"
+    );
+    assert!(text.contains("checker: ok"), "{text}");
+    let arena = &text[text.find("smem arena").unwrap()..];
+    assert_eq!(row(arena, "s"), ["s", "[3, 5)", "65536", "128", "98304"]);
+    let json: Value = serde_json::from_str(&ok(&["plan", &file, "--json"])).unwrap();
+    let arena = &json["arenas"][0];
+    assert_eq!(arena["peak"], 163840);
+    assert_eq!(arena["unpacked"], 278528);
+    assert_eq!(arena["regions"].as_array().map(Vec::len), Some(5));
+    let tlx = ok(&["plan", &file, "--mode", "tlx"]);
+    assert!(tlx.contains("lifetimes: not used in tlx mode"), "{tlx}");
+}

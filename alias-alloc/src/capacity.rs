@@ -6,8 +6,13 @@ use crate::{AllocError, SpecPlan, Storage, Target};
 
 /// Every capacity rule the regions break on `target`: more than 128 lanes, more than 512
 /// columns once each TMEM region is rounded to a `tcgen05.alloc` size (a power of two ≥ 32),
-/// tensor memory on a target without it, more shared memory than the target allows.
-pub(crate) fn capacity_issues(specs: &[SpecPlan], target: &Target) -> Vec<AllocError> {
+/// tensor memory on a target without it, more shared memory than the target allows. With
+/// `packed`, the regions share an arena by lifetime, so the totals are the arena's to check.
+pub(crate) fn capacity_issues(
+    specs: &[SpecPlan],
+    target: &Target,
+    packed: bool,
+) -> Vec<AllocError> {
     let mut issues = Vec::new();
     let tmem: Vec<&SpecPlan> = specs
         .iter()
@@ -39,13 +44,9 @@ pub(crate) fn capacity_issues(specs: &[SpecPlan], target: &Target) -> Vec<AllocE
                 unit: "lanes",
             });
         }
-        let rounded = u32::try_from(s.backing_units)
-            .ok()
-            .and_then(|c| tcgen05_alloc_columns(c).ok())
-            .map_or(s.backing_units, u64::from);
-        columns = columns.saturating_add(rounded);
+        columns = columns.saturating_add(tcgen05_columns(s.backing_units));
     }
-    if columns > u64::from(TMEM_COLUMNS) {
+    if columns > u64::from(TMEM_COLUMNS) && !packed {
         issues.push(AllocError::TmemCapacity {
             what: format!(
                 "specs '{}' (each rounded to a power of two ≥ 32 columns)",
@@ -66,7 +67,7 @@ pub(crate) fn capacity_issues(specs: &[SpecPlan], target: &Target) -> Vec<AllocE
     let bytes = smem
         .iter()
         .fold(0u64, |t, s| t.saturating_add(s.backing_units));
-    if bytes > target.smem_bytes {
+    if bytes > target.smem_bytes && !packed {
         issues.push(AllocError::SmemCapacity {
             specs: smem.iter().map(|s| s.name.clone()).collect(),
             need: bytes,
@@ -75,4 +76,13 @@ pub(crate) fn capacity_issues(specs: &[SpecPlan], target: &Target) -> Vec<AllocE
         });
     }
     issues
+}
+
+/// `columns` rounded up to what one `tcgen05.alloc` takes (a power of two ≥ 32); unchanged when
+/// no allocation can hold it (the capacity rules report that).
+pub(crate) fn tcgen05_columns(columns: u64) -> u64 {
+    u32::try_from(columns)
+        .ok()
+        .and_then(|c| tcgen05_alloc_columns(c).ok())
+        .map_or(columns, u64::from)
 }

@@ -7,7 +7,8 @@
 //! Give each `(a, i)` its coordinates in the reuse tree: the buffer group `k` and, for each
 //! shared ancestor `g` with `group_size > 1`, the subtile digit `j_g` (mixed radix, innermost
 //! fastest: `i = j_inner + k_inner · (… + k_outer · k)`). Then:
-//! 1. two different `(a, i)`, `(b, j)` of one region may overlap only when `a ≠ b`, their
+//! 1. two different `(a, i)`, `(b, j)` of one region may overlap only when `a` and `b` have
+//!    disjoint [lifetimes](crate::Lifetime), or when `a ≠ b`, their
 //!    lowest common ancestor is a `shared` group, and they agree on `k` and on every subtile
 //!    digit of the common ancestors (a `distinct` ancestor keeps its children apart at the
 //!    same index; different indices never share memory); without a tree, only buffers of
@@ -197,6 +198,9 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
                 if x.start == x.end || y.start == y.end {
                     continue;
                 }
+                if program.never_live_together(x.alloc, y.alloc) {
+                    continue;
+                }
                 let rule = match &coords {
                     Some(c) => c.must_be_disjoint(program, x, y),
                     None if x.alloc == y.alloc => Some("different buffers of one allocation"),
@@ -208,20 +212,7 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
                         // Enough to reject the plan; scanning on could take quadratic time.
                         break 'regions;
                     }
-                    let name = |a: AllocId| {
-                        program
-                            .allocation(a)
-                            .map_or_else(|_| String::new(), |a| a.name.clone())
-                    };
-                    out.push(Violation::Overlap {
-                        a: name(x.alloc),
-                        i: x.index,
-                        b: name(y.alloc),
-                        j: y.index,
-                        from: y.start,
-                        to: x.end.min(y.end),
-                        rule,
-                    });
+                    out.push(overlap(program, x, y, rule));
                 }
             }
         }
@@ -233,6 +224,122 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
         });
     }
     out
+}
+
+/// Every violation of a packed plan: the rules above inside each region, and across the
+/// regions of an arena (**5.** two buffers of different regions whose allocations may be live
+/// at the same time — both lifetimes known and overlapping, or one unknown — are disjoint in
+/// the arena; **6.** every region lies inside the arena's capacity, on its alignment). Uses
+/// the arena's region offsets and the plan's placements only, not the solver.
+///
+/// ```
+/// use alias_alloc::{checker::check_packed, DType, PackOptions, PlanOptions, Program, Storage};
+/// let mut p = Program::new();
+/// let a = p.plain_alloc("a", &[64, 64], DType::F16, 1, Storage::Smem)?;
+/// let b = p.plain_alloc("b", &[64, 64], DType::F16, 1, Storage::Smem)?;
+/// p.set_lifetime(a, 0, 2)?;
+/// p.set_lifetime(b, 1, 3)?;
+/// let mut packed = p.pack(&PackOptions::new(PlanOptions::default()))?;
+/// assert!(check_packed(&p, &packed).is_empty());
+/// for s in &mut packed.arenas[0].slots { s.offset = 0; } // both live at point 1
+/// assert!(!check_packed(&p, &packed).is_empty());
+/// # Ok::<(), alias_alloc::AllocError>(())
+/// ```
+pub fn check_packed(program: &Program, packed: &crate::PackedPlan) -> Vec<Violation> {
+    let mut out = check(program, &packed.plan);
+    out.extend(check_arenas(program, packed));
+    out
+}
+
+/// Rules 5–6 alone: what packing the regions into arenas may get wrong (the regions' own
+/// plans are [`check`]'s).
+pub fn check_arenas(program: &Program, packed: &crate::PackedPlan) -> Vec<Violation> {
+    let mut out = Vec::new();
+    for arena in &packed.arenas {
+        let mut buffers = Vec::new();
+        for slot in &arena.slots {
+            if slot.offset.saturating_add(slot.units) > arena.capacity {
+                out.push(Violation::OutsideBacking {
+                    alloc: slot.name.clone(),
+                    index: 0,
+                    end: slot.offset.saturating_add(slot.units),
+                    backing: arena.capacity,
+                });
+            }
+            if slot.alignment == 0 || slot.offset % slot.alignment != 0 {
+                out.push(Violation::Misaligned {
+                    alloc: slot.name.clone(),
+                    index: 0,
+                    start: slot.offset,
+                    alignment: slot.alignment,
+                });
+            }
+            for p in packed
+                .plan
+                .allocs
+                .iter()
+                .filter(|a| a.region == slot.region)
+            {
+                let Ok(alloc) = program.allocation(p.alloc) else {
+                    continue;
+                };
+                let extent = extent(alloc, p);
+                for i in 0..alloc.num {
+                    if let Ok(start) = p.placement.offset(i) {
+                        let start = slot.offset.saturating_add(start);
+                        buffers.push((
+                            slot.region,
+                            Buffer {
+                                alloc: p.alloc,
+                                index: i,
+                                start,
+                                end: start.saturating_add(extent),
+                            },
+                        ));
+                    }
+                }
+            }
+        }
+        buffers.sort_by_key(|(_, b)| (b.start, b.end));
+        let mut found = 0usize;
+        for (n, (rx, x)) in buffers.iter().enumerate() {
+            for (ry, y) in buffers.iter().skip(n + 1) {
+                if y.start >= x.end {
+                    break;
+                }
+                if rx == ry || x.start == x.end || y.start == y.end {
+                    continue;
+                }
+                if program.never_live_together(x.alloc, y.alloc) {
+                    continue;
+                }
+                found += 1;
+                if found > MAX_VIOLATIONS {
+                    return out;
+                }
+                out.push(overlap(program, x, y, "regions live at the same time"));
+            }
+        }
+    }
+    out
+}
+
+/// The violation of two overlapping buffers, `y` starting inside `x`.
+fn overlap(program: &Program, x: &Buffer, y: &Buffer, rule: &'static str) -> Violation {
+    let name = |a: AllocId| {
+        program
+            .allocation(a)
+            .map_or_else(|_| String::new(), |a| a.name.clone())
+    };
+    Violation::Overlap {
+        a: name(x.alloc),
+        i: x.index,
+        b: name(y.alloc),
+        j: y.index,
+        from: y.start,
+        to: x.end.min(y.end),
+        rule,
+    }
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -156,6 +156,14 @@ pub enum AllocError {
     /// A plan or CLI input file that cannot be read.
     #[error("{0}")]
     Input(String),
+    /// The regions of one storage kind do not fit the target even packed by lifetime.
+    #[error("{storage} arena does not fit: {diagnosis}")]
+    ArenaOverflow { storage: String, diagnosis: String },
+    /// A lifetime `[start, end)` with `end <= start`.
+    #[error(
+        "allocation '{alloc}': empty lifetime [{start}, {end}) (end must be greater than start)"
+    )]
+    EmptyLifetime { alloc: String, start: u64, end: u64 },
 }
 
 impl AllocError {

@@ -4,23 +4,27 @@
 //! * leaf: one buffer (`ceil(bits · Πd / 8)` bytes, or TMEM columns), its layout's alignment;
 //! * `shared` with `group_size = k`: slot width `W = alignUp(max child, align)`, size
 //!   `(k − 1)·W + max child` — subtile `j` of a group sits at `j·W`;
-//! * `distinct`: children in order, each moved up to its own alignment (not the root's);
+//! * `distinct`: children in order, each moved up to its own alignment (not the root's); when
+//!   children carry disjoint [lifetimes](crate::Lifetime), packed by lifetime instead
+//!   ([`distinct_packing`](crate::distinct_packing));
 //! * root: `U = alignUp(size, align)`, backing `U × (groups − 1) + size`.
 //!
 //! Buffer `i` of a leaf is at `o + Σ j_d·W_d + k·U` with the subtile digits `j_d` of its
 //! shared ancestors (innermost fastest) and buffer group `k` — a [`BufferMap`].
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use linear_layout::BufferMap;
 
+use crate::distinct_packing::{distinct_layout, Child};
 use crate::error::map_err;
 use crate::plan::align_up;
 use crate::plan::Placed;
 use crate::tree_rules::check_tree;
 use crate::{
-    AllocError, AllocId, AllocPlan, GroupKind, Member, Origin, Program, Reindex, ReuseGroup,
-    SpecId, SpecPlan, Storage, Warning,
+    AllocError, AllocId, AllocPlan, GroupKind, Lifetime, Member, Origin, Program, Reindex,
+    ReuseGroup, SpecId, SpecPlan, Storage, Warning,
 };
 
 /// Regions and placements of Intended mode (address maps are added later).
@@ -211,11 +215,16 @@ fn leaf_plan(
 struct Sized {
     size: u64,
     align: u64,
+    /// Hull of the leaves' lifetimes; `None` when one of them has none.
+    lifetime: Option<Lifetime>,
 }
 
 /// Sizes of a tree's nodes; each leaf's size and alignment are computed once.
 struct Sizer {
     leaves: HashMap<AllocId, Sized>,
+    /// Offsets and size of each distinct group, solved once (keyed by the node's address,
+    /// stable while the tree is borrowed).
+    distinct: RefCell<HashMap<*const ReuseGroup, (Vec<u64>, u64)>>,
 }
 
 impl Sizer {
@@ -228,10 +237,14 @@ impl Sizer {
                 Sized {
                     size: a.units_per_buffer()?,
                     align: a.alignment()?,
+                    lifetime: program.lifetime(id),
                 },
             );
         }
-        Ok(Sizer { leaves })
+        Ok(Sizer {
+            leaves,
+            distinct: RefCell::new(HashMap::new()),
+        })
     }
 
     fn member(&self, m: &Member) -> Result<Sized, AllocError> {
@@ -248,27 +261,55 @@ impl Sizer {
     fn group(&self, g: &ReuseGroup) -> Result<Sized, AllocError> {
         let mut align = 1;
         let mut size = 0;
-        match g.kind {
-            GroupKind::Shared => {
-                for c in &g.members {
-                    let s = self.member(c)?;
-                    align = align.max(s.align);
-                    size = size.max(s.size);
-                }
-                if g.group_size > 1 {
-                    let w = align_up(size, align);
-                    size = w.saturating_mul(g.group_size - 1).saturating_add(size);
-                }
-            }
-            GroupKind::Distinct => {
-                for c in &g.members {
-                    let s = self.member(c)?;
-                    align = align.max(s.align);
-                    size = align_up(size, s.align).saturating_add(s.size);
-                }
+        let mut lifetime: Option<Option<Lifetime>> = None;
+        for c in &g.members {
+            let s = self.member(c)?;
+            align = align.max(s.align);
+            lifetime = Some(match (lifetime, s.lifetime) {
+                (None, l) => l,
+                (Some(Some(a)), Some(b)) => Some(a.hull(&b)),
+                _ => None,
+            });
+            if g.kind == GroupKind::Shared {
+                size = size.max(s.size);
             }
         }
-        Ok(Sized { size, align })
+        match g.kind {
+            GroupKind::Shared if g.group_size > 1 => {
+                let w = align_up(size, align);
+                size = w.saturating_mul(g.group_size - 1).saturating_add(size);
+            }
+            GroupKind::Shared => {}
+            GroupKind::Distinct => size = self.distinct_offsets(g)?.1,
+        }
+        Ok(Sized {
+            size,
+            align,
+            lifetime: lifetime.flatten(),
+        })
+    }
+
+    /// Where a distinct group puts its children, and its size.
+    fn distinct_offsets(&self, g: &ReuseGroup) -> Result<(Vec<u64>, u64), AllocError> {
+        let key: *const ReuseGroup = g;
+        if let Some(done) = self.distinct.borrow().get(&key) {
+            return Ok(done.clone());
+        }
+        let children = g
+            .members
+            .iter()
+            .map(|c| {
+                let s = self.member(c)?;
+                Ok(Child {
+                    size: s.size,
+                    align: s.align,
+                    lifetime: s.lifetime,
+                })
+            })
+            .collect::<Result<Vec<_>, AllocError>>()?;
+        let layout = distinct_layout(&children)?;
+        self.distinct.borrow_mut().insert(key, layout.clone());
+        Ok(layout)
     }
 
     /// The slot width of a shared group: its largest child, aligned.
@@ -330,12 +371,9 @@ impl Placer<'_, '_> {
                 }
             }
             GroupKind::Distinct => {
-                let mut r = offset;
-                for c in &g.members {
-                    let s = sizer.member(c)?;
-                    r = align_up(r, s.align);
-                    self.member(c, r, subtiles)?;
-                    r = r.saturating_add(s.size);
+                let (offsets, _) = sizer.distinct_offsets(g)?;
+                for (c, at) in g.members.iter().zip(offsets) {
+                    self.member(c, offset.saturating_add(at), subtiles)?;
                 }
             }
         }

@@ -33,12 +33,15 @@
 //! ```
 
 pub mod allocation;
+pub mod arena;
 mod capacity;
 pub mod checker;
+mod distinct_packing;
 pub mod dtype;
 pub mod error;
 mod intended;
 mod legacy;
+pub mod lifetime;
 pub mod lowering;
 pub mod packing;
 pub mod plan;
@@ -53,8 +56,10 @@ pub mod tlx;
 mod tree_rules;
 
 pub use allocation::{AllocId, AllocLayout, Allocation, CtaMode, Reuse};
+pub use arena::{Arena, ArenaSlot, PackOptions, PackedPlan};
 pub use dtype::DType;
 pub use error::{AllocError, Warning};
+pub use lifetime::Lifetime;
 pub use lowering::reindex::Reindex;
 pub use plan::{AllocPlan, Mode, Origin, Plan, PlanOptions, SpecPlan};
 pub use program::{Overlap, Program};

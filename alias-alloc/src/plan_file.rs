@@ -32,6 +32,8 @@
 //! # cta_mode = "two_cta_rhs"        # TMEM only: default | two_cta_lhs | two_cta_rhs
 //! # align = 16                      # buffer start alignment in plan units (default: 128 B for
 //!                                   # SMEM, 1 column for TMEM); the layout's own always applies
+//! # lifetime = [0, 4]               # program points [start, end) the data is live; see
+//!                                   # Program::set_lifetime and Program::pack
 //!
 //! [[alloc]]
 //! name = "p"
@@ -154,7 +156,13 @@ impl PlanFile {
         for (n, a) in doc.alloc.iter().enumerate() {
             let entry = format!("alloc #{} '{}'", n + 1, a.name.get_ref());
             let alloc = cx.allocation(&program, a, &entry)?;
-            program.alloc(alloc)?;
+            let id = program.alloc(alloc)?;
+            if let Some(l) = &a.lifetime {
+                let [start, end] = *l.get_ref();
+                program
+                    .set_lifetime(id, start, end)
+                    .map_err(|e| cx.err(l.span(), &entry, "lifetime", e))?;
+            }
         }
         let inline = doc.spec.iter().enumerate().filter_map(|(n, s)| {
             let entry = format!("spec #{} '{}'", n + 1, s.name.get_ref());
@@ -225,6 +233,8 @@ struct AllocEntry {
     layout: Option<Spanned<String>>,
     cta_mode: Option<Spanned<String>>,
     align: Option<u64>,
+    /// `[start, end)` program points.
+    lifetime: Option<Spanned<[u64; 2]>>,
 }
 
 #[derive(Deserialize)]
@@ -678,6 +688,12 @@ fn write_alloc(out: &mut String, program: &Program, a: &Allocation) {
     }
     if let Some(align) = a.align {
         out.push_str(&format!("align = {align}\n"));
+    }
+    if let Some(l) = program
+        .alloc_id(&a.name)
+        .and_then(|id| program.lifetime(id))
+    {
+        out.push_str(&format!("lifetime = [{}, {}]\n", l.start, l.end));
     }
 }
 

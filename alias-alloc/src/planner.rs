@@ -18,6 +18,15 @@ impl Program {
     /// become [`Warning::AcceptedByTlx`], and whatever the independent checker finds wrong with
     /// TLX's placement becomes [`Warning::Unsafe`].
     pub fn plan(&self, options: &PlanOptions) -> Result<Plan, AllocError> {
+        self.plan_regions(options, false)
+    }
+
+    /// [`plan`](Program::plan), with the capacity totals left to the arena when `packed`.
+    pub(crate) fn plan_regions(
+        &self,
+        options: &PlanOptions,
+        packed: bool,
+    ) -> Result<Plan, AllocError> {
         let tlx = options.mode == Mode::TlxCompatible;
         let placed = if tlx {
             plan_tlx(self)?
@@ -29,7 +38,7 @@ impl Program {
         specs.extend(plain_specs);
         allocs.extend(plain_allocs);
         allocs.sort_by_key(|a| a.alloc);
-        for issue in capacity_issues(&specs, &options.target) {
+        for issue in capacity_issues(&specs, &options.target, packed) {
             if tlx {
                 warnings.push(Warning::AcceptedByTlx(issue));
             } else {

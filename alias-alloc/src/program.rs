@@ -1,11 +1,11 @@
 //! [`Program`]: the specs, allocations and `set_buffer_overlap` calls of one kernel, in program
 //! order — what TLX's pass sees as one module.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 
 use crate::{
-    AllocError, AllocId, AllocLayout, Allocation, DType, Member, Reuse, ReuseGroup, SpecId,
-    Storage, StorageAliasSpec,
+    AllocError, AllocId, AllocLayout, Allocation, DType, Lifetime, Member, Reuse, ReuseGroup,
+    SpecId, Storage, StorageAliasSpec,
 };
 
 /// One `spec.set_buffer_overlap(tree)` call.
@@ -38,6 +38,7 @@ pub struct Program {
     specs: Vec<StorageAliasSpec>,
     allocs: Vec<Allocation>,
     overlaps: Vec<Overlap>,
+    lifetimes: BTreeMap<AllocId, Lifetime>,
 }
 
 impl Program {
@@ -94,6 +95,36 @@ impl Program {
             num,
             storage,
             reuse: Reuse::Spec(spec),
+            layout: AllocLayout::Default,
+            align: None,
+        })
+    }
+
+    /// `local_alloc(shape, dtype, num, storage)` without `reuse`: a plain allocation with its
+    /// own memory and the default layout.
+    ///
+    /// ```
+    /// use alias_alloc::{DType, Mode, PlanOptions, Program, Storage};
+    /// let mut p = Program::new();
+    /// p.plain_alloc("acc", &[128, 128], DType::F32, 1, Storage::Tmem)?;
+    /// assert_eq!(p.plan(&PlanOptions::new(Mode::Intended))?.spec("acc")?.backing_units, 128);
+    /// # Ok::<(), alias_alloc::AllocError>(())
+    /// ```
+    pub fn plain_alloc(
+        &mut self,
+        name: &str,
+        shape: &[u64],
+        dtype: DType,
+        num: u64,
+        storage: Storage,
+    ) -> Result<AllocId, AllocError> {
+        self.alloc(Allocation {
+            name: name.into(),
+            shape: shape.to_vec(),
+            dtype,
+            num,
+            storage,
+            reuse: Reuse::None,
             layout: AllocLayout::Default,
             align: None,
         })
@@ -171,6 +202,49 @@ impl Program {
         }
         self.overlaps.push(Overlap { spec, tree });
         Ok(())
+    }
+
+    /// Declares that allocation `id` holds live data only in program points `[start, end)`.
+    /// Allocations with disjoint lifetimes may then share bytes: inside a `distinct` group of
+    /// a reuse tree, and between the regions [`pack`](Program::pack) places in one arena.
+    /// Errors: an unknown id, `end <= start`.
+    ///
+    /// ```
+    /// use alias_alloc::{DType, Mode, PlanOptions, Program, ReuseGroup, Storage};
+    /// let mut p = Program::new();
+    /// let s = p.storage_alias_spec("s", Storage::Smem, None)?;
+    /// let a = p.local_alloc("a", &[64, 64], DType::F16, 1, s)?; // 8 KiB
+    /// let b = p.local_alloc("b", &[64, 64], DType::F16, 1, s)?;
+    /// p.set_buffer_overlap(s, ReuseGroup::distinct(vec![a.into(), b.into()])?)?;
+    /// assert_eq!(p.plan(&PlanOptions::new(Mode::Intended))?.spec("s")?.backing_units, 16384);
+    /// p.set_lifetime(a, 0, 4)?;
+    /// p.set_lifetime(b, 4, 8)?; // never live together: they may share
+    /// assert_eq!(p.plan(&PlanOptions::new(Mode::Intended))?.spec("s")?.backing_units, 8192);
+    /// # Ok::<(), alias_alloc::AllocError>(())
+    /// ```
+    pub fn set_lifetime(&mut self, id: AllocId, start: u64, end: u64) -> Result<(), AllocError> {
+        let lifetime = Lifetime::new(&self.allocation(id)?.name, start, end)?;
+        self.lifetimes.insert(id, lifetime);
+        Ok(())
+    }
+
+    /// The lifetime declared for `id`, if any.
+    pub fn lifetime(&self, id: AllocId) -> Option<Lifetime> {
+        self.lifetimes.get(&id).copied()
+    }
+
+    /// Whether any allocation has a lifetime (then [`pack`](Program::pack) has work to do).
+    pub fn has_lifetimes(&self) -> bool {
+        !self.lifetimes.is_empty()
+    }
+
+    /// Whether both allocations have lifetimes and those never meet: then no buffer of one is
+    /// live while a buffer of the other is.
+    pub fn never_live_together(&self, a: AllocId, b: AllocId) -> bool {
+        match (self.lifetime(a), self.lifetime(b)) {
+            (Some(x), Some(y)) => !x.overlaps(&y),
+            _ => false,
+        }
     }
 
     /// The spec behind an id.

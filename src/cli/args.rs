@@ -20,6 +20,161 @@ pub enum Command {
     /// storage_alias_spec / local_alloc / reuse_group): regions, buffer maps, index rewrites,
     /// buffer starts, the memory map, warnings and the independent checker's verdict.
     Plan(PlanArgs),
+    /// Pack buffers with known lifetimes into one arena (a MiniMalloc CSV): offsets per
+    /// buffer, peak, lower bound, peak ÷ LB, time, and whether the peak is proved optimal.
+    Pack(PackArgs),
+    /// Print the PTX kernel that stores a register layout to a shared-memory layout (or loads
+    /// it, or both: a layout conversion through shared memory), with the address arithmetic
+    /// of the codegen emitter; ptxas accepts it for sm_90a.
+    Ptx(PtxArgs),
+}
+
+/// `linalias pack …`.
+#[derive(Debug, Args)]
+#[command(after_help = PACK_HELP)]
+pub struct PackArgs {
+    /// The buffers, as MiniMalloc CSV (`id,lower,upper,size[,alignment][,offset]`, lifetimes
+    /// half-open), or - to read stdin.
+    #[arg(value_name = "FILE")]
+    pub file: std::path::PathBuf,
+    /// The arena size (default: the number in the file name, `a.6.csv` → 6; none: minimise
+    /// the peak only).
+    #[arg(long, value_name = "N")]
+    pub capacity: Option<u64>,
+    /// Time budget of the exact solver, in milliseconds.
+    #[arg(long, value_name = "T", default_value_t = 1_000)]
+    pub budget_ms: u64,
+    /// The packer.
+    #[arg(long, value_enum, default_value_t = PackAlgo::Exact)]
+    pub algo: PackAlgo,
+    /// Write the placement as an SVG time × offset chart to this file.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<std::path::PathBuf>,
+    /// Write the placement as MiniMalloc CSV (an `offset` column added) to this file.
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<std::path::PathBuf>,
+    /// Print the result as one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const PACK_HELP: &str = "\
+Every placement is verified by an independent checker (alignment, fixed offsets, no overlap of
+buffers live at the same time). \"proved optimal\" means the peak equals the live lower bound
+or the exact solver exhausted the search below it. The chart and the CSV are written even when
+the placement does not fit, to show where it overflows.
+Exit codes: 0 packed within the capacity, 1 it does not fit (the diagnosis is on stderr),
+2 an unreadable or invalid file or argument.";
+
+/// `--algo`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum PackAlgo {
+    /// Branch and bound from the greedy incumbent, to a proof of optimality or the budget.
+    Exact,
+    /// PTOAS-style: program order, each buffer at the lowest offset free over its lifetime.
+    FirstFit,
+    /// TFLite-style: largest first, each into the smallest gap that holds it.
+    BestFit,
+}
+
+/// `linalias ptx …`.
+#[derive(Debug, Args)]
+#[command(after_help = PTX_HELP)]
+pub struct PtxArgs {
+    /// The register layout (`register, lane, warp` in-dims, or a distributed attribute).
+    #[arg(long, value_name = "LAYOUT")]
+    pub regs: String,
+    /// The shared-memory layout (`offset` in-dim, or a shared attribute).
+    #[arg(long, value_name = "LAYOUT")]
+    pub mem: String,
+    /// Tensor shape for layout-family attributes, e.g. `64x64`.
+    #[arg(long, value_name = "D0xD1…", value_parser = parse_shape)]
+    pub shape: Option<Shape>,
+    /// Store the registers to shared memory (the default).
+    #[arg(long, conflicts_with_all = ["load", "round_trip"])]
+    pub store: bool,
+    /// Load the registers from shared memory.
+    #[arg(long, conflicts_with = "round_trip")]
+    pub load: bool,
+    /// Store --regs, bar.sync, then load the tile back through this register layout (a
+    /// layout conversion through shared memory).
+    #[arg(long, value_name = "LAYOUT")]
+    pub round_trip: Option<String>,
+    /// Element type: f16, bf16, f32, f8e4m3, f8e5m2, i8, i16, i32… (default: an NVMMA
+    /// attribute's elementBitWidth, else 16 bits). 8-, 16- and 32-bit elements are emitted.
+    #[arg(long, value_name = "DTYPE")]
+    pub dtype: Option<String>,
+    /// Buffers of the allocation, each starting on the layout's alignment.
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub buffers: u64,
+    /// The buffer accessed: a constant (folded into the immediates) or `runtime` (a `.u32`
+    /// kernel parameter `index`).
+    #[arg(long, value_name = "I|runtime", default_value = "0", value_parser = parse_index)]
+    pub index: IndexArg,
+    /// How the buffer part of the address is computed.
+    #[arg(long, value_enum, default_value_t = Lowering::Explicit)]
+    pub lowering: Lowering,
+    /// TLX's reindexing `slot = SCALE·i + OFFSET + i mod GROUP` for `--lowering tlx` (slots of
+    /// one buffer's stride).
+    #[arg(long, value_name = "SCALE,OFFSET,GROUP", default_value = "1,0,1", value_parser = parse_tlx)]
+    pub tlx: [u64; 3],
+    /// The kernel's name (default store_tile, load_tile or round_trip).
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
+    /// After the kernel, comment lines with the accesses and address instructions of each
+    /// emission and of the kernel.
+    #[arg(long)]
+    pub stats: bool,
+}
+
+const PTX_HELP: &str = "\
+LAYOUT arguments are read as for `linalias layout` (inline, @FILE or -; JSON, #ttg.linear,
+#ttg.shared_linear or a layout family with --shape).
+The kernel declares `.extern .shared .align 1024 .b8 smem[]` and `.param .u64 out` (a store
+reads each thread's registers from it, a load writes them; a round trip stores each element's
+linear index and writes what it loads), plus `.param .u32 index` for --index runtime.
+Exit codes: 0 success, 1 the emitter refused the layouts, 2 bad arguments.";
+
+/// `--index`: a constant buffer or the run-time parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexArg {
+    /// This buffer.
+    Const(u64),
+    /// `.param .u32 index`.
+    Runtime,
+}
+
+/// Parses `--index` (`runtime` or a number).
+pub fn parse_index(text: &str) -> Result<IndexArg, String> {
+    match text.trim() {
+        "runtime" => Ok(IndexArg::Runtime),
+        t => t
+            .parse::<u64>()
+            .map(IndexArg::Const)
+            .map_err(|e| format!("'{text}' is neither a buffer index nor 'runtime' ({e})")),
+    }
+}
+
+/// `--lowering`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Lowering {
+    /// The allocation's buffer map: base in the immediate, `mad.lo` per mode.
+    Explicit,
+    /// TLX's reindexing (see --tlx), for comparison.
+    Tlx,
+}
+
+/// Parses `--tlx SCALE,OFFSET,GROUP`.
+pub fn parse_tlx(text: &str) -> Result<[u64; 3], String> {
+    let parts = text
+        .split(',')
+        .map(|p| p.trim().parse::<u64>().map_err(|e| format!("'{p}': {e}")))
+        .collect::<Result<Vec<u64>, String>>()?;
+    match parts.as_slice() {
+        [scale, offset, group] if *group > 0 => Ok([*scale, *offset, *group]),
+        [_, _, _] => Err("GROUP must be at least 1".into()),
+        _ => Err(format!("expected SCALE,OFFSET,GROUP, got '{text}'")),
+    }
 }
 
 /// `linalias plan …`.
@@ -42,6 +197,21 @@ pub struct PlanArgs {
     /// Print the plan as one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// Instead of the report, print the PTX of each allocation's accesses under the explicit
+    /// lowering: a kernel per allocation that stores its tile to the buffer given at run time
+    /// and loads it back (shared memory: sm_90a; tensor memory: tcgen05, sm_100a).
+    #[arg(long, value_enum, value_name = "WHAT", conflicts_with_all = ["json", "svg"])]
+    pub emit: Option<Emit>,
+    /// Warps per CTA of the emitted kernels (--emit ptx).
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "emit")]
+    pub num_warps: u32,
+}
+
+/// `linalias plan --emit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Emit {
+    /// PTX kernels.
+    Ptx,
 }
 
 const PLAN_HELP: &str = "\

@@ -18,12 +18,24 @@ pub enum CliError {
     /// The layouts were read but the operation refused them. Exit code 1.
     #[error(transparent)]
     Layout(#[from] LayoutError),
+    /// The layouts were read but the PTX emitter refused them. Exit code 1.
+    #[error("{0}")]
+    Refused(String),
     /// The plan file was read but the planner refused its program. Exit code 1.
     #[error("{file}: {message}")]
     Plan {
         /// The plan file, as given.
         file: String,
         /// The planner's error (and TLX's text for it in TLX-compatible mode).
+        message: String,
+    },
+    /// The buffers were read but do not fit the capacity (or the packer refused them).
+    /// Exit code 1.
+    #[error("{file}: {message}")]
+    Pack {
+        /// The CSV file, as given.
+        file: String,
+        /// Why: the best peak against the capacity and the diagnosis.
         message: String,
     },
 }
@@ -37,11 +49,15 @@ impl CliError {
         }
     }
 
-    /// The process exit code: 2 for bad arguments, 1 for refused layout operations and plans.
+    /// The process exit code: 2 for bad arguments, 1 for refused layout operations and plans and
+    /// for buffers that do not fit.
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Input { .. } => 2,
-            CliError::Layout(_) | CliError::Plan { .. } => 1,
+            CliError::Layout(_)
+            | CliError::Refused(_)
+            | CliError::Plan { .. }
+            | CliError::Pack { .. } => 1,
         }
     }
 }

@@ -1,14 +1,16 @@
 //! The `linalias` command line: argument definitions ([`args`]), reading layout arguments
 //! ([`input`]), rendering results ([`output`]), the `layout` subcommands ([`layout_cmd`]) and
-//! `plan` ([`plan_cmd`]).
+//! `plan` ([`plan_cmd`]), `pack` ([`pack_cmd`]) and `ptx` ([`ptx_cmd`]).
 
 pub mod args;
 pub mod error;
 pub mod input;
 pub mod layout_cmd;
 pub mod output;
+pub mod pack_cmd;
 pub mod picture;
 pub mod plan_cmd;
+pub mod ptx_cmd;
 
 use args::{Cli, Command};
 pub use error::CliError;
@@ -18,5 +20,7 @@ pub fn run(cli: Cli) -> Result<String, CliError> {
     match cli.command {
         Command::Layout(layout) => layout_cmd::run(layout.command, layout.shape.map(|s| s.0)),
         Command::Plan(plan) => plan_cmd::run(plan),
+        Command::Ptx(ptx) => ptx_cmd::run(ptx),
+        Command::Pack(pack) => pack_cmd::run(pack),
     }
 }

@@ -6,15 +6,16 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
-use alias_alloc::checker::{check, Violation};
+use alias_alloc::checker::{check, check_packed, Violation};
 use alias_alloc::plan_file::PlanFile;
-use alias_alloc::SpecPlan;
 use alias_alloc::{
     report, AllocError, AllocPlan, Mode, Origin, Plan, PlanOptions, Program, Reindex,
 };
+use alias_alloc::{Arena, PackOptions, SpecPlan};
+use codegen::plan_ptx::{PlanPtx, PlanPtxOptions};
 use serde_json::{json, Value};
 
-use crate::cli::args::{PlanArgs, PlanMode};
+use crate::cli::args::{Emit, PlanArgs, PlanMode};
 use crate::cli::error::CliError;
 use crate::cli::picture;
 
@@ -34,13 +35,36 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
     let file = PlanFile::parse(&text).map_err(|e| CliError::input(&file_arg, message(&e, mode)))?;
     let target = args.target.or(file.target).unwrap_or_default();
     let program = file.program;
-    let plan = program
-        .plan(&PlanOptions { mode, target })
-        .map_err(|e| CliError::Plan {
-            file: file_arg.clone(),
-            message: message(&e, mode),
-        })?;
-    let violations = check(&program, &plan);
+    let options = PlanOptions { mode, target };
+    let plan_error = |e: AllocError| CliError::Plan {
+        file: file_arg.clone(),
+        message: message(&e, mode),
+    };
+    // Lifetimes are this planner's (TLX has none): pack the regions into arenas by them.
+    let packed = if mode == Mode::Intended && program.has_lifetimes() {
+        Some(
+            program
+                .pack(&PackOptions::new(options))
+                .map_err(plan_error)?,
+        )
+    } else {
+        None
+    };
+    let plan = match &packed {
+        Some(p) => p.plan.clone(),
+        None => program.plan(&options).map_err(plan_error)?,
+    };
+    if let Some(Emit::Ptx) = args.emit {
+        let addressed = match &packed {
+            Some(p) => p.rebased().map_err(plan_error)?,
+            None => plan,
+        };
+        return emit_ptx(&file_arg, &program, &addressed, args.num_warps);
+    }
+    let violations = match &packed {
+        Some(p) => check_packed(&program, p),
+        None => check(&program, &plan),
+    };
     let svg = match &args.svg {
         Some(path) => {
             picture::write(path, &report::memory_map_svg(&program, &plan))?;
@@ -48,24 +72,52 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         }
         None => None,
     };
+    let arenas = packed.as_ref().map_or(&[][..], |p| &p.arenas[..]);
     if args.json {
-        Ok(format!(
-            "{}\n",
-            json_report(&file_arg, &program, &plan, &violations, svg.as_deref())
-        ))
+        let mut report = json_report(&file_arg, &program, &plan, &violations, svg.as_deref());
+        if let Some(object) = report.as_object_mut() {
+            object.insert("arenas".into(), arenas_json(&program, arenas));
+        }
+        Ok(format!("{report}\n"))
     } else {
-        Ok(text_report(
-            &file_arg,
-            &program,
-            &plan,
-            &violations,
-            svg.as_deref(),
-        ))
+        let mut out = text_report(&file_arg, &program, &plan, &violations, svg.as_deref());
+        if packed.is_some() {
+            out.push_str(&arenas_text(arenas));
+        } else if program.has_lifetimes() {
+            out.push_str("\nlifetimes: not used in tlx mode (TLX has none); plan in intended mode to pack by them\n");
+        }
+        Ok(out)
     }
 }
 
+/// `--emit ptx`: the plan's kernels ([`PlanPtx`]); refused when no allocation got one.
+fn emit_ptx(
+    file: &str,
+    program: &Program,
+    plan: &Plan,
+    num_warps: u32,
+) -> Result<String, CliError> {
+    let options = PlanPtxOptions {
+        num_warps,
+        ..PlanPtxOptions::default()
+    };
+    let refused = |message: String| CliError::Plan {
+        file: file.to_owned(),
+        message,
+    };
+    let ptx = PlanPtx::new(program, plan, &options).map_err(|e| refused(e.to_string()))?;
+    if ptx.allocations.is_empty() {
+        let why: Vec<String> = ptx.skipped.iter().map(|s| s.error.to_string()).collect();
+        return Err(refused(format!(
+            "no allocation can be emitted as PTX: {}",
+            why.join("; ")
+        )));
+    }
+    Ok(format!("// linalias plan {file} --emit ptx\n{ptx}"))
+}
+
 /// The file's text; `-` reads stdin.
-fn read_file(path: &Path) -> Result<String, CliError> {
+pub(crate) fn read_file(path: &Path) -> Result<String, CliError> {
     let arg = path.display().to_string();
     if arg == "-" {
         let mut text = String::new();
@@ -179,7 +231,7 @@ fn starts_text(a: &AllocPlan) -> String {
 }
 
 /// Rows of cells as a left-aligned table, two spaces between columns, indented by two.
-fn table(rows: &[Vec<String>]) -> String {
+pub(crate) fn table(rows: &[Vec<String>]) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
     let widths: Vec<usize> = (0..cols)
         .map(|c| {
@@ -354,4 +406,61 @@ fn json_report(
         },
         "svg": svg,
     })
+}
+
+/// The arenas of a packed plan: per storage kind, each region's lifetime, size and offset.
+fn arenas_text(arenas: &[Arena]) -> String {
+    let mut out = String::new();
+    for a in arenas {
+        let _ = writeln!(
+            out,
+            "\n{} arena (regions packed by lifetime): {} of {} {}; lower bound {}{}; one after another {}",
+            a.storage,
+            a.peak,
+            a.capacity,
+            a.storage.unit(),
+            a.lower_bound,
+            if a.proven_optimal { ", optimal" } else { "" },
+            a.unpacked,
+        );
+        let mut rows = vec![["region", "live", "units", "align", "offset"]
+            .map(String::from)
+            .to_vec()];
+        for s in &a.slots {
+            rows.push(vec![
+                s.name.clone(),
+                format!("[{}, {})", s.lifetime.start, s.lifetime.end),
+                s.units.to_string(),
+                s.alignment.to_string(),
+                s.offset.to_string(),
+            ]);
+        }
+        out.push_str(&table(&rows));
+    }
+    out
+}
+
+fn arenas_json(_program: &Program, arenas: &[Arena]) -> Value {
+    Value::Array(
+        arenas
+            .iter()
+            .map(|a| {
+                json!({
+                    "storage": a.storage.to_string(),
+                    "capacity": a.capacity,
+                    "peak": a.peak,
+                    "lower_bound": a.lower_bound,
+                    "proven_optimal": a.proven_optimal,
+                    "unpacked": a.unpacked,
+                    "regions": a.slots.iter().map(|s| json!({
+                        "name": s.name,
+                        "lifetime": [s.lifetime.start, s.lifetime.end],
+                        "units": s.units,
+                        "alignment": s.alignment,
+                        "offset": s.offset,
+                    })).collect::<Vec<_>>(),
+                })
+            })
+            .collect(),
+    )
 }

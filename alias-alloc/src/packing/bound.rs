@@ -57,3 +57,239 @@ pub fn live_bound(problem: &Problem) -> LiveBound {
         .collect();
     LiveBound { peak, at, live }
 }
+
+/// The grain of every tight placement: the gcd of all (nonzero) sizes, alignments and fixed
+/// offsets (1 for no buffers). Offsets built by stacking buffers on each other and rounding
+/// up to alignments stay multiples of it, so the optimal height is one too and a capacity
+/// can be rounded down to it.
+///
+/// ```
+/// use alias_alloc::packing::{bound::granularity, Buffer, Problem};
+/// let p = Problem::new(
+///     vec![Buffer::new("tile", 0, 2, 16384)?.aligned(1024)?, Buffer::new("bar", 0, 2, 128)?.aligned(128)?],
+///     None,
+/// )?;
+/// assert_eq!(granularity(&p), 128);
+/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// ```
+pub fn granularity(problem: &Problem) -> u64 {
+    fn gcd(mut a: u64, mut b: u64) -> u64 {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    }
+    let g = problem.buffers().iter().fold(0u64, |g, b| {
+        let g = gcd(gcd(g, b.size), b.alignment);
+        gcd(g, b.offset.unwrap_or(0))
+    });
+    g.max(1)
+}
+
+/// A lower bound at least as strong as [`live_bound`] that also counts alignment and fixed
+/// offsets (saturates at `u64::MAX`):
+///
+/// 1. At every instant the live buffers are pairwise disjoint, so the one placed highest,
+///    `j`, starts above all the others: at `≥ Σ sizes − size(j)`, rounded up to `j`'s
+///    alignment (or exactly at its fixed offset, if that is high enough). The height is at
+///    least the smallest such top over the live buffers, and at least every fixed buffer's
+///    top.
+/// 2. The result is rounded up to the [`granularity`].
+/// 3. While [`tops_refute`] refutes it, it goes up by one grain (at most 64 times).
+///
+/// With alignment 1 and no fixed offsets this is the live peak.
+///
+/// ```
+/// use alias_alloc::packing::{bound::{live_bound, lower_bound}, Buffer, Problem};
+/// // Two 1,152-byte TMA tiles aligned to 1,024: the upper one starts at 2,048 at the earliest.
+/// let p = Problem::new(
+///     vec![Buffer::new("a", 0, 2, 1152)?.aligned(1024)?, Buffer::new("b", 0, 2, 1152)?.aligned(1024)?],
+///     None,
+/// )?;
+/// assert_eq!(live_bound(&p).peak, 2304);
+/// assert_eq!(lower_bound(&p), 3200);
+/// // A fixed buffer's top counts even when little else is live.
+/// let q = Problem::new(vec![Buffer::new("pinned", 0, 1, 8)?.fixed_at(100)?], None)?;
+/// assert_eq!(lower_bound(&q), 108);
+/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// ```
+pub fn lower_bound(problem: &Problem) -> u64 {
+    let buffers = problem.buffers();
+    let plain = buffers
+        .iter()
+        .all(|b| b.alignment == 1 && b.offset.is_none());
+    if plain {
+        return live_bound(problem).peak;
+    }
+    let cliques = cliques(problem);
+    // Every fixed buffer's top, even an empty one's (the height counts `offset + size`).
+    let mut bound = buffers
+        .iter()
+        .filter_map(|b| b.offset.map(|o| o.saturating_add(b.size)))
+        .max()
+        .unwrap_or(0);
+    for (live, sum) in &cliques {
+        bound = bound.max(clique_bound(buffers, live, *sum));
+    }
+    let g = granularity(problem);
+    bound = round_up(bound, g);
+    for _ in 0..64 {
+        if !refuted(buffers, &cliques, bound) {
+            break;
+        }
+        bound = bound.saturating_add(g);
+    }
+    bound
+}
+
+fn round_up(x: u64, g: u64) -> u64 {
+    match x % g {
+        0 => x,
+        r => x.saturating_add(g - r),
+    }
+}
+
+/// The maximal sets of buffers (of nonzero size) live together, with their total sizes.
+fn cliques(problem: &Problem) -> Vec<(Vec<usize>, u64)> {
+    let buffers = problem.buffers();
+    let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(2 * buffers.len());
+    for (i, b) in buffers.iter().enumerate().filter(|(_, b)| b.size > 0) {
+        events.push((b.lower, true, i));
+        events.push((b.upper, false, i));
+    }
+    events.sort_unstable_by_key(|&(t, start, i)| (t, start, i));
+    let mut out = Vec::new();
+    let mut live: Vec<usize> = Vec::new();
+    let mut pos = vec![0usize; buffers.len()];
+    let mut sum = 0u64;
+    let mut last_was_start = false;
+    for (_, start, i) in events {
+        let Some(b) = buffers.get(i) else { continue };
+        if start {
+            if let Some(p) = pos.get_mut(i) {
+                *p = live.len();
+            }
+            live.push(i);
+            sum = sum.saturating_add(b.size);
+            last_was_start = true;
+            continue;
+        }
+        if last_was_start {
+            out.push((live.clone(), sum));
+        }
+        last_was_start = false;
+        sum = sum.saturating_sub(b.size);
+        let p = pos.get(i).copied().unwrap_or(0);
+        live.swap_remove(p);
+        if let Some(&moved) = live.get(p) {
+            if let Some(q) = pos.get_mut(moved) {
+                *q = p;
+            }
+        }
+    }
+    out
+}
+
+/// The lowest offset at which `b` can be the highest of pairwise-disjoint buffers whose
+/// sizes sum to `sum`, or `None` if it cannot (a fixed offset too low).
+fn top_start(b: &super::Buffer, sum: u64) -> Option<u64> {
+    let below = sum.saturating_sub(b.size);
+    match b.offset {
+        Some(o) if o >= below => Some(o),
+        Some(_) => None,
+        None => Some(round_up(below, b.alignment)),
+    }
+}
+
+/// The least height of the pairwise-disjoint buffers `live` (sizes summing to `sum`): the
+/// smallest top over the buffers that can be the highest one.
+fn clique_bound(buffers: &[super::Buffer], live: &[usize], sum: u64) -> u64 {
+    let best = live
+        .iter()
+        .filter_map(|&i| buffers.get(i))
+        .filter_map(|b| top_start(b, sum).map(|s| s.saturating_add(b.size)))
+        .min();
+    // No buffer can be the highest (fixed ones all too low): the set cannot be disjoint at
+    // all, which the caller reports elsewhere; the sum still bounds the height.
+    best.map_or(sum, |t| t.max(sum))
+}
+
+/// Whether `capacity` is too small by the *forced tops* argument: in a set of buffers live
+/// together, when only one of them, `j`, can be the highest within `capacity` (the others
+/// would end above it once rounded up to their alignments), `j` starts at or above its
+/// lowest possible start as the highest (rule 1 of [`lower_bound`]). Two such forced
+/// buffers that are live together must then stack, one above the other; if neither order
+/// fits, nothing does. (A 128-byte mbarrier among
+/// 1024-aligned tiles in a full section is forced to the top; two live together cannot both
+/// be.)
+///
+/// ```
+/// use alias_alloc::packing::{bound::tops_refute, Buffer, Problem};
+/// let tile = |id: &str, l, u| Buffer::new(id, l, u, 1024)?.aligned(1024);
+/// let p = Problem::new(
+///     vec![
+///         tile("t0", 0, 2)?, tile("t1", 0, 2)?, Buffer::new("bar0", 0, 3, 128)?.aligned(128)?,
+///         tile("u0", 2, 4)?, tile("u1", 2, 4)?, Buffer::new("bar1", 1, 4, 128)?.aligned(128)?,
+///     ],
+///     None,
+/// )?;
+/// // At 2,176 each barrier must sit on top of its two tiles, at 2,048: together at time 2.
+/// assert!(tops_refute(&p, 2176));
+/// assert!(!tops_refute(&p, 2304));
+/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// ```
+pub fn tops_refute(problem: &Problem, capacity: u64) -> bool {
+    refuted(problem.buffers(), &cliques(problem), capacity)
+}
+
+fn refuted(buffers: &[super::Buffer], cliques: &[(Vec<usize>, u64)], capacity: u64) -> bool {
+    // forced[i]: the lowest start buffer i is forced to, over the sets where it must be on top.
+    let mut forced: Vec<(usize, u64)> = Vec::new();
+    for (live, sum) in cliques {
+        let mut only: Option<(usize, u64)> = None;
+        let mut count = 0;
+        for &i in live {
+            let Some(b) = buffers.get(i) else { continue };
+            if let Some(start) = top_start(b, *sum) {
+                if start.saturating_add(b.size) <= capacity {
+                    count += 1;
+                    only = Some((i, start));
+                }
+            }
+        }
+        match (count, only) {
+            (0, _) => return true,
+            (1, Some((i, start))) => match forced.iter_mut().find(|(j, _)| *j == i) {
+                Some(f) => f.1 = f.1.max(start),
+                None => forced.push((i, start)),
+            },
+            _ => {}
+        }
+    }
+    for (k, &(i, si)) in forced.iter().enumerate() {
+        let Some(a) = buffers.get(i) else { continue };
+        if si.saturating_add(a.size) > capacity {
+            return true;
+        }
+        for &(j, sj) in forced.iter().skip(k + 1) {
+            let Some(b) = buffers.get(j) else { continue };
+            if !a.overlaps_in_time(b) {
+                continue;
+            }
+            let above = |(lo, x): (u64, &super::Buffer), (start, y): (u64, &super::Buffer)| {
+                // `y` above `x` (which starts at `lo` or higher).
+                let from = start.max(lo.saturating_add(x.size));
+                let from = match y.offset {
+                    Some(o) if o >= from => o,
+                    Some(_) => return false,
+                    None => round_up(from, y.alignment),
+                };
+                from.saturating_add(y.size) <= capacity
+            };
+            if !above((si, a), (sj, b)) && !above((sj, b), (si, a)) {
+                return true;
+            }
+        }
+    }
+    false
+}

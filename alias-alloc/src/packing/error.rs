@@ -47,6 +47,15 @@ pub enum PackError {
         /// The buffer.
         id: String,
     },
+    /// Two fixed buffers that are live at the same time and whose ranges intersect: no
+    /// placement exists at any capacity.
+    #[error("fixed buffers '{a}' and '{b}' are live at the same time and their ranges intersect")]
+    FixedOverlap {
+        /// The earlier buffer, in problem order.
+        a: String,
+        /// The later buffer.
+        b: String,
+    },
     /// A placement with a different number of offsets than the problem has buffers.
     #[error("placement has {got} offsets for {expected} buffers")]
     PlacementLength {

@@ -6,8 +6,15 @@
 //! |---|---|
 //! | [`problem`] | buffers with half-open lifetimes, sizes, alignments, optional fixed offsets; a capacity |
 //! | [`csv`] | MiniMalloc's CSV, read and written |
-//! | [`bound`] | lower bounds: the peak of concurrently live units |
+//! | [`bound`] | lower bounds: the peak of concurrently live units, alignment- and fixed-offset-aware |
 //! | [`error`] | [`PackError`]: bad input, naming the buffer or the CSV line |
+//! | [`time_index`] | which placed buffers are live during a lifetime (output-sensitive) |
+//! | [`greedy`] | first fit in program order (PTOAS) and best fit by size (TFLite) |
+//! | [`check`] | the independent checker of placements: every [`check::Violation`] |
+//! | [`generator`] | seeded GPU-shaped instances (SMEM pipelines, TMEM) and perfect packings |
+//! | [`chart`] | a placement as an SVG time × offset chart |
+//! | [`exact`] | the exact solver: [`exact::fits`] (decision) and [`exact::minimize`] (anytime optimum) |
+//! | [`diagnose`] | why a problem does not fit: peak point, live set, lower bound, smallest conflicting set |
 //!
 //! ```
 //! use alias_alloc::packing::{Buffer, Problem};
@@ -21,9 +28,16 @@
 //! ```
 
 pub mod bound;
+pub mod chart;
+pub mod check;
 pub mod csv;
+pub mod diagnose;
 pub mod error;
+pub mod exact;
+pub mod generator;
+pub mod greedy;
 pub mod problem;
+pub mod time_index;
 
 pub use error::PackError;
 pub use problem::{Buffer, Placement, Problem};

@@ -419,7 +419,7 @@ fn fill(slot: usize) -> &'static str {
 }
 
 /// The smallest power of two that cuts `[0, domain]` into at most 8 steps.
-fn tick_step(domain: u64) -> u64 {
+pub(crate) fn tick_step(domain: u64) -> u64 {
     domain
         .div_ceil(8)
         .max(1)
@@ -428,7 +428,7 @@ fn tick_step(domain: u64) -> u64 {
 }
 
 /// A coordinate with at most one decimal (`80`, `162.5`).
-fn num(v: f64) -> String {
+pub(crate) fn num(v: f64) -> String {
     let t = format!("{v:.1}");
     match t.strip_suffix(".0") {
         Some(whole) => whole.to_string(),

@@ -1,0 +1,431 @@
+//! The exact solver: branch and bound over canonical placements (MiniMalloc's search, with
+//! cheaper bookkeeping and a table of refuted states).
+//!
+//! - [`fits`] is the decision form: does everything fit in a capacity? It answers
+//!   [`Fit::Yes`] with a placement, [`Fit::No`] with a proof (the whole search space was
+//!   refuted), or [`Fit::Unknown`] when the budget ran out first.
+//! - [`minimize`] is the optimisation form: the lowest peak it can find, never worse than the
+//!   better of the two greedy rules ([`greedy`](super::greedy)), with a lower bound and
+//!   whether the peak is proved optimal. It is *anytime*: when the budget runs out it returns
+//!   the best placement so far.
+//!
+//! **How.** Free buffers in time-disjoint groups are solved separately
+//! (`instance`). Each group is searched depth first over *canonical* placements
+//! (`search`): buffers are appended in non-decreasing offset order, each at the top of the
+//! placed buffers it is live with (rounded up to its alignment, lifted past fixed buffers),
+//! pruned by dominance, per-section capacity inference, tight sections, dynamic
+//! decomposition into independent components and a table of refuted states (`memo`).
+//! Three preorderings take turns under doubling node limits (`order`, `decide`).
+//! Capacities are rounded down to the grain of the sizes and alignments
+//! ([`bound::granularity`](super::bound::granularity)). [`minimize`] starts from the better
+//! greedy placement and the lower bound ([`bound::lower_bound`](super::bound::lower_bound))
+//! and, in rounds whose work doubles, resumes a decider at the lower bound (a tight capacity
+//! makes the inference strongest) and deciders on a ladder of capacities between the bounds
+//! (the problem's capacity and eight evenly spaced ones).
+//!
+//! **Determinism.** Every choice depends on node counts only. A wall-clock `budget` decides
+//! when to stop and nothing else, so the same input with the same `node_limit` (and no
+//! budget, or a budget that is not reached) gives the same output on any machine.
+//!
+//! ```
+//! use alias_alloc::packing::exact::{fits, minimize, Fit, SolveOptions};
+//! use alias_alloc::packing::csv::read_csv;
+//! // OmniMalloc's case `c`: every greedy order needs 11; the optimum is the lower bound, 8.
+//! let p = read_csv("id,lower,upper,size\n0,0,5,3\n1,3,8,3\n2,0,3,4\n3,5,8,4\n4,2,6,1\n", Some(8))?;
+//! let s = minimize(&p, &SolveOptions::default())?;
+//! assert_eq!((s.peak, s.lower_bound, s.proven_optimal), (8, 8, true));
+//! assert!(matches!(fits(&p, 8, &SolveOptions::default())?, Fit::Yes(_)));
+//! assert_eq!(fits(&p, 7, &SolveOptions::default())?, Fit::No);
+//! # Ok::<(), alias_alloc::packing::PackError>(())
+//! ```
+
+mod decide;
+mod instance;
+mod memo;
+mod order;
+mod search;
+
+use std::time::{Duration, Instant};
+
+use super::bound::{granularity, lower_bound};
+use super::greedy::{best_fit_by_size, first_fit_by_lifetime};
+use super::{PackError, Placement, Problem};
+use decide::{Decider, Decision, Effort};
+use instance::{fixed_collision, Instance, Prepared};
+
+/// How much work the solver may do.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SolveOptions {
+    /// Wall-clock budget; `None`: no time limit. Only decides when to stop.
+    pub budget: Option<Duration>,
+    /// Search nodes (placements tried) over the whole call; `None`: no limit. With
+    /// neither limit the solver runs until it proves optimality, which can take
+    /// exponential time.
+    pub node_limit: Option<u64>,
+    /// Slots of the table of refuted states (32 bytes each; 0 turns it off).
+    pub memo_slots: usize,
+}
+
+impl Default for SolveOptions {
+    /// One second, no node limit, a table of 2^20 slots (32 MiB at most).
+    ///
+    /// ```
+    /// use alias_alloc::packing::exact::SolveOptions;
+    /// let o = SolveOptions::default();
+    /// assert_eq!(o.budget, Some(std::time::Duration::from_secs(1)));
+    /// assert_eq!(o.node_limit, None);
+    /// ```
+    fn default() -> SolveOptions {
+        SolveOptions {
+            budget: Some(Duration::from_secs(1)),
+            node_limit: None,
+            memo_slots: 1 << 20,
+        }
+    }
+}
+
+/// The result of [`minimize`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Solution {
+    /// The best placement found (valid: checked by construction against every rule of
+    /// [`check`](super::check::check) except the problem's capacity).
+    pub placement: Placement,
+    /// Its height: the largest `offset + size`.
+    pub peak: u64,
+    /// A proved lower bound on every placement's height: the cheap bound, raised by every
+    /// capacity the search refuted.
+    pub lower_bound: u64,
+    /// Whether `peak == lower_bound`, i.e. the placement is optimal.
+    pub proven_optimal: bool,
+    /// Search nodes spent.
+    pub nodes: u64,
+    /// Wall-clock time spent.
+    pub elapsed: Duration,
+}
+
+/// The answer of [`fits`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fit {
+    /// Everything fits: a valid placement within the capacity.
+    Yes(Placement),
+    /// Proved: no placement fits.
+    No,
+    /// The budget ran out before either was shown.
+    Unknown,
+}
+
+fn overlap_error(problem: &Problem, a: usize, b: usize) -> PackError {
+    let id = |i: usize| {
+        problem
+            .buffers()
+            .get(i)
+            .map(|x| x.id.clone())
+            .unwrap_or_default()
+    };
+    PackError::FixedOverlap { a: id(a), b: id(b) }
+}
+
+/// Whether every buffer fits in `capacity` (the problem's own capacity is ignored).
+///
+/// Cheap answers come first: a capacity below the lower bound or below a fixed buffer's top
+/// is `No`, a greedy placement within it is `Yes`; otherwise the exact search decides each
+/// time-disjoint group. Errors: [`PackError::Overflow`] for a fixed offset whose end passes
+/// `u64` (or a greedy offset that would).
+///
+/// ```
+/// use alias_alloc::packing::exact::{fits, Fit, SolveOptions};
+/// use alias_alloc::packing::{Buffer, Problem};
+/// // Two 32 KiB double buffers reuse a freed 64 KiB operand.
+/// let p = Problem::new(
+///     vec![Buffer::new("a", 0, 2, 65536)?, Buffer::new("ping", 2, 4, 32768)?, Buffer::new("pong", 2, 4, 32768)?],
+///     None,
+/// )?;
+/// let o = SolveOptions::default();
+/// assert!(matches!(fits(&p, 65536, &o)?, Fit::Yes(_)));
+/// assert_eq!(fits(&p, 65535, &o)?, Fit::No);
+/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// ```
+pub fn fits(problem: &Problem, capacity: u64, options: &SolveOptions) -> Result<Fit, PackError> {
+    if fixed_collision(problem).is_some() {
+        return Ok(Fit::No);
+    }
+    let prepared = Prepared::new(problem)?;
+    if prepared.fixed_peak > capacity || lower_bound(problem) > capacity {
+        return Ok(Fit::No);
+    }
+    for greedy in [first_fit_by_lifetime(problem)?, best_fit_by_size(problem)?] {
+        if greedy.peak(problem)? <= capacity {
+            return Ok(Fit::Yes(greedy));
+        }
+    }
+    let mut effort = Effort {
+        nodes_left: options.node_limit,
+        deadline: options.budget.map(|b| Instant::now() + b),
+        nodes: 0,
+    };
+    // Tight placements have heights on the grain: a tighter capacity, the same answer.
+    let g = granularity(problem);
+    let capacity = capacity / g * g;
+    let mut offsets = prepared.base.clone();
+    let mut unknown = false;
+    for inst in &prepared.instances {
+        match Decider::new(inst, capacity, options.memo_slots).run(&mut effort) {
+            Decision::Yes(local) => write_back(inst, &local, &mut offsets),
+            Decision::No => return Ok(Fit::No),
+            Decision::Unknown => unknown = true,
+        }
+    }
+    Ok(if unknown {
+        Fit::Unknown
+    } else {
+        Fit::Yes(Placement { offsets })
+    })
+}
+
+fn write_back(inst: &Instance, local: &[u64], offsets: &mut [u64]) {
+    for (&i, &o) in inst.orig.iter().zip(local) {
+        if let Some(x) = offsets.get_mut(i) {
+            *x = o;
+        }
+    }
+}
+
+/// One time-disjoint group during [`minimize`]: its best offsets so far, and resumable
+/// deciders at the lower bound and at each rung of the capacity ladder.
+struct Group<'a> {
+    inst: &'a Instance,
+    best: Vec<u64>,
+    peak: u64,
+    low: Option<Decider<'a>>,
+    rungs: Vec<Option<Decider<'a>>>,
+}
+
+impl Group<'_> {
+    /// Fits the group in `cap` with the decider in `slot` (created at `cap` if missing):
+    /// `Some(true)` (then `peak ≤ cap`), `Some(false)` (proved not), `None` (out of effort).
+    fn probe(
+        &mut self,
+        cap: u64,
+        slot: Option<usize>,
+        effort: &mut Effort,
+        slots: usize,
+    ) -> Option<bool> {
+        if self.peak <= cap {
+            return Some(true);
+        }
+        let inst = self.inst;
+        let decider = match slot {
+            None => &mut self.low,
+            Some(k) => self.rungs.get_mut(k)?,
+        };
+        match decider
+            .get_or_insert_with(|| Decider::new(inst, cap, slots))
+            .run(effort)
+        {
+            Decision::Yes(local) => {
+                self.peak = peak_of(self.inst, &local);
+                self.best = local;
+                Some(true)
+            }
+            Decision::No => Some(false),
+            Decision::Unknown => None,
+        }
+    }
+}
+
+/// Fits every group in `cap` (with the lower-bound decider, or that of rung `slot`) within
+/// `allowance` nodes of `effort`: `Some(true)`, `Some(false)` (some group proved not to),
+/// `None` (out of effort).
+fn probe_all(
+    groups: &mut [Group],
+    cap: u64,
+    slot: Option<usize>,
+    allowance: u64,
+    effort: &mut Effort,
+    slots: usize,
+) -> Option<bool> {
+    let mut part = effort.share(allowance);
+    let mut verdict = Some(true);
+    for g in groups.iter_mut() {
+        match g.probe(cap, slot, &mut part, slots) {
+            Some(true) => {}
+            Some(false) => {
+                verdict = Some(false);
+                break;
+            }
+            None => verdict = None,
+        }
+    }
+    effort.absorb(&part);
+    verdict
+}
+
+/// Keeps the items of `v` whose flag in `keep` is set.
+fn retain_by<T>(v: &mut Vec<T>, keep: &[bool]) {
+    let mut i = 0;
+    v.retain(|_| {
+        i += 1;
+        keep.get(i - 1).copied().unwrap_or(false)
+    });
+}
+
+fn peak_of(inst: &Instance, local: &[u64]) -> u64 {
+    local
+        .iter()
+        .zip(&inst.size)
+        .map(|(&o, &s)| o.saturating_add(s))
+        .max()
+        .unwrap_or(0)
+}
+
+/// The lowest peak found within the budget (module docs), never above the better greedy
+/// rule's, with a proved lower bound. The problem's capacity is not a constraint here
+/// (compare `peak` with it, or call [`fits`]).
+///
+/// Errors: [`PackError::FixedOverlap`] when two fixed buffers collide (nothing can be
+/// placed), [`PackError::Overflow`] for an end past `u64`.
+///
+/// ```
+/// use alias_alloc::packing::exact::{minimize, SolveOptions};
+/// use alias_alloc::packing::check::check;
+/// use alias_alloc::packing::csv::read_csv;
+/// // MiniMalloc's README example: the optimum is 12.
+/// let p = read_csv("id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n", None)?;
+/// let s = minimize(&p, &SolveOptions { budget: None, node_limit: Some(10_000), ..SolveOptions::default() })?;
+/// assert_eq!(s.peak, 12);
+/// assert!(s.proven_optimal);
+/// assert!(check(&p, &s.placement).is_empty());
+/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// ```
+pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, PackError> {
+    let start = Instant::now();
+    if let Some((a, b)) = fixed_collision(problem) {
+        return Err(overlap_error(problem, a, b));
+    }
+    let prepared = Prepared::new(problem)?;
+    let first = first_fit_by_lifetime(problem)?;
+    let second = best_fit_by_size(problem)?;
+    let (p1, p2) = (first.peak(problem)?, second.peak(problem)?);
+    let incumbent = if p2 < p1 { second } else { first };
+    let mut lo = lower_bound(problem).max(prepared.fixed_peak);
+    let mut effort = Effort {
+        nodes_left: options.node_limit,
+        deadline: options.budget.map(|b| start + b),
+        nodes: 0,
+    };
+    let mut groups: Vec<Group> = prepared
+        .instances
+        .iter()
+        .map(|inst| {
+            let best: Vec<u64> = inst
+                .orig
+                .iter()
+                .map(|&i| incumbent.offsets.get(i).copied().unwrap_or(0))
+                .collect();
+            Group {
+                inst,
+                peak: peak_of(inst, &best),
+                best,
+                low: None,
+                rungs: Vec::new(),
+            }
+        })
+        .collect();
+    let peak = |groups: &[Group]| {
+        groups
+            .iter()
+            .map(|g| g.peak)
+            .fold(prepared.fixed_peak, u64::max)
+    };
+    let mut hi = peak(&groups);
+    let slots = options.memo_slots;
+    // Heights of tight placements are multiples of the grain, so capacities are probed on
+    // it: a refuted capacity `c` refutes everything below `c + grain`.
+    let grain = granularity(problem);
+    lo = lo.div_ceil(grain).saturating_mul(grain);
+    // Rounds, the work doubling every round: the lower bound (tight capacities are where
+    // the inference is strongest, and perfect packings are common), then as much again
+    // shared by a ladder of capacities between the bounds: the problem's capacity, and
+    // `RUNGS` evenly spaced ones, refilled as the bounds move. The difficulty of a capacity
+    // is erratic (on MiniMalloc's J, 1,029,120 takes 0.2 s and 1,040,384 more than 3 s), so
+    // many resumed rungs with small shares beat a few large probes. A met rung lowers the
+    // incumbent (dropping the rungs above it), a refuted one raises the bound (dropping
+    // the rungs below); each rung's failure table gets a share of the slots.
+    const RUNGS: u64 = 8;
+    let rung_slots = slots / RUNGS as usize;
+    let mut allowance = 1024u64.max(4 * problem.len() as u64);
+    // The problem's own capacity first: meeting it is what a caller with one needs.
+    let mut ladder: Vec<u64> = problem
+        .capacity()
+        .map(|c| c / grain * grain)
+        .into_iter()
+        .collect();
+    while lo < hi && !effort.exhausted() {
+        match probe_all(&mut groups, lo, None, allowance, &mut effort, slots) {
+            Some(true) => {
+                hi = peak(&groups);
+                continue;
+            }
+            Some(false) => {
+                lo = lo.saturating_add(grain);
+                groups.iter_mut().for_each(|g| g.low = None);
+                continue;
+            }
+            None => {}
+        }
+        let (first, last) = (lo / grain + 1, (hi - 1) / grain);
+        let span = last.saturating_sub(first) + 1;
+        for i in 1..=RUNGS {
+            let cap = (first + span * i / (RUNGS + 1)).saturating_mul(grain);
+            if !ladder.contains(&cap) {
+                ladder.push(cap);
+            }
+        }
+        // Keep distinct rungs strictly between the bounds (with their deciders).
+        let mut seen: Vec<u64> = Vec::new();
+        let keep: Vec<bool> = ladder
+            .iter()
+            .map(|&c| {
+                let ok = c > lo && c < hi && !seen.contains(&c);
+                seen.push(c);
+                ok
+            })
+            .collect();
+        retain_by(&mut ladder, &keep);
+        for g in groups.iter_mut() {
+            g.rungs.resize_with(keep.len(), || None);
+            retain_by(&mut g.rungs, &keep);
+        }
+        let share = allowance / (ladder.len() as u64).max(1);
+        for k in 0..ladder.len() {
+            let cap = ladder.get(k).copied().unwrap_or(hi);
+            if cap >= hi || cap < lo || effort.exhausted() {
+                continue;
+            }
+            match probe_all(&mut groups, cap, Some(k), share, &mut effort, rung_slots) {
+                Some(true) => hi = peak(&groups),
+                Some(false) => {
+                    lo = lo.max(cap.saturating_add(grain));
+                    groups.iter_mut().for_each(|g| g.low = None);
+                }
+                None => {}
+            }
+        }
+        allowance = allowance.saturating_mul(2);
+    }
+    let mut offsets = prepared.base.clone();
+    for g in &groups {
+        write_back(g.inst, &g.best, &mut offsets);
+    }
+    let placement = Placement { offsets };
+    let peak = placement.peak(problem)?;
+    let lower_bound = lo.min(peak);
+    Ok(Solution {
+        placement,
+        peak,
+        lower_bound,
+        proven_optimal: peak == lower_bound,
+        nodes: effort.nodes,
+        elapsed: start.elapsed(),
+    })
+}

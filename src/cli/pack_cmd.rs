@@ -1,0 +1,358 @@
+//! `linalias pack FILE.csv`: reads buffers with lifetimes (MiniMalloc CSV,
+//! [`alias_alloc::packing::csv`]), packs them with the exact solver or a greedy rule, verifies
+//! the placement with the independent checker, and prints the offsets, the peak, the lower
+//! bound, peak ÷ LB, the time and whether the peak is proved optimal (or all of it as JSON).
+//! When the placement does not fit the capacity it fails with the diagnosis.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use alias_alloc::packing::bound::{live_bound, LiveBound};
+use alias_alloc::packing::chart::placement_svg;
+use alias_alloc::packing::check::check;
+use alias_alloc::packing::csv::{read_csv, write_csv};
+use alias_alloc::packing::exact::{minimize, SolveOptions};
+use alias_alloc::packing::greedy::{best_fit_by_size, first_fit_by_lifetime};
+use alias_alloc::packing::{diagnose, Placement, Problem};
+use serde_json::{json, Value};
+
+use crate::cli::args::{PackAlgo, PackArgs};
+use crate::cli::error::CliError;
+use crate::cli::picture;
+use crate::cli::plan_cmd::{read_file, table};
+
+/// Ids named in a diagnosis before the rest are counted.
+const MAX_NAMED: usize = 8;
+
+/// What a packer returned, whichever it was.
+struct Outcome {
+    placement: Placement,
+    peak: u64,
+    proven_optimal: bool,
+    /// Search nodes (the exact solver only).
+    nodes: Option<u64>,
+    elapsed: Duration,
+    /// The exact solver's explanation of why the capacity cannot be met, if it has one.
+    explanation: Option<String>,
+}
+
+/// Runs `linalias pack` and returns its stdout.
+pub fn run(args: PackArgs) -> Result<String, CliError> {
+    let file = args.file.display().to_string();
+    let text = read_file(&args.file)?;
+    let (capacity, source) = match (args.capacity, capacity_from_name(&args.file)) {
+        (Some(c), _) => (Some(c), "--capacity"),
+        (None, Some(c)) => (Some(c), "the file name"),
+        (None, None) => (None, "none"),
+    };
+    let problem =
+        read_csv(&text, capacity).map_err(|e| CliError::input("FILE", format!("{file}: {e}")))?;
+    let budget = Duration::from_millis(args.budget_ms);
+    let outcome = solve(&problem, args.algo, budget).map_err(|e| CliError::Pack {
+        file: file.clone(),
+        message: e.to_string(),
+    })?;
+    let bound = live_bound(&problem);
+    // The checker judges validity; fitting the capacity is judged below, with a diagnosis.
+    let violations = check(&problem.clone().with_capacity(None), &outcome.placement);
+    if !violations.is_empty() {
+        let list: Vec<String> = violations.iter().map(ToString::to_string).collect();
+        return Err(CliError::Pack {
+            file,
+            message: format!(
+                "the {} packer produced an invalid placement (a bug): {}",
+                algo_name(args.algo),
+                list.join("; ")
+            ),
+        });
+    }
+    let mut written = Vec::new();
+    if let Some(path) = &args.svg {
+        let svg =
+            placement_svg(&problem, &outcome.placement).map_err(|e| CliError::input("--svg", e))?;
+        picture::write(path, &svg)?;
+        written.push(path.display().to_string());
+    }
+    if let Some(path) = &args.out {
+        let csv = write_csv(&problem, Some(&outcome.placement))
+            .map_err(|e| CliError::input("--out", e))?;
+        std::fs::write(path, csv).map_err(|e| {
+            CliError::input("--out", format!("cannot write {}: {e}", path.display()))
+        })?;
+        written.push(path.display().to_string());
+    }
+    if let Some(c) = capacity.filter(|&c| outcome.peak > c) {
+        return Err(CliError::Pack {
+            file,
+            message: diagnosis(&problem, &outcome, &bound, c, args.algo),
+        });
+    }
+    let report = Report {
+        file: &file,
+        problem: &problem,
+        outcome: &outcome,
+        bound: &bound,
+        source,
+        algo: args.algo,
+        budget,
+        written: &written,
+    };
+    Ok(if args.json {
+        format!("{}\n", report.json())
+    } else {
+        report.text()
+    })
+}
+
+/// The capacity MiniMalloc's naming convention puts in a file name: `a.6.csv` → 6,
+/// `A.1048576.csv` → 1048576; none for `-` or a name without a number before `.csv`.
+pub fn capacity_from_name(path: &Path) -> Option<u64> {
+    let name = path.file_name()?.to_str()?;
+    let stem = name.strip_suffix(".csv")?;
+    let (_, number) = stem.rsplit_once('.')?;
+    number.parse().ok()
+}
+
+fn algo_name(algo: PackAlgo) -> &'static str {
+    match algo {
+        PackAlgo::Exact => "exact",
+        PackAlgo::FirstFit => "first-fit",
+        PackAlgo::BestFit => "best-fit",
+    }
+}
+
+fn solve(
+    problem: &Problem,
+    algo: PackAlgo,
+    budget: Duration,
+) -> Result<Outcome, alias_alloc::packing::PackError> {
+    let lb = live_bound(problem).peak;
+    let greedy = |placement: Placement, elapsed: Duration| -> Result<Outcome, _> {
+        let peak = placement.peak(problem)?;
+        Ok(Outcome {
+            placement,
+            peak,
+            proven_optimal: peak == lb,
+            nodes: None,
+            elapsed,
+            explanation: None,
+        })
+    };
+    let start = Instant::now();
+    match algo {
+        PackAlgo::FirstFit => greedy(first_fit_by_lifetime(problem)?, start.elapsed()),
+        PackAlgo::BestFit => greedy(best_fit_by_size(problem)?, start.elapsed()),
+        PackAlgo::Exact => {
+            let options = SolveOptions {
+                budget: Some(budget),
+                ..SolveOptions::default()
+            };
+            let solution = minimize(problem, &options)?;
+            let explanation = problem
+                .capacity()
+                .filter(|&c| solution.peak > c)
+                .and_then(|_| diagnose::explain(problem, &solution))
+                .map(|i| i.to_string());
+            Ok(Outcome {
+                peak: solution.peak,
+                proven_optimal: solution.proven_optimal || solution.peak == lb,
+                nodes: Some(solution.nodes),
+                elapsed: solution.elapsed,
+                explanation,
+                placement: solution.placement,
+            })
+        }
+    }
+}
+
+/// `a, b, c` or `a, b, … (12 in all)`.
+fn ids(problem: &Problem, indices: &[usize]) -> String {
+    let mut names: Vec<String> = indices
+        .iter()
+        .take(MAX_NAMED)
+        .filter_map(|&i| problem.buffers().get(i).map(|b| b.id.clone()))
+        .collect();
+    if indices.len() > MAX_NAMED {
+        names.push(format!("… ({} in all)", indices.len()));
+    }
+    names.join(", ")
+}
+
+/// Why the placement does not fit: the exact solver's own diagnosis when it has one (it
+/// names the peak, the live set and a conflicting subset), else the peak against the capacity
+/// and the live set at the peak when LB alone is over, or what is left to try.
+fn diagnosis(
+    problem: &Problem,
+    outcome: &Outcome,
+    bound: &LiveBound,
+    capacity: u64,
+    algo: PackAlgo,
+) -> String {
+    if let Some(explanation) = &outcome.explanation {
+        return explanation.clone();
+    }
+    let why = if bound.peak > capacity {
+        format!(
+            "at time {} the live buffers {} need {} together, {} over the capacity",
+            bound.at,
+            ids(problem, &bound.live),
+            bound.peak,
+            bound.peak - capacity
+        )
+    } else if algo == PackAlgo::Exact && outcome.proven_optimal {
+        format!("no placement is lower than {} (proved)", outcome.peak)
+    } else if algo == PackAlgo::Exact {
+        "LB fits, but the exact solver found no placement within the budget (not proved \
+         infeasible; try a larger --budget-ms)"
+            .to_string()
+    } else {
+        "LB fits, so a placement may exist: try --algo exact".to_string()
+    };
+    format!(
+        "does not fit in capacity {capacity}: the {} placement needs {} (LB {}); {why}",
+        algo_name(algo),
+        outcome.peak,
+        bound.peak
+    )
+}
+
+/// Everything the report prints.
+struct Report<'a> {
+    file: &'a str,
+    problem: &'a Problem,
+    outcome: &'a Outcome,
+    bound: &'a LiveBound,
+    source: &'static str,
+    algo: PackAlgo,
+    budget: Duration,
+    written: &'a [String],
+}
+
+impl Report<'_> {
+    fn ratio(&self) -> Option<f64> {
+        (self.bound.peak > 0).then(|| self.outcome.peak as f64 / self.bound.peak as f64)
+    }
+
+    fn algo_text(&self) -> String {
+        match self.algo {
+            PackAlgo::Exact => format!(
+                "exact (branch and bound, budget {} ms)",
+                self.budget.as_millis()
+            ),
+            PackAlgo::FirstFit => {
+                "first-fit (PTOAS: program order, lowest offset free over the lifetime)".into()
+            }
+            PackAlgo::BestFit => {
+                "best-fit (TFLite: largest first, into the smallest gap that holds it)".into()
+            }
+        }
+    }
+
+    fn text(&self) -> String {
+        let mut out = format!("pack: {}\n", self.file);
+        let buffers = self.problem.len();
+        match self.problem.capacity() {
+            Some(c) => {
+                let _ = writeln!(
+                    out,
+                    "buffers: {buffers}, capacity {c} (from {})",
+                    self.source
+                );
+            }
+            None => {
+                let _ = writeln!(out, "buffers: {buffers}, no capacity (minimising the peak)");
+            }
+        }
+        let _ = writeln!(out, "algorithm: {}\n", self.algo_text());
+        let mut rows = vec![["id", "lower", "upper", "size", "align", "offset"]
+            .map(String::from)
+            .to_vec()];
+        for (b, o) in self
+            .problem
+            .buffers()
+            .iter()
+            .zip(&self.outcome.placement.offsets)
+        {
+            rows.push(vec![
+                b.id.clone(),
+                b.lower.to_string(),
+                b.upper.to_string(),
+                b.size.to_string(),
+                b.alignment.to_string(),
+                o.to_string(),
+            ]);
+        }
+        out.push_str(&table(&rows));
+        let _ = writeln!(out, "\npeak: {}", self.outcome.peak);
+        let _ = writeln!(
+            out,
+            "lower bound: {} (live at time {}: buffers {})",
+            self.bound.peak,
+            self.bound.at,
+            ids(self.problem, &self.bound.live)
+        );
+        match self.ratio() {
+            Some(r) => {
+                let _ = writeln!(out, "peak ÷ LB: {r:.4}");
+            }
+            None => out.push_str("peak ÷ LB: -\n"),
+        }
+        let ms = self.outcome.elapsed.as_secs_f64() * 1e3;
+        match self.outcome.nodes {
+            Some(n) => {
+                let _ = writeln!(out, "time: {ms:.3} ms ({n} nodes)");
+            }
+            None => {
+                let _ = writeln!(out, "time: {ms:.3} ms");
+            }
+        }
+        out.push_str(if self.outcome.proven_optimal {
+            "proved optimal\n"
+        } else {
+            "not proved optimal\n"
+        });
+        out.push_str("checker: ok\n");
+        for path in self.written {
+            let _ = writeln!(out, "wrote {path}");
+        }
+        out
+    }
+
+    fn json(&self) -> Value {
+        let buffers: Vec<Value> = self
+            .problem
+            .buffers()
+            .iter()
+            .zip(&self.outcome.placement.offsets)
+            .map(|(b, o)| {
+                json!({
+                    "id": b.id,
+                    "lower": b.lower,
+                    "upper": b.upper,
+                    "size": b.size,
+                    "alignment": b.alignment,
+                    "offset": o,
+                })
+            })
+            .collect();
+        json!({
+            "file": self.file,
+            "capacity": self.problem.capacity(),
+            "capacity_from": self.source,
+            "algorithm": algo_name(self.algo),
+            "budget_ms": (self.algo == PackAlgo::Exact)
+                .then_some(u64::try_from(self.budget.as_millis()).unwrap_or(u64::MAX)),
+            "buffers": buffers,
+            "peak": self.outcome.peak,
+            "lower_bound": self.bound.peak,
+            "lower_bound_at": self.bound.at,
+            "ratio": self.ratio(),
+            "time_ms": self.outcome.elapsed.as_secs_f64() * 1e3,
+            "nodes": self.outcome.nodes,
+            "proven_optimal": self.outcome.proven_optimal,
+            "checker": { "ok": true, "violations": [] },
+            "written": self.written,
+        })
+    }
+}

@@ -1,0 +1,337 @@
+//! End-to-end tests of `linalias pack`: the public DSA cases (copied under
+//! `alias-alloc/tests/data/packing/dsa/`) and the generated GPU suite through the real binary,
+//! with every packer; capacity from the file name or `--capacity`; JSON, SVG and CSV outputs;
+//! the diagnosis when the buffers do not fit; errors.
+
+use std::path::PathBuf;
+
+#[path = "support/binary.rs"]
+mod binary;
+use binary::{fails, linalias, ok};
+
+use alias_alloc::packing::csv::read_csv;
+use serde_json::Value;
+
+fn dsa(name: &str) -> String {
+    format!(
+        "{}/alias-alloc/tests/data/packing/dsa/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn generated(name: &str) -> String {
+    format!(
+        "{}/alias-alloc/tests/data/packing/generated/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// A file under the temp dir, unique to this test process, removed when dropped.
+struct TempFile(PathBuf);
+
+impl TempFile {
+    fn new(name: &str) -> TempFile {
+        TempFile(std::env::temp_dir().join(format!("linalias-pack-{}-{name}", std::process::id())))
+    }
+
+    fn arg(&self) -> String {
+        self.0.to_string_lossy().into_owned()
+    }
+
+    fn read(&self) -> String {
+        std::fs::read_to_string(&self.0).expect("the command wrote the file")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// The value after `key: ` on the line starting with it.
+fn field<'a>(out: &'a str, key: &str) -> &'a str {
+    out.lines()
+        .find_map(|l| l.strip_prefix(&format!("{key}: ")))
+        .unwrap_or_else(|| panic!("no '{key}:' line in:\n{out}"))
+}
+
+/// The offset column of buffer `id`'s row.
+fn offset_of(out: &str, id: &str) -> u64 {
+    let row = out
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(id) && l.starts_with("  "))
+        .unwrap_or_else(|| panic!("no row for {id} in:\n{out}"));
+    row.split_whitespace()
+        .last()
+        .and_then(|o| o.parse().ok())
+        .unwrap_or_else(|| panic!("no offset in {row:?}"))
+}
+
+/// (file, LB = capacity, first-fit peak, best-fit peak)
+const DSA: [(&str, u64, u64, u64); 8] = [
+    ("input.12.csv", 12, 12, 12),
+    ("a.6.csv", 6, 9, 8),
+    ("b.6.csv", 6, 9, 8),
+    ("c.8.csv", 8, 12, 11),
+    ("d.9.csv", 9, 13, 12),
+    ("e.12.csv", 12, 16, 12),
+    ("f.14.csv", 14, 18, 18),
+    ("g.7.csv", 7, 9, 9),
+];
+
+#[test]
+fn exact_packs_every_dsa_case_at_lb_and_proves_it() {
+    for (file, lb, _, _) in DSA {
+        let out = ok(&["pack", &dsa(file)]);
+        assert_eq!(
+            field(&out, "buffers").split(", ").nth(1),
+            Some(format!("capacity {lb} (from the file name)").as_str()),
+            "{file}"
+        );
+        assert!(field(&out, "algorithm").starts_with("exact"), "{out}");
+        assert_eq!(field(&out, "peak"), lb.to_string(), "{file}");
+        assert!(
+            field(&out, "lower bound").starts_with(&format!("{lb} (")),
+            "{out}"
+        );
+        assert_eq!(field(&out, "peak ÷ LB"), "1.0000", "{file}");
+        assert!(field(&out, "time").ends_with(" nodes)"), "{out}");
+        assert!(out.contains("\nproved optimal\n"), "{out}");
+        assert!(out.ends_with("checker: ok\n"), "{out}");
+    }
+}
+
+#[test]
+fn greedy_fits_where_it_reaches_lb_and_is_refused_elsewhere() {
+    for (file, lb, ff, bf) in DSA {
+        for (algo, peak) in [("first-fit", ff), ("best-fit", bf)] {
+            let args = ["pack", &dsa(file), "--algo", algo];
+            if peak == lb {
+                let out = ok(&args);
+                assert_eq!(field(&out, "peak"), lb.to_string());
+                assert!(out.contains("\nproved optimal\n"), "{out}");
+                assert!(!out.contains("nodes"), "{out}");
+            } else {
+                let err = fails(&args, 1);
+                assert!(
+                    err.contains(&format!(
+                        "does not fit in capacity {lb}: the {algo} placement needs {peak} (LB {lb}); LB fits, so a placement may exist: try --algo exact"
+                    )),
+                    "{err}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn capacity_flag_overrides_the_file_name() {
+    let out = ok(&[
+        "pack",
+        &dsa("a.6.csv"),
+        "--algo",
+        "best-fit",
+        "--capacity",
+        "8",
+    ]);
+    assert_eq!(field(&out, "buffers"), "5, capacity 8 (from --capacity)");
+    assert_eq!(field(&out, "peak"), "8");
+    assert_eq!(field(&out, "peak ÷ LB"), "1.3333");
+    assert!(out.contains("\nnot proved optimal\n"), "{out}");
+    // The reference placement of best fit on a.6: sizes 3, 3, 2, 2, 1 largest first.
+    let offsets: Vec<u64> = ["0", "1", "2", "3", "4"]
+        .iter()
+        .map(|id| offset_of(&out, id))
+        .collect();
+    assert_eq!(offsets, vec![3, 5, 0, 0, 7]);
+}
+
+#[test]
+fn live_peak_over_capacity_names_the_time_and_the_live_buffers() {
+    let err = fails(
+        &[
+            "pack",
+            &dsa("a.6.csv"),
+            "--algo",
+            "first-fit",
+            "--capacity",
+            "5",
+        ],
+        1,
+    );
+    assert!(
+        err.ends_with(
+            "a.6.csv: does not fit in capacity 5: the first-fit placement needs 9 (LB 6); at time 1 the live buffers 0, 2, 4 need 6 together, 1 over the capacity"
+        ),
+        "{err}"
+    );
+    // The exact solver fails too, and says why in its own words: the same live set.
+    let err = fails(&["pack", &dsa("a.6.csv"), "--capacity", "5"], 1);
+    assert!(err.contains("a.6.csv: does not fit in capacity 5"), "{err}");
+    for id in ["'0'", "'2'", "'4'"] {
+        assert!(err.contains(id), "{err}");
+    }
+}
+
+#[test]
+fn stdin_has_no_capacity_and_minimises_the_peak() {
+    // pypto's chained matmul: a 64 KB operand, then two 32 KB buffers reusing it.
+    let csv = "id,lower,upper,size\nheld_a,0,4,65536\na0,4,8,32768\na1,4,8,32768\n";
+    for algo in ["first-fit", "best-fit", "exact"] {
+        let out = linalias(&["pack", "-", "--algo", algo], Some(csv));
+        assert!(
+            out.status.success(),
+            "{algo}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let out = String::from_utf8(out.stdout).expect("UTF-8");
+        assert_eq!(
+            field(&out, "buffers"),
+            "3, no capacity (minimising the peak)"
+        );
+        assert_eq!(field(&out, "peak"), "65536", "{algo}");
+        assert_eq!(
+            field(&out, "lower bound"),
+            "65536 (live at time 0: buffers held_a)"
+        );
+        assert_eq!(
+            [
+                offset_of(&out, "held_a"),
+                offset_of(&out, "a0"),
+                offset_of(&out, "a1")
+            ],
+            [0, 0, 32768],
+            "{algo}"
+        );
+        assert!(out.contains("\nproved optimal\n"), "{out}");
+    }
+}
+
+#[test]
+fn json_carries_the_same_numbers() {
+    let out = ok(&["pack", &dsa("e.12.csv"), "--algo", "best-fit", "--json"]);
+    let v: Value = serde_json::from_str(&out).expect("one JSON object");
+    assert_eq!(v["capacity"], 12);
+    assert_eq!(v["capacity_from"], "the file name");
+    assert_eq!(v["algorithm"], "best-fit");
+    assert_eq!(v["peak"], 12);
+    assert_eq!(v["lower_bound"], 12);
+    assert_eq!(v["ratio"], 1.0);
+    assert_eq!(v["proven_optimal"], true);
+    assert_eq!(v["checker"]["ok"], true);
+    let buffers = v["buffers"].as_array().expect("an array of buffers");
+    assert_eq!(buffers.len(), 5);
+    let offsets: Vec<u64> = buffers
+        .iter()
+        .map(|b| b["offset"].as_u64().unwrap())
+        .collect();
+    assert_eq!(offsets, vec![0, 4, 5, 9, 0]);
+    assert!(v["time_ms"].as_f64().is_some_and(|t| t >= 0.0));
+    let exact: Value = serde_json::from_str(&ok(&[
+        "pack",
+        &dsa("c.8.csv"),
+        "--json",
+        "--budget-ms",
+        "5000",
+    ]))
+    .expect("one JSON object");
+    assert_eq!(
+        (exact["peak"].as_u64(), exact["budget_ms"].as_u64()),
+        (Some(8), Some(5000))
+    );
+    assert!(exact["nodes"].as_u64().is_some());
+}
+
+#[test]
+fn svg_and_csv_outputs_round_trip() {
+    let svg = TempFile::new("g7.svg");
+    let csv = TempFile::new("g7.7.csv");
+    let out = ok(&[
+        "pack",
+        &dsa("g.7.csv"),
+        "--svg",
+        &svg.arg(),
+        "--out",
+        &csv.arg(),
+    ]);
+    assert!(out.contains(&format!("wrote {}\n", svg.arg())), "{out}");
+    assert!(out.ends_with(&format!("wrote {}\n", csv.arg())), "{out}");
+    let picture = svg.read();
+    assert!(picture.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
+    assert_eq!(picture.matches("<rect").count(), 6);
+    assert!(picture.contains("6 buffers: peak 7, LB 7 (×1.0000), capacity 7"));
+    let placed = read_csv(&csv.read(), Some(7)).expect("the CSV reads back");
+    assert!(placed.buffers().iter().all(|b| b.offset.is_some()));
+    // Packing the placed file keeps every (now fixed) offset.
+    let again = ok(&["pack", &csv.arg(), "--algo", "first-fit"]);
+    assert_eq!(field(&again, "peak"), "7");
+    for b in placed.buffers() {
+        assert_eq!(Some(offset_of(&again, &b.id)), b.offset);
+    }
+}
+
+#[test]
+fn outputs_are_written_even_when_the_buffers_do_not_fit() {
+    let svg = TempFile::new("a6-over.svg");
+    let err = fails(
+        &[
+            "pack",
+            &dsa("a.6.csv"),
+            "--algo",
+            "first-fit",
+            "--svg",
+            &svg.arg(),
+        ],
+        1,
+    );
+    assert!(err.contains("needs 9"), "{err}");
+    let picture = svg.read();
+    assert!(picture.contains("capacity 6"));
+    assert!(
+        picture.contains(r##"stroke="#c00" stroke-width="1.5""##),
+        "over-capacity outline"
+    );
+}
+
+#[test]
+fn generated_smem_instance_first_fit_overflows_best_fit_fits_exact_proves() {
+    let file = generated("smem_mixed_s1.232448.csv");
+    let err = fails(&["pack", &file, "--algo", "first-fit"], 1);
+    assert!(
+        err.contains("the first-fit placement needs 245760 (LB 213120)"),
+        "{err}"
+    );
+    let out = ok(&["pack", &file, "--algo", "best-fit"]);
+    assert_eq!(field(&out, "peak"), "229504");
+    assert!(out.contains("\nnot proved optimal\n"), "{out}");
+    let out = ok(&["pack", &file, "--budget-ms", "60000"]);
+    assert_eq!(field(&out, "peak"), "213120");
+    assert!(out.contains("\nproved optimal\n"), "{out}");
+}
+
+#[test]
+fn bad_input_is_refused_with_exit_code_2() {
+    let err = fails(&["pack", "/nonexistent/x.6.csv"], 2);
+    assert!(
+        err.starts_with("error: FILE: cannot read /nonexistent/x.6.csv"),
+        "{err}"
+    );
+    let out = linalias(
+        &["pack", "-"],
+        Some("id,lower,upper,size\na,0,1,4\nb,2,x,4\n"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).expect("UTF-8");
+    assert!(
+        err.contains("line 3: field 'upper' is not a non-negative integer: 'x'"),
+        "{err}"
+    );
+    let out = linalias(&["pack", "-"], Some("id,lower,upper,size\na,4,4,4\n"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("buffer 'a': empty lifetime [4, 4)"));
+    let err = fails(&["pack", &dsa("a.6.csv"), "--algo", "worst-fit"], 2);
+    assert!(err.contains("worst-fit"), "{err}");
+    let err = fails(&["pack", &dsa("a.6.csv"), "--capacity=-3"], 2);
+    assert!(err.contains("--capacity"), "{err}");
+}
