@@ -80,6 +80,34 @@ pub struct Allocation {
 }
 
 impl Allocation {
+    /// An allocation with the default layout and alignment (what `local_alloc` without
+    /// `layout` makes); [`Program::alloc`](crate::Program::alloc) checks it.
+    ///
+    /// ```
+    /// use alias_alloc::{Allocation, DType, Reuse, Storage};
+    /// let a = Allocation::new("x", &[64, 64], DType::F16, 2, Storage::Smem, Reuse::None);
+    /// assert_eq!(a.bytes_per_buffer(), 8192);
+    /// ```
+    pub fn new(
+        name: &str,
+        shape: &[u64],
+        dtype: DType,
+        num: u64,
+        storage: Storage,
+        reuse: Reuse,
+    ) -> Allocation {
+        Allocation {
+            name: name.into(),
+            shape: shape.to_vec(),
+            dtype,
+            num,
+            storage,
+            reuse,
+            layout: AllocLayout::Default,
+            align: None,
+        }
+    }
+
     /// Elements in one buffer.
     pub fn elements(&self) -> u64 {
         self.shape.iter().fold(1u64, |n, &d| n.saturating_mul(d))

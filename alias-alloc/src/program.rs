@@ -4,8 +4,8 @@
 use std::collections::{BTreeMap, HashSet};
 
 use crate::{
-    AllocError, AllocId, AllocLayout, Allocation, DType, Lifetime, Member, Reuse, ReuseGroup,
-    SpecId, Storage, StorageAliasSpec,
+    AllocError, AllocId, Allocation, DType, Lifetime, Member, Reuse, ReuseGroup, SpecId, Storage,
+    StorageAliasSpec,
 };
 
 /// One `spec.set_buffer_overlap(tree)` call.
@@ -88,16 +88,14 @@ impl Program {
         spec: SpecId,
     ) -> Result<AllocId, AllocError> {
         let storage = self.spec(spec)?.storage;
-        self.alloc(Allocation {
-            name: name.into(),
-            shape: shape.to_vec(),
+        self.alloc(Allocation::new(
+            name,
+            shape,
             dtype,
             num,
             storage,
-            reuse: Reuse::Spec(spec),
-            layout: AllocLayout::Default,
-            align: None,
-        })
+            Reuse::Spec(spec),
+        ))
     }
 
     /// `local_alloc(shape, dtype, num, storage)` without `reuse`: a plain allocation with its
@@ -118,16 +116,14 @@ impl Program {
         num: u64,
         storage: Storage,
     ) -> Result<AllocId, AllocError> {
-        self.alloc(Allocation {
-            name: name.into(),
-            shape: shape.to_vec(),
+        self.alloc(Allocation::new(
+            name,
+            shape,
             dtype,
             num,
             storage,
-            reuse: Reuse::None,
-            layout: AllocLayout::Default,
-            align: None,
-        })
+            Reuse::None,
+        ))
     }
 
     /// `local_alloc` in full. Errors: a name used before, an empty or zero shape, zero buffers,

@@ -17,6 +17,7 @@ use std::fmt;
 
 use super::bound::{live_bound, lower_bound};
 use super::exact::{fits, Fit, Solution, SolveOptions};
+use super::problem::time_partitions;
 use super::{Buffer, Placement, Problem};
 
 /// A buffer named in a diagnosis.
@@ -323,25 +324,10 @@ fn conflicting_set(problem: &Problem, capacity: u64, top: Option<usize>) -> Opti
 fn connected_group(buffers: &[Buffer], from: usize) -> Vec<usize> {
     let mut order: Vec<usize> = (0..buffers.len()).collect();
     order.sort_by_key(|&i| (buffers.get(i).map_or(0, |b| b.lower), i));
-    let mut group: Vec<usize> = Vec::new();
-    let mut reach = 0u64;
-    let mut found = false;
-    for i in order {
-        let Some(b) = buffers.get(i) else { continue };
-        if !group.is_empty() && b.lower >= reach {
-            if found {
-                break;
-            }
-            group.clear();
-        }
-        reach = if group.is_empty() {
-            b.upper
-        } else {
-            reach.max(b.upper)
-        };
-        group.push(i);
-        found |= i == from;
-    }
+    let mut group = time_partitions(buffers, &order)
+        .into_iter()
+        .find(|g| g.contains(&from))
+        .unwrap_or_default();
     group.sort_unstable();
     group
 }

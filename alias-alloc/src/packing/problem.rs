@@ -199,6 +199,31 @@ impl Problem {
     }
 }
 
+/// Splits `indices` (buffers of `buffers`, sorted by `lower`) into time partitions: maximal
+/// runs whose lifetimes chain through overlaps. A new partition starts where no earlier buffer
+/// is still live, so buffers of different partitions never conflict and can be placed apart.
+pub(crate) fn time_partitions(buffers: &[Buffer], indices: &[usize]) -> Vec<Vec<usize>> {
+    let mut parts = Vec::new();
+    let mut group: Vec<usize> = Vec::new();
+    let mut reach = 0u64;
+    for &i in indices {
+        let Some(b) = buffers.get(i) else { continue };
+        if !group.is_empty() && b.lower >= reach {
+            parts.push(std::mem::take(&mut group));
+        }
+        reach = if group.is_empty() {
+            b.upper
+        } else {
+            reach.max(b.upper)
+        };
+        group.push(i);
+    }
+    if !group.is_empty() {
+        parts.push(group);
+    }
+    parts
+}
+
 /// An offset per buffer, in the problem's order.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Placement {

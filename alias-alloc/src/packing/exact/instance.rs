@@ -12,6 +12,7 @@
 //! (MiniMalloc's sections). Every buffer is a member of a contiguous run of sections, its
 //! *span*; the search keeps, per section, the sum of the sizes of its unplaced members.
 
+use super::super::problem::time_partitions;
 use super::super::{PackError, Problem};
 
 /// No buffer (a sentinel index).
@@ -121,26 +122,10 @@ impl Prepared {
             }
         }
         free.sort_by_key(|&i| buffers.get(i).map_or((0, 0), |b| (b.lower, b.upper)));
-        // Partitions: a new one starts where no earlier buffer is still live.
-        let mut instances = Vec::new();
-        let mut group: Vec<usize> = Vec::new();
-        let mut reach = 0u64;
-        for &i in &free {
-            let Some(b) = buffers.get(i) else { continue };
-            if !group.is_empty() && b.lower >= reach {
-                instances.push(Instance::new(problem, &group, &fixed));
-                group.clear();
-            }
-            reach = if group.is_empty() {
-                b.upper
-            } else {
-                reach.max(b.upper)
-            };
-            group.push(i);
-        }
-        if !group.is_empty() {
-            instances.push(Instance::new(problem, &group, &fixed));
-        }
+        let instances = time_partitions(buffers, &free)
+            .iter()
+            .map(|group| Instance::new(problem, group, &fixed))
+            .collect();
         Ok(Prepared {
             base,
             fixed_peak,

@@ -84,6 +84,25 @@ impl Search<'_> {
         ok
     }
 
+    /// Adds (`unplaced`) or takes away buffer `c`'s size from the unplaced sums of the
+    /// sections it spans, and refreshes their max tree.
+    fn section_sums(&mut self, c: usize, unplaced: bool) {
+        let (a, b) = self.span(c);
+        let size = self.size(c);
+        for s in a..b {
+            if let Some(t) = self.total.get_mut(s) {
+                if unplaced {
+                    *t += size;
+                } else {
+                    *t -= size;
+                }
+                let v = *t;
+                self.tree.set(s, v);
+            }
+        }
+        self.tree.refresh(a, b);
+    }
+
     /// Places `c` at its minimum offset and propagates; false if the result fails a check
     /// (the caller undoes it either way with [`Search::unplace`]).
     pub(super) fn place(&mut self, c: usize) -> bool {
@@ -106,15 +125,7 @@ impl Search<'_> {
         self.flip(c, o);
         // Section sums and cuts.
         let (a, b) = self.span(c);
-        let size = self.size(c);
-        for s in a..b {
-            if let Some(t) = self.total.get_mut(s) {
-                *t -= size;
-                let v = *t;
-                self.tree.set(s, v);
-            }
-        }
-        self.tree.refresh(a, b);
+        self.section_sums(c, false);
         self.new_cut = false;
         for s in a..b.saturating_sub(1) {
             if let Some(x) = self.cut.get_mut(s) {
@@ -170,15 +181,7 @@ impl Search<'_> {
             }
         }
         let (a, b) = self.span(c);
-        let size = self.size(c);
-        for s in a..b {
-            if let Some(t) = self.total.get_mut(s) {
-                *t += size;
-                let v = *t;
-                self.tree.set(s, v);
-            }
-        }
-        self.tree.refresh(a, b);
+        self.section_sums(c, true);
         for s in a..b.saturating_sub(1) {
             if let Some(x) = self.cut.get_mut(s) {
                 *x += 1;
