@@ -77,9 +77,9 @@ impl Infeasibility {
     /// use alias_alloc::packing::exact::{minimize, SolveOptions};
     /// use alias_alloc::packing::{Buffer, Problem};
     /// let p = Problem::new(vec![Buffer::new("a", 0, 1, 9)?], Some(8))?;
-    /// let why = explain(&p, &minimize(&p, &SolveOptions::default())?).expect("9 > 8");
+    /// let why = explain(&p, &minimize(&p, &SolveOptions::default())?).ok_or("9 > 8")?;
     /// assert!(!why.fragmentation() && why.proved);
-    /// # Ok::<(), alias_alloc::packing::PackError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn fragmentation(&self) -> bool {
         self.lower_bound <= self.capacity
@@ -189,12 +189,12 @@ const TOTAL_NODES: u64 = 1_000_000;
 ///     Some(65_536),
 /// )?;
 /// let s = minimize(&p, &SolveOptions::default())?;
-/// let why = explain(&p, &s).expect("70,000 units are live at point 2");
+/// let why = explain(&p, &s).ok_or("70,000 units are live at point 2")?;
 /// assert!(why.proved);
 /// assert_eq!((why.at, why.live_total), (2, 70_000));
 /// assert_eq!(why.live.iter().map(|b| b.id.as_str()).collect::<Vec<_>>(), ["k", "v"]);
 /// assert!(why.to_string().contains("program point 2"));
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn explain(problem: &Problem, solution: &Solution) -> Option<Infeasibility> {
     let capacity = problem.capacity()?;
