@@ -7,7 +7,11 @@ use std::path::PathBuf;
 
 #[path = "support/binary.rs"]
 mod binary;
+#[path = "../alias-alloc/tests/dsa_cases/mod.rs"]
+mod dsa_cases;
+
 use binary::{fails, linalias, ok};
+use dsa_cases::DSA;
 
 use alias_alloc::packing::csv::read_csv;
 use serde_json::Value;
@@ -67,18 +71,6 @@ fn offset_of(out: &str, id: &str) -> u64 {
         .and_then(|o| o.parse().ok())
         .unwrap_or_else(|| panic!("no offset in {row:?}"))
 }
-
-/// (file, LB = capacity, first-fit peak, best-fit peak)
-const DSA: [(&str, u64, u64, u64); 8] = [
-    ("input.12.csv", 12, 12, 12),
-    ("a.6.csv", 6, 9, 8),
-    ("b.6.csv", 6, 9, 8),
-    ("c.8.csv", 8, 12, 11),
-    ("d.9.csv", 9, 13, 12),
-    ("e.12.csv", 12, 16, 12),
-    ("f.14.csv", 14, 18, 18),
-    ("g.7.csv", 7, 9, 9),
-];
 
 #[test]
 fn exact_packs_every_dsa_case_at_lb_and_proves_it() {

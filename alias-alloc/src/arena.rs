@@ -13,12 +13,12 @@
 use std::time::Duration;
 
 use linear_layout::families::tmem::TMEM_COLUMNS;
-use linear_layout::AddressMap;
+use linear_layout::{AddressMap, BufferMap};
 
 use crate::packing::diagnose::explain;
 use crate::packing::exact::{minimize, SolveOptions};
 use crate::packing::{Buffer, PackError, Problem};
-use crate::{AllocError, Lifetime, Plan, PlanOptions, Program, Storage};
+use crate::{AllocError, AllocPlan, Lifetime, Plan, PlanOptions, Program, Storage};
 
 /// How to pack: the plan's options and the solver's time budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,10 +113,17 @@ impl PackedPlan {
     pub fn buffer_start(&self, name: &str, i: u64) -> Result<u64, AllocError> {
         let a = self.plan.alloc(name)?;
         let start = self.plan.buffer_start(name, i)?;
-        let base = self.region_offset(a.region).ok_or_else(|| {
-            AllocError::Input(format!("allocation '{name}': its region is in no arena"))
-        })?;
-        Ok(base.saturating_add(start))
+        Ok(self.base_of(a)?.saturating_add(start))
+    }
+
+    /// Where the region of `a` starts in its arena (every region is in one).
+    fn base_of(&self, a: &AllocPlan) -> Result<u64, AllocError> {
+        self.region_offset(a.region).ok_or_else(|| {
+            AllocError::Input(format!(
+                "allocation '{}': its region is in no arena",
+                a.name
+            ))
+        })
     }
 
     /// The plan with every allocation's buffer maps and address map moved to its region's
@@ -139,14 +146,9 @@ impl PackedPlan {
     pub fn rebased(&self) -> Result<Plan, AllocError> {
         let mut plan = self.plan.clone();
         for a in &mut plan.allocs {
-            let base = self.region_offset(a.region).unwrap_or(0);
-            let name = a.name.clone();
-            let moved = |m: &linear_layout::BufferMap| {
-                linear_layout::BufferMap::new(m.base().saturating_add(base), m.modes())
-                    .map_err(|e| AllocError::Input(format!("allocation '{name}': {e}")))
-            };
-            let placement = moved(&a.placement)?;
-            let explicit = moved(&a.explicit)?;
+            let base = self.base_of(a)?;
+            let placement = moved(&a.placement, base, &a.name)?;
+            let explicit = moved(&a.explicit, base, &a.name)?;
             a.address_map = a
                 .address_map
                 .as_ref()
@@ -161,16 +163,18 @@ impl PackedPlan {
     /// computes (`None` where the layout has no GF(2) form).
     pub fn address_map(&self, name: &str) -> Result<Option<AddressMap>, AllocError> {
         let a = self.plan.alloc(name)?;
-        let base = self.region_offset(a.region).unwrap_or(0);
         let Some(map) = &a.address_map else {
             return Ok(None);
         };
-        let buffer = map.buffer();
-        let moved =
-            linear_layout::BufferMap::new(buffer.base().saturating_add(base), buffer.modes())
-                .map_err(|e| AllocError::Input(format!("allocation '{name}': {e}")))?;
-        Ok(Some(map.with_buffer(moved)))
+        let buffer = moved(map.buffer(), self.base_of(a)?, name)?;
+        Ok(Some(map.with_buffer(buffer)))
     }
+}
+
+/// `map` with `base` added to its start.
+fn moved(map: &BufferMap, base: u64, name: &str) -> Result<BufferMap, AllocError> {
+    BufferMap::new(map.base().saturating_add(base), map.modes())
+        .map_err(|e| AllocError::Input(format!("allocation '{name}': {e}")))
 }
 
 impl Program {

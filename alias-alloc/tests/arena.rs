@@ -164,7 +164,6 @@ fn overflow_names_the_peak_and_the_live_regions() -> R {
     };
     let text = err.to_string();
     assert!(matches!(err, AllocError::ArenaOverflow { .. }), "{text}");
-    eprintln!("{text}");
     for needle in ["3", "x", "y", "z", "w", "v", "237568", "232448"] {
         assert!(text.contains(needle), "'{needle}' missing from: {text}");
     }

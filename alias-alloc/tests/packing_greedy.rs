@@ -9,6 +9,9 @@
 //!   a brute-force pairwise check, and names each kind of hand-made violation;
 //! - malformed CSV and random bytes never panic.
 
+mod dsa_cases;
+use dsa_cases::DSA;
+
 use std::path::PathBuf;
 
 use alias_alloc::packing::bound::live_bound;
@@ -64,18 +67,7 @@ fn checked_peak(p: &Problem, placement: &Placement) -> u64 {
 
 #[test]
 fn dsa_cases_known_greedy_peaks() {
-    // (file, LB = capacity, first fit by lifetime, best fit by size)
-    let cases = [
-        ("input.12.csv", 12, 12, 12),
-        ("a.6.csv", 6, 9, 8),
-        ("b.6.csv", 6, 9, 8),
-        ("c.8.csv", 8, 12, 11),
-        ("d.9.csv", 9, 13, 12),
-        ("e.12.csv", 12, 16, 12),
-        ("f.14.csv", 14, 18, 18),
-        ("g.7.csv", 7, 9, 9),
-    ];
-    for (file, lb, ff, bf) in cases {
+    for (file, lb, ff, bf) in DSA {
         let p = load(&format!("packing/dsa/{file}"));
         assert_eq!(p.capacity(), Some(lb), "{file}");
         assert_eq!(live_bound(&p).peak, lb, "{file}");

@@ -76,7 +76,7 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
     if args.json {
         let mut report = json_report(&file_arg, &program, &plan, &violations, svg.as_deref());
         if let Some(object) = report.as_object_mut() {
-            object.insert("arenas".into(), arenas_json(&program, arenas));
+            object.insert("arenas".into(), arenas_json(arenas));
         }
         Ok(format!("{report}\n"))
     } else {
@@ -440,7 +440,7 @@ fn arenas_text(arenas: &[Arena]) -> String {
     out
 }
 
-fn arenas_json(_program: &Program, arenas: &[Arena]) -> Value {
+fn arenas_json(arenas: &[Arena]) -> Value {
     Value::Array(
         arenas
             .iter()
