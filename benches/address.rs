@@ -24,6 +24,14 @@
 //!
 //! Run: `cargo bench --bench address -- --warm-up-time 1 --measurement-time 3`.
 
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // bench code (criterion_main! writes an undocumented main): a failed check panics
+
 use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};

@@ -15,6 +15,14 @@
 //!
 //! Run: `cargo bench --bench emit -- --warm-up-time 1 --measurement-time 3`.
 
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // bench code (criterion_main! writes an undocumented main): a failed check panics
+
 use std::hint::black_box;
 
 use alias_alloc::plan_file::PlanFile;

@@ -15,6 +15,14 @@
 //! Run: `cargo bench --bench packing` (about 4 minutes), or one group with e.g.
 //! `cargo bench --bench packing -- challenging/`.
 
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // bench code (criterion_main! writes an undocumented main): a failed check panics
+
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 

@@ -17,6 +17,14 @@
 //!
 //! Run: `cargo bench --bench planning -- --warm-up-time 1 --measurement-time 3`.
 
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // bench code (criterion_main! writes an undocumented main): a failed check panics
+
 #[path = "../alias-alloc/tests/random_tree/mod.rs"]
 mod random_tree;
 

@@ -1,5 +1,12 @@
 //! End-to-end tests of the `linalias` binary: real command lines, real stdout/stderr/exit codes.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // test code: a failed check panics
+
 #[path = "support/binary.rs"]
 mod binary;
 use binary::{fails, linalias as linalias_stdin, ok};

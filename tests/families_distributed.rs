@@ -9,6 +9,13 @@
 //! NVIDIA kernel can use them; we return a typed `InvalidParameter` instead, and the test
 //! checks exactly that.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // test code: a failed check panics
+
 mod common;
 
 use common::gluon_spec::{distributed, layout, load_cases, shape};

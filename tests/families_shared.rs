@@ -3,6 +3,13 @@
 //! where Triton failed), the documented departures (typed errors where Triton silently builds a
 //! different map), the CuTe view of NVMMA's swizzle, and properties on random parameters.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // test code: a failed check panics
+
 mod common;
 
 use common::gluon_spec::{encoding, layout, load_cases, shape};

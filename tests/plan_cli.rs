@@ -1,6 +1,13 @@
 //! End-to-end tests of `linalias plan`: the example plan files through the real binary, in both
 //! modes, with the numbers the TLX reference (§9) gives; the JSON and SVG outputs; errors.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // test code: a failed check panics
+
 use std::path::PathBuf;
 use std::process::Command;
 

@@ -30,6 +30,7 @@ pub enum Reuse {
 /// TLX's CTA mode of a TMEM encoding (2-CTA MMA operands).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum CtaMode {
+    /// One CTA's rows and columns.
     #[default]
     Default,
     /// `TwoCTA_LHS`: rows doubled.

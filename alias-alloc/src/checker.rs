@@ -35,40 +35,61 @@ pub const MAX_VIOLATIONS: usize = 64;
 pub enum Violation {
     /// Two buffers that must be disjoint overlap.
     Overlap {
+        /// The first allocation.
         a: String,
+        /// Its buffer index.
         i: u64,
+        /// The second allocation.
         b: String,
+        /// Its buffer index.
         j: u64,
-        /// `[start, end)` of the overlap, in plan units.
+        /// Start of the overlap, in plan units.
         from: u64,
+        /// End of the overlap (exclusive).
         to: u64,
         /// Why they must be disjoint.
         rule: &'static str,
     },
     /// A buffer that ends past its region's backing.
     OutsideBacking {
+        /// The allocation.
         alloc: String,
+        /// Its buffer index.
         index: u64,
+        /// Where the buffer ends, in plan units.
         end: u64,
+        /// Where the backing ends.
         backing: u64,
     },
     /// A buffer start that is not a multiple of its layout's alignment.
     Misaligned {
+        /// The allocation.
         alloc: String,
+        /// Its buffer index.
         index: u64,
+        /// Where the buffer starts, in plan units.
         start: u64,
+        /// The alignment its layout needs.
         alignment: u64,
     },
     /// The swizzle-outside and swizzle-inside addresses of an element differ.
     SwizzleDisagrees {
+        /// The allocation.
         alloc: String,
+        /// Its buffer index.
         index: u64,
+        /// The element's coordinates in the tile.
         coords: Vec<u64>,
+        /// Its address with the swizzle applied inside the buffer (what the layout says).
         inside: u64,
+        /// Its address with the swizzle applied to the whole address (what the hardware does).
         outside: u64,
     },
     /// The plan lacks something the program has (or cannot evaluate it).
-    Incomplete { what: String },
+    Incomplete {
+        /// What is missing.
+        what: String,
+    },
 }
 
 impl fmt::Display for Violation {

@@ -17,9 +17,13 @@ use crate::AllocError;
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DType {
+    /// `f64` (`fp64`, `float64`).
     F64,
+    /// `f32` (`fp32`, `float32`).
     F32,
+    /// `f16` (`fp16`, `float16`).
     F16,
+    /// `bf16` (`bfloat16`).
     BF16,
     /// `fp8e4nv` / `f8E4M3FN`.
     F8E4M3,
@@ -27,9 +31,13 @@ pub enum DType {
     F8E5M2,
     /// `fp4` / `f4E2M1FN` (sub-byte).
     F4,
+    /// `i64`.
     I64,
+    /// `i32`.
     I32,
+    /// `i16`.
     I16,
+    /// `i8`.
     I8,
     /// Sub-byte integer.
     I4,

@@ -14,36 +14,62 @@ use crate::checker::Violation;
 pub enum AllocError {
     /// An element type name this crate does not know.
     #[error("unknown dtype '{name}' (expected f64, f32, f16, bf16, f8e4m3, f8e5m2, f4, i64, i32, i16, i8, i4, i1 or ptr)")]
-    UnknownDType { name: String },
+    UnknownDType {
+        /// The name given.
+        name: String,
+    },
     /// `storage_alias_spec(storage = smemCluster)`.
     #[error("spec '{spec}': smemCluster storage is not supported for storage_alias_spec")]
-    SmemClusterSpec { spec: String },
+    SmemClusterSpec {
+        /// The spec.
+        spec: String,
+    },
     /// `buffer_size_bytes = 0`.
     #[error("spec '{spec}': buffer_size_bytes must be positive, got {size}")]
-    NonPositiveSize { spec: String, size: u64 },
+    NonPositiveSize {
+        /// The spec.
+        spec: String,
+        /// The size given.
+        size: u64,
+    },
     /// An allocation whose storage differs from its spec's.
     #[error("allocation '{alloc}': storage_alias_spec '{spec}' storage ({spec_storage}) doesn't match local_alloc storage ({alloc_storage})")]
     StorageMismatch {
+        /// The allocation.
         alloc: String,
+        /// Its spec.
         spec: String,
+        /// The spec's storage (`smem`, `tmem`).
         spec_storage: String,
+        /// The allocation's storage.
         alloc_storage: String,
     },
     /// Legacy `reuse=<allocation>` with a different storage kind.
     #[error("allocation '{alloc}': reuse tensor '{reused}' has different storage")]
-    LegacyStorageMismatch { alloc: String, reused: String },
+    LegacyStorageMismatch {
+        /// The allocation.
+        alloc: String,
+        /// The allocation it reuses.
+        reused: String,
+    },
     /// A tile shape with no dims or a zero dim, or a buffer count of zero.
     #[error("allocation '{alloc}': {reason} (shape {shape:?}, {num} buffers)")]
     InvalidShape {
+        /// The allocation.
         alloc: String,
+        /// Its tile shape.
         shape: Vec<u64>,
+        /// Its buffer count.
         num: u64,
+        /// What is wrong with them.
         reason: String,
     },
     /// The allocation's element layout is invalid for its shape and dtype.
     #[error("allocation '{alloc}': {source}")]
     InvalidLayout {
+        /// The allocation.
         alloc: String,
+        /// Why the layout refused the shape.
         #[source]
         source: Box<linear_layout::LayoutError>,
     },
@@ -52,104 +78,174 @@ pub enum AllocError {
     EmptyGroup,
     /// `group_size = 0`.
     #[error("group_size must be a positive integer, got {got}")]
-    InvalidGroupSize { got: u64 },
+    InvalidGroupSize {
+        /// The group size given.
+        got: u64,
+    },
     /// An id that does not belong to this program.
     #[error("{what} #{index} does not exist in this program (it has {count})")]
     UnknownId {
+        /// `spec` or `allocation`.
         what: &'static str,
+        /// The id's index.
         index: usize,
+        /// How many of that kind the program has.
         count: usize,
     },
     /// A name used twice for specs or allocations.
     #[error("{what} name '{name}' is used twice")]
-    DuplicateName { what: &'static str, name: String },
+    DuplicateName {
+        /// `spec` or `allocation`.
+        what: &'static str,
+        /// The name.
+        name: String,
+    },
     /// The same allocation twice in one reuse_group tree.
     #[error("spec '{spec}': allocation '{alloc}' appears twice in the reuse_group tree; each allocation can only appear once")]
-    DuplicateElement { spec: String, alloc: String },
+    DuplicateElement {
+        /// The spec.
+        spec: String,
+        /// The repeated allocation.
+        alloc: String,
+    },
     /// A tree element that is not a storage-alias allocation (no spec, or legacy reuse).
     #[error("spec '{spec}': allocation '{alloc}' in the reuse_group tree is not allocated from a storage_alias_spec")]
-    NotAliasAllocation { spec: String, alloc: String },
+    NotAliasAllocation {
+        /// The spec.
+        spec: String,
+        /// The allocation that has no spec.
+        alloc: String,
+    },
     /// A tree element allocated from another spec.
     #[error("spec '{spec}': allocation '{alloc}' in the reuse_group tree uses spec '{other}'")]
     ForeignElement {
+        /// The spec whose tree it is.
         spec: String,
+        /// The allocation.
         alloc: String,
+        /// The spec it was allocated from.
         other: String,
     },
     /// A second `set_buffer_overlap` on one spec.
     #[error("spec '{spec}' already has a set_buffer_overlap defined; each spec can only have one overlap definition")]
-    DuplicateOverlap { spec: String },
+    DuplicateOverlap {
+        /// The spec.
+        spec: String,
+    },
     /// `buffer_size_bytes` below what the allocations need.
     #[error("spec '{spec}': buffer_size_bytes {size} is too small for computed shape, requires at least {required} bytes")]
     ExplicitSizeTooSmall {
+        /// The spec.
         spec: String,
+        /// Its `buffer_size_bytes`.
         size: u64,
+        /// The bytes its allocations need.
         required: u64,
     },
     /// TLX reindexing: the group stride is not a whole number of the allocation's buffers.
     #[error("allocation '{alloc}': units_between_buffer_groups ({units}) must be a multiple of the original buffer size ({unit})")]
     UnitsNotMultiple {
+        /// The allocation.
         alloc: String,
+        /// Units between its buffer groups.
         units: u64,
+        /// Its buffer's size in units.
         unit: u64,
     },
     /// TLX reindexing: the offset is not a whole number of the allocation's buffers.
     #[error("allocation '{alloc}': buffer_offset ({offset}) must be a multiple of the original buffer size ({unit})")]
     OffsetNotMultiple {
+        /// The allocation.
         alloc: String,
+        /// Its buffer offset in units.
         offset: u64,
+        /// Its buffer's size in units.
         unit: u64,
     },
     /// TLX: a spec with no allocations fails the pass (a warning in Intended mode).
     #[error("spec '{spec}' has no referencing allocations, so it has no shape")]
-    UnusedSpec { spec: String },
+    UnusedSpec {
+        /// The spec.
+        spec: String,
+    },
     /// Allocations of a tree whose buffer counts do not give the same number of buffer groups.
     #[error("allocation '{alloc}': {num} buffers with group size {group_size} do not make the {groups} buffer groups of spec '{spec}' (first set by '{first}')")]
     BufferCountMismatch {
+        /// The spec.
         spec: String,
+        /// The allocation whose count does not fit.
         alloc: String,
+        /// Its buffer count.
         num: u64,
+        /// Its leaf group size.
         group_size: u64,
+        /// The buffer groups the spec has.
         groups: u64,
+        /// The allocation that set that number.
         first: String,
     },
     /// `group_size` on a `distinct` group (TLX ignores it).
     #[error("spec '{spec}': group_size {group_size} on a distinct group (around '{first}') has no meaning; put it on a shared group")]
     GroupSizeOnDistinct {
+        /// The spec.
         spec: String,
+        /// The group size given.
         group_size: u64,
+        /// The group's first allocation, to find it by.
         first: String,
     },
     /// An allocation of a spec with a reuse tree that is not in the tree.
     #[error("allocation '{alloc}' uses spec '{spec}' but is not in its reuse_group tree, so it would overlap every member")]
-    NotInTree { spec: String, alloc: String },
+    NotInTree {
+        /// The spec.
+        spec: String,
+        /// The allocation left out.
+        alloc: String,
+    },
     /// The tree does not fit the backing (TLX sizes TMEM backings without the tree).
     #[error("spec '{spec}': the reuse_group tree needs {need} {unit} per buffer group but the backing has {have}")]
     DistinctOverflow {
+        /// The spec.
         spec: String,
+        /// Units the tree needs per buffer group.
         need: u64,
+        /// Units the backing has per buffer group.
         have: u64,
+        /// `bytes` or `columns`.
         unit: &'static str,
     },
     /// More tensor memory than one CTA has.
     #[error("tensor memory: {what} needs {need} {unit}, a CTA has {limit}")]
     TmemCapacity {
+        /// The spec or region.
         what: String,
+        /// What it needs.
         need: u64,
+        /// What one CTA has.
         limit: u64,
+        /// `lanes` or `columns`.
         unit: &'static str,
     },
     /// More shared memory than the target allows per block.
     #[error("shared memory: specs {specs:?} need {need} bytes, {target} allows {limit}")]
     SmemCapacity {
+        /// The specs counted.
         specs: Vec<String>,
+        /// Bytes they need.
         need: u64,
+        /// Bytes the target allows per block.
         limit: u64,
+        /// The target.
         target: String,
     },
     /// What Triton's own verifiers refuse (a memdesc shape, a TMEM encoding), with their text.
     #[error("{what}: {message}")]
-    Verifier { what: String, message: String },
+    Verifier {
+        /// The op or encoding refused.
+        what: String,
+        /// Triton's text.
+        message: String,
+    },
     /// A plan that the independent checker rejects (a planner bug, never user error).
     #[error("internal: the checker rejected an Intended plan: {0}")]
     CheckerRejected(Box<Violation>),
@@ -158,12 +254,24 @@ pub enum AllocError {
     Input(String),
     /// The regions of one storage kind do not fit the target even packed by lifetime.
     #[error("{storage} arena does not fit: {diagnosis}")]
-    ArenaOverflow { storage: String, diagnosis: String },
+    ArenaOverflow {
+        /// `smem` or `tmem`.
+        storage: String,
+        /// The packer's diagnosis: the peak, its live buffers, the bound.
+        diagnosis: String,
+    },
     /// A lifetime `[start, end)` with `end <= start`.
     #[error(
         "allocation '{alloc}': empty lifetime [{start}, {end}) (end must be greater than start)"
     )]
-    EmptyLifetime { alloc: String, start: u64, end: u64 },
+    EmptyLifetime {
+        /// The allocation.
+        alloc: String,
+        /// First program point of the lifetime.
+        start: u64,
+        /// The point after the last.
+        end: u64,
+    },
 }
 
 impl AllocError {
@@ -216,23 +324,35 @@ impl AllocError {
 pub enum Warning {
     /// A spec no allocation references.
     #[error("spec '{spec}' has no referencing allocations")]
-    UnusedSpec { spec: String },
+    UnusedSpec {
+        /// The spec.
+        spec: String,
+    },
     /// TlxCompatible: a logical buffer TLX places somewhere other than the documented meaning
     /// (subtile `j` at `j·(U + unit)` instead of `j·W`).
     #[error("allocation '{alloc}' buffer {index}: TLX places it at {tlx} {unit}, the documented subtile layout at {intended}")]
     ModesDisagree {
+        /// The allocation.
         alloc: String,
+        /// The logical buffer.
         index: u64,
+        /// Where TLX places it.
         tlx: u64,
+        /// Where the documented subtile rule places it.
         intended: u64,
+        /// `bytes` or `columns`.
         unit: &'static str,
     },
     /// TlxCompatible: TLX sizes an SMEM backing by the first allocation's buffer count.
     #[error("spec '{spec}': TLX sizes the backing with {count} buffer groups taken from '{first}' (program order), the tree has {tree_groups}")]
     FirstUserBufferCount {
+        /// The spec.
         spec: String,
+        /// The allocation TLX takes the count from.
         first: String,
+        /// Its buffer groups.
         count: u64,
+        /// The buffer groups of the tree.
         tree_groups: u64,
     },
     /// TlxCompatible: TLX accepts what Intended mode rejects.

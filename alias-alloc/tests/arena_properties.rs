@@ -8,6 +8,13 @@
 //!
 //! 2,000 programs per run (override with `PROPTEST_CASES`).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // test code: a failed check panics
+
 mod random_tree;
 
 use alias_alloc::checker::{check, check_packed};

@@ -8,6 +8,13 @@
 //! with `cargo test --release -p alias-alloc --test packing_exact -- --ignored`) runs all
 //! eleven.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // test code: a failed check panics
+
 use std::path::PathBuf;
 
 use alias_alloc::packing::bound::{live_bound, lower_bound};

@@ -9,6 +9,13 @@
 //!   a brute-force pairwise check, and names each kind of hand-made violation;
 //! - malformed CSV and random bytes never panic.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // test code: a failed check panics
+
 mod dsa_cases;
 use dsa_cases::DSA;
 

@@ -4,6 +4,13 @@
 //! round-trip kernel with a run-time buffer index; it must match `golden/tmem_*.ptx`
 //! (`BLESS=1` rewrites them), pass the interpreter check for every buffer and assemble.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // test code: a failed check panics
+
 mod tmem_support;
 
 use codegen::tmem::{roundtrip_kernel, IndexSource, TmemPlan};

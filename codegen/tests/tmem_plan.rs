@@ -2,6 +2,13 @@
 //! layouts with permuted register bits (still moved exactly, by other messages), and the typed
 //! error of every refusal.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // test code: a failed check panics
+
 mod tmem_support;
 
 use codegen::ptx::{Builder, IntType, Reg, RegType, Target};

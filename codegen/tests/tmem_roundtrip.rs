@@ -6,6 +6,13 @@
 //! `AddressMap::address(i, coords)` with `coords` the register layout of (register, lane,
 //! warp), every value must come back (also through a second atom), and ptxas must assemble it.
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // test code: a failed check panics
+
 mod tmem_support;
 
 use codegen::tmem::{IndexSource, TmemError};

@@ -336,10 +336,13 @@ impl LinearLayout {
         self.outs.iter().any(|d| d.dim == dim)
     }
 
-    pub(crate) fn in_index(&self, op: &'static str, dim: Dim) -> Result<usize> {
+    /// The position of in-dim `dim` and its size, or [`LayoutError::UnknownDim`] for `op`.
+    pub(crate) fn in_index(&self, op: &'static str, dim: Dim) -> Result<(usize, DimSize)> {
         self.ins
             .iter()
-            .position(|d| d.dim == dim)
+            .enumerate()
+            .find(|(_, d)| d.dim == dim)
+            .map(|(k, &d)| (k, d))
             .ok_or_else(|| LayoutError::UnknownDim {
                 op,
                 role: "in",
@@ -348,10 +351,13 @@ impl LinearLayout {
             })
     }
 
-    pub(crate) fn out_index(&self, op: &'static str, dim: Dim) -> Result<usize> {
+    /// The position of out-dim `dim` and its size, or [`LayoutError::UnknownDim`] for `op`.
+    pub(crate) fn out_index(&self, op: &'static str, dim: Dim) -> Result<(usize, DimSize)> {
         self.outs
             .iter()
-            .position(|d| d.dim == dim)
+            .enumerate()
+            .find(|(_, d)| d.dim == dim)
+            .map(|(j, &d)| (j, d))
             .ok_or_else(|| LayoutError::UnknownDim {
                 op,
                 role: "out",
@@ -362,8 +368,7 @@ impl LinearLayout {
 
     /// `log2` of an in-dim's size.
     pub fn in_dim_size_log2(&self, dim: impl Into<Dim>) -> Result<u32> {
-        let i = self.in_index("in_dim_size", dim.into())?;
-        Ok(self.ins[i].log2)
+        Ok(self.in_index("in_dim_size", dim.into())?.1.log2)
     }
 
     /// An in-dim's size.
@@ -373,8 +378,7 @@ impl LinearLayout {
 
     /// `log2` of an out-dim's size.
     pub fn out_dim_size_log2(&self, dim: impl Into<Dim>) -> Result<u32> {
-        let i = self.out_index("out_dim_size", dim.into())?;
-        Ok(self.outs[i].log2)
+        Ok(self.out_index("out_dim_size", dim.into())?.1.log2)
     }
 
     /// An out-dim's size.
@@ -400,13 +404,13 @@ impl LinearLayout {
     /// The basis of input bit `i` of `in_dim`: one component per out-dim.
     pub fn basis(&self, in_dim: impl Into<Dim>, i: u32) -> Result<&[u64]> {
         let in_dim = in_dim.into();
-        let k = self.in_index("basis", in_dim)?;
-        if i >= self.ins[k].log2 {
+        let (k, d) = self.in_index("basis", in_dim)?;
+        if i >= d.log2 {
             return Err(LayoutError::Invalid {
                 op: "basis",
                 what: format!(
                     "in-dim '{in_dim}' has {} bases, asked for basis {i}",
-                    self.ins[k].log2
+                    d.log2
                 ),
             });
         }
@@ -421,9 +425,9 @@ impl LinearLayout {
 
     /// All bases of one in-dim, as Triton's `getBases()[dim]`.
     pub fn bases_of(&self, in_dim: impl Into<Dim>) -> Result<DimBases> {
-        let k = self.in_index("bases_of", in_dim.into())?;
+        let (k, d) = self.in_index("bases_of", in_dim.into())?;
         let start = self.in_offset(k);
-        Ok((start..start + self.ins[k].log2 as usize)
+        Ok((start..start + d.log2 as usize)
             .map(|b| self.basis_at(b).to_vec())
             .collect())
     }
@@ -540,7 +544,7 @@ pub(crate) fn sized_dims<D: Into<Dim> + Copy>(
         })
         .collect::<Result<Vec<_>>>()?;
     for (i, d) in dims.iter().enumerate() {
-        if dims[..i].iter().any(|e| e.dim == d.dim) {
+        if dims.iter().take(i).any(|e| e.dim == d.dim) {
             return Err(LayoutError::DuplicateDim {
                 role,
                 dim: d.dim.to_string(),
@@ -605,7 +609,7 @@ pub(crate) fn check_parts(ins: &[DimSize], outs: &[DimSize], bases: &[u64]) -> R
     for (role, dims) in [("in", ins), ("out", outs)] {
         for (i, d) in dims.iter().enumerate() {
             dim_fits(role, d.dim, d.log2)?;
-            if dims[..i].iter().any(|e| e.dim == d.dim) {
+            if dims.iter().take(i).any(|e| e.dim == d.dim) {
                 return Err(LayoutError::DuplicateDim {
                     role,
                     dim: d.dim.to_string(),
@@ -624,11 +628,11 @@ pub(crate) fn check_parts(ins: &[DimSize], outs: &[DimSize], bases: &[u64]) -> R
             ),
         });
     }
-    let mut bit = 0;
+    // One chunk of `outs.len()` components per input bit, in in-dim order.
+    let mut rows = bases.chunks(outs.len().max(1));
     for d in ins {
-        for index in 0..d.log2 as usize {
-            for (j, out) in outs.iter().enumerate() {
-                let value = bases[(bit + index) * outs.len() + j];
+        for (index, row) in rows.by_ref().take(d.log2 as usize).enumerate() {
+            for (&value, out) in row.iter().zip(outs) {
                 if value >> out.log2 != 0 {
                     return Err(LayoutError::BasisOutOfRange {
                         in_dim: d.dim.to_string(),
@@ -640,7 +644,6 @@ pub(crate) fn check_parts(ins: &[DimSize], outs: &[DimSize], bases: &[u64]) -> R
                 }
             }
         }
-        bit += d.log2 as usize;
     }
     Ok(())
 }

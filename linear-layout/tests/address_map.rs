@@ -2,6 +2,13 @@
 //! one-layout form against `address`, the swizzle inside against the swizzle outside, named
 //! flash-attention maps with concrete numbers, and random bad input (errors, never panics).
 
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // test code: a failed check panics
+
 use linear_layout::address::MemorySpace;
 use linear_layout::families::{NvmmaShared, SharedEncoding, SwizzledShared, TensorMemory};
 use linear_layout::{Address, AddressMap, BufferMap, LayoutError, LinearLayout, Result};

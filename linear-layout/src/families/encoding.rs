@@ -30,7 +30,9 @@ pub enum SharedEncoding {
     Nvmma(NvmmaShared),
     /// `#ttg.shared_linear`: any layout with in-dims `offset, block`, plus its alignment in bytes.
     Linear {
+        /// The map from `offset, block` to `dim0…`.
         layout: LinearLayout,
+        /// The alignment of the allocation's start, in bytes.
         alignment: u64,
     },
 }

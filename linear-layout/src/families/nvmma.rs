@@ -429,11 +429,10 @@ fn rotate_left(v: &[u64]) -> Vec<u64> {
 /// out-dims are in standard order this relabels `dim_{order[i]}` as `dim_i`.
 fn transpose_by_position(l: &LinearLayout, order: &[usize]) -> Result<LinearLayout> {
     let outs = l.out_dims();
-    let pick = |i: usize| -> Result<usize> {
+    let pick = |i: usize| -> Result<(usize, u64)> {
         order
             .get(i)
-            .copied()
-            .filter(|&o| o < outs.len())
+            .and_then(|&o| Some((o, outs.get(o)?.1)))
             .ok_or_else(|| LayoutError::Invalid {
                 op: "transpose_by_position",
                 what: format!("order {order:?} does not match {} out-dims", outs.len()),
@@ -441,7 +440,7 @@ fn transpose_by_position(l: &LinearLayout, order: &[usize]) -> Result<LinearLayo
     };
     let mut new_outs = Vec::with_capacity(outs.len());
     for (i, &(name, _)) in outs.iter().enumerate() {
-        new_outs.push((name, outs[pick(i)?].1));
+        new_outs.push((name, pick(i)?.1));
     }
     let mut bases = Vec::new();
     for (dim, dim_bases) in l.bases() {
@@ -450,7 +449,7 @@ fn transpose_by_position(l: &LinearLayout, order: &[usize]) -> Result<LinearLayo
             let mut nb = Vec::with_capacity(b.len());
             for i in 0..b.len() {
                 nb.push(
-                    b.get(pick(i)?)
+                    b.get(pick(i)?.0)
                         .copied()
                         .ok_or_else(|| LayoutError::Invalid {
                             op: "transpose_by_position",

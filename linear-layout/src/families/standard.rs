@@ -33,14 +33,11 @@ pub fn check_shape(family: &'static str, shape: &[u64], rank: usize) -> Result<(
             shape.len()
         )));
     }
-    if let Some(d) = shape.iter().position(|&s| !s.is_power_of_two()) {
-        return Err(bad(format!(
-            "dim{d} = {} is not a positive power of two",
-            shape[d]
-        )));
+    if let Some((d, s)) = shape.iter().enumerate().find(|(_, s)| !s.is_power_of_two()) {
+        return Err(bad(format!("dim{d} = {s} is not a positive power of two")));
     }
-    if let Some(d) = shape.iter().position(|&s| s > 1 << 30) {
-        return Err(bad(format!("dim{d} = {} is larger than 2^30", shape[d])));
+    if let Some((d, s)) = shape.iter().enumerate().find(|(_, &s)| s > 1 << 30) {
+        return Err(bad(format!("dim{d} = {s} is larger than 2^30")));
     }
     Ok(())
 }
@@ -57,7 +54,7 @@ pub fn check_order(family: &'static str, order: &[usize], rank: usize) -> Result
     let ok = order.len() == rank
         && order
             .iter()
-            .all(|&d| d < rank && !std::mem::replace(&mut seen[d], true));
+            .all(|&d| seen.get_mut(d).is_some_and(|s| !std::mem::replace(s, true)));
     if ok {
         Ok(())
     } else {
@@ -105,11 +102,14 @@ pub fn identity_standard_nd(in_dim: &str, shape: &[u64], order: &[usize]) -> Res
     let outs = standard_out_dims(shape.len());
     let mut l = LinearLayout::empty();
     for &d in order {
-        let size = *shape.get(d).ok_or_else(|| LayoutError::Invalid {
-            op: "identity_standard_nd",
-            what: format!("order entry {d} is out of range for rank {}", shape.len()),
-        })?;
-        l = l.product(&LinearLayout::identity_1d(size, in_dim, outs[d])?)?;
+        let (&size, &out) = shape
+            .get(d)
+            .zip(outs.get(d))
+            .ok_or_else(|| LayoutError::Invalid {
+                op: "identity_standard_nd",
+                what: format!("order entry {d} is out of range for rank {}", shape.len()),
+            })?;
+        l = l.product(&LinearLayout::identity_1d(size, in_dim, out)?)?;
     }
     Ok(l)
 }

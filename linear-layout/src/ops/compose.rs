@@ -33,13 +33,13 @@ impl LinearLayout {
         // For each of our out-dims: the first flattened input bit of the matching outer in-dim.
         let mut starts = Vec::with_capacity(self.outs.len());
         for o in &self.outs {
-            let k = outer.in_index("compose", o.dim)?;
-            if o.log2 > outer.ins[k].log2 {
+            let (k, inner) = outer.in_index("compose", o.dim)?;
+            if o.log2 > inner.log2 {
                 return Err(LayoutError::SizeMismatch {
                     op: "compose",
                     dim: o.dim.to_string(),
                     left: o.size() as u128,
-                    right: outer.ins[k].size() as u128,
+                    right: inner.size() as u128,
                     rule: "an out-dim may not be larger than the outer layout's in-dim",
                 });
             }

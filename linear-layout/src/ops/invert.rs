@@ -162,14 +162,14 @@ fn identity_dims(b: &LinearLayout, a: &LinearLayout, a_out_of_b: &[usize]) -> Ve
     };
     let dim_bits = |l: &LinearLayout, k: usize| {
         let s = l.in_offset(k);
-        s..s + l.ins[k].log2 as usize
+        s..s + l.ins.get(k).map_or(0, |d| d.log2 as usize)
     };
     let mut result = Vec::new();
     for (ka, da) in a.ins.iter().enumerate() {
-        let Some(kb) = b.ins.iter().position(|d| d.dim == da.dim) else {
+        let Some((kb, db)) = b.ins.iter().enumerate().find(|(_, d)| d.dim == da.dim) else {
             continue;
         };
-        if b.ins[kb].log2 != da.log2
+        if db.log2 != da.log2
             || dim_bits(a, ka)
                 .zip(dim_bits(b, kb))
                 .any(|(x, y)| a_basis(x) != b.basis_at(y))
@@ -217,18 +217,18 @@ fn solve(
     let mut a_out_of_b = Vec::with_capacity(b.outs.len());
     let mut rows = Vec::with_capacity(b.outs.len());
     for o in &b.outs {
-        let j = a.out_index(op, o.dim)?;
-        if a.outs[j].log2 < o.log2 {
+        let (j, a_out) = a.out_index(op, o.dim)?;
+        if a_out.log2 < o.log2 {
             return Err(LayoutError::SizeMismatch {
                 op,
                 dim: o.dim.to_string(),
                 left: o.size() as u128,
-                right: a.outs[j].size() as u128,
+                right: a_out.size() as u128,
                 rule: "the outer layout's out-dim must be at least as large (incompatible output shapes)",
             });
         }
         a_out_of_b.push(j);
-        rows.push(a.outs[j]);
+        rows.push(a_out);
     }
     let identity = match strategy {
         Strategy::TritonIdentityDims => identity_dims(b, a, &a_out_of_b),
@@ -303,13 +303,13 @@ fn solve_in<V: Gf2Vector, T: Gf2Vector>(
     let mut bases = Vec::with_capacity(b.total_in_dim_size_log2() as usize * n_res);
     for (kb, d) in b.ins.iter().enumerate() {
         let s = b.in_offset(kb);
-        let a_k = a.ins.iter().position(|x| x.dim == d.dim);
+        let a_k = a.ins.iter().enumerate().find(|(_, x)| x.dim == d.dim);
         for i in 0..d.log2 as usize {
             let bit = s + i;
             let mut row = vec![0u64; n_res];
             if identity.contains(&d.dim) {
-                if let Some(k) = a_k {
-                    row[k] = 1 << i;
+                if let Some(r) = a_k.and_then(|(k, _)| row.get_mut(k)) {
+                    *r = 1 << i;
                 }
                 bases.extend_from_slice(&row);
                 continue;
@@ -318,8 +318,8 @@ fn solve_in<V: Gf2Vector, T: Gf2Vector>(
             let mut tag = None;
             if let (Strategy::Preferring(dims), Some(pref)) = (strategy, &preferred) {
                 // A non-preferred dim present in A: try "same position + preferred correction".
-                if let Some(k) =
-                    a_k.filter(|&k| !dims.contains(&d.dim) && i < a.ins[k].log2 as usize)
+                if let Some((k, _)) =
+                    a_k.filter(|(_, x)| !dims.contains(&d.dim) && i < x.log2 as usize)
                 {
                     let own = a.in_offset(k) + i;
                     let mut residual = target.clone();
@@ -355,8 +355,8 @@ fn solve_in<V: Gf2Vector, T: Gf2Vector>(
                     t
                 }
             };
-            for (k, x) in a.ins.iter().enumerate() {
-                row[k] = tag.get_bits(a.in_offset(k), x.log2);
+            for ((k, x), r) in a.ins.iter().enumerate().zip(row.iter_mut()) {
+                *r = tag.get_bits(a.in_offset(k), x.log2);
             }
             bases.extend_from_slice(&row);
         }

@@ -86,14 +86,16 @@ impl LinearLayout {
             Vec::with_capacity(ins.iter().map(|d| d.log2 as usize).sum::<usize>() * n_out);
         for d in &ins {
             for (l, placement) in [(inner, &inner_place), (outer, &outer_place)] {
-                let Some(k) = l.ins.iter().position(|x| x.dim == d.dim) else {
+                let Some((k, dim)) = l.ins.iter().enumerate().find(|(_, x)| x.dim == d.dim) else {
                     continue;
                 };
                 let start = l.in_offset(k);
-                for bit in start..start + l.ins[k].log2 as usize {
+                for bit in start..start + dim.log2 as usize {
                     let mut row = vec![0u64; n_out];
                     for (&c, &(j, shift)) in l.basis_at(bit).iter().zip(placement) {
-                        row[j] = c << shift;
+                        if let Some(r) = row.get_mut(j) {
+                            *r = c << shift;
+                        }
                     }
                     bases.extend_from_slice(&row);
                 }
@@ -148,17 +150,17 @@ pub(crate) fn supremum(x: &[DimSize], y: &[DimSize]) -> Vec<Dim> {
     let mut result: Vec<Dim> = Vec::with_capacity(x.len() + y.len());
     let (mut i, mut j) = (0, 0);
     while i < x.len() || j < y.len() {
-        while i < x.len() && result.contains(&x[i]) {
+        while x.get(i).is_some_and(|d| result.contains(d)) {
             i += 1;
         }
-        while j < y.len() && result.contains(&y[j]) {
+        while y.get(j).is_some_and(|d| result.contains(d)) {
             j += 1;
         }
         if i >= x.len() && j >= y.len() {
             break;
         }
-        if i < x.len() && j < y.len() && x[i] == y[j] {
-            result.push(x[i]);
+        if let Some(&d) = x.get(i).filter(|&&d| y.get(j) == Some(&d)) {
+            result.push(d);
             i += 1;
             j += 1;
             continue;

@@ -13,7 +13,10 @@ fn to_dims<D: Into<Dim> + Copy>(list: &[D]) -> Vec<Dim> {
 fn same_set(op: &'static str, what: &'static str, new: &[Dim], old: &[DimSize]) -> Result<()> {
     let ok = new.len() == old.len()
         && new.iter().all(|d| old.iter().any(|o| o.dim == *d))
-        && new.iter().enumerate().all(|(i, d)| !new[..i].contains(d));
+        && new
+            .iter()
+            .enumerate()
+            .all(|(i, d)| !new.iter().take(i).any(|e| e == d));
     if ok {
         Ok(())
     } else {
@@ -46,12 +49,12 @@ impl LinearLayout {
         let mut ins = Vec::with_capacity(order.len());
         let mut bases = Vec::with_capacity(self.bases.len());
         for d in order {
-            let k = self.in_index("transpose_ins", d)?;
+            let (k, dim) = self.in_index("transpose_ins", d)?;
             let s = self.in_offset(k);
-            for bit in s..s + self.ins[k].log2 as usize {
+            for bit in s..s + dim.log2 as usize {
                 bases.extend_from_slice(self.basis_at(bit));
             }
-            ins.push(self.ins[k]);
+            ins.push(dim);
         }
         Ok(LinearLayout::from_parts(ins, self.outs.clone(), bases))
     }
@@ -73,10 +76,11 @@ impl LinearLayout {
         let bases = (0..n)
             .flat_map(|bit| {
                 let b = self.basis_at(bit);
-                perm.iter().map(move |&j| b[j])
+                perm.iter()
+                    .map(move |&(j, _)| b.get(j).copied().unwrap_or(0))
             })
             .collect();
-        let outs = perm.iter().map(|&j| self.outs[j]).collect();
+        let outs = perm.iter().map(|&(_, d)| d).collect();
         Ok(LinearLayout::from_parts(self.ins.clone(), outs, bases))
     }
 
@@ -197,12 +201,12 @@ impl LinearLayout {
     /// Removes a size-1 in-dim. Errors: [`LayoutError::NotSizeOne`], [`LayoutError::UnknownDim`].
     pub fn squeeze_ins(&self, dim: impl Into<Dim>) -> Result<LinearLayout> {
         let dim = dim.into();
-        let k = self.in_index("squeeze_ins", dim)?;
-        if self.ins[k].log2 != 0 {
+        let (k, d) = self.in_index("squeeze_ins", dim)?;
+        if d.log2 != 0 {
             return Err(LayoutError::NotSizeOne {
                 op: "squeeze_ins",
                 dim: dim.to_string(),
-                size: self.ins[k].size() as u128,
+                size: d.size() as u128,
             });
         }
         let mut ins = self.ins.clone();
@@ -225,12 +229,12 @@ impl LinearLayout {
     /// ```
     pub fn squeeze_outs(&self, dim: impl Into<Dim>) -> Result<LinearLayout> {
         let dim = dim.into();
-        let j = self.out_index("squeeze_outs", dim)?;
-        if self.outs[j].log2 != 0 {
+        let (_, d) = self.out_index("squeeze_outs", dim)?;
+        if d.log2 != 0 {
             return Err(LayoutError::NotSizeOne {
                 op: "squeeze_outs",
                 dim: dim.to_string(),
-                size: self.outs[j].size() as u128,
+                size: d.size() as u128,
             });
         }
         let keep: Vec<&str> = self
@@ -255,21 +259,39 @@ impl LinearLayout {
     /// ```
     pub fn resize_in_dim(&self, dim: impl Into<Dim>, size: u64) -> Result<LinearLayout> {
         let dim = dim.into();
-        let k = self.in_index("resize_in_dim", dim)?;
+        let (k, d) = self.in_index("resize_in_dim", dim)?;
         if !size.is_power_of_two() {
             return Err(LayoutError::NotPowerOfTwo {
                 what: format!("new size of in-dim '{dim}'"),
                 value: size as u128,
             });
         }
-        let (old, new) = (self.ins[k].log2 as usize, size.trailing_zeros() as usize);
+        let (old, new) = (d.log2 as usize, size.trailing_zeros() as usize);
         let n = self.outs.len();
         let s = self.in_offset(k);
-        let mut bases = self.bases[..(s + old.min(new)) * n].to_vec();
+        // Bits before the dim and its kept bits, zero bases for the new ones, the bits after.
+        let mut bases: Vec<u64> = self
+            .bases
+            .iter()
+            .take((s + old.min(new)) * n)
+            .copied()
+            .collect();
         bases.resize((s + new) * n, 0);
-        bases.extend_from_slice(&self.bases[(s + old) * n..]);
-        let mut ins = self.ins.clone();
-        ins[k].log2 = new as u32;
+        bases.extend(self.bases.iter().skip((s + old) * n));
+        let ins = self
+            .ins
+            .iter()
+            .map(|&e| {
+                if e.dim == dim {
+                    DimSize {
+                        dim,
+                        log2: new as u32,
+                    }
+                } else {
+                    e
+                }
+            })
+            .collect();
         Ok(LinearLayout::from_parts(ins, self.outs.clone(), bases))
     }
 
@@ -277,19 +299,19 @@ impl LinearLayout {
     /// Errors: [`LayoutError::Invalid`] when `size` is larger than the dim.
     pub fn resize_out_dim(&self, dim: impl Into<Dim>, size: u64) -> Result<LinearLayout> {
         let dim = dim.into();
-        let j = self.out_index("resize_out_dim", dim)?;
+        let (j, d) = self.out_index("resize_out_dim", dim)?;
         if !size.is_power_of_two() {
             return Err(LayoutError::NotPowerOfTwo {
                 what: format!("new size of out-dim '{dim}'"),
                 value: size as u128,
             });
         }
-        if size > self.outs[j].size() {
+        if size > d.size() {
             return Err(LayoutError::Invalid {
                 op: "resize_out_dim",
                 what: format!(
                     "out-dim '{dim}' has size {}; it may only shrink, not grow to {size}",
-                    self.outs[j].size()
+                    d.size()
                 ),
             });
         }
@@ -300,23 +322,44 @@ impl LinearLayout {
                 *c = 0;
             }
         }
-        let mut outs = self.outs.clone();
-        outs[j].log2 = size.trailing_zeros();
+        let outs = self
+            .outs
+            .iter()
+            .map(|&e| {
+                if e.dim == dim {
+                    DimSize {
+                        dim,
+                        log2: size.trailing_zeros(),
+                    }
+                } else {
+                    e
+                }
+            })
+            .collect();
         Ok(LinearLayout::from_parts(self.ins.clone(), outs, bases))
     }
 
     /// Renames an in-dim. Errors: [`LayoutError::DuplicateDim`] if `new` is already an in-dim.
     pub fn rename_in_dim(&self, old: impl Into<Dim>, new: impl Into<Dim>) -> Result<LinearLayout> {
         let (old, new) = (old.into(), new.into());
-        let k = self.in_index("rename_in_dim", old)?;
+        self.in_index("rename_in_dim", old)?;
         if old != new && self.has_in_dim(new) {
             return Err(LayoutError::DuplicateDim {
                 role: "in",
                 dim: new.to_string(),
             });
         }
-        let mut ins = self.ins.clone();
-        ins[k].dim = new;
+        let ins = self
+            .ins
+            .iter()
+            .map(|&e| {
+                if e.dim == old {
+                    DimSize { dim: new, ..e }
+                } else {
+                    e
+                }
+            })
+            .collect();
         Ok(LinearLayout::from_parts(
             ins,
             self.outs.clone(),

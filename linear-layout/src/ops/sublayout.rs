@@ -39,8 +39,9 @@ impl LinearLayout {
         let outs: Vec<Dim> = outs.iter().map(|&d| d.into()).collect();
         subset(self, "sublayout", "in", &ins)?;
         subset(self, "sublayout", "out", &outs)?;
-        let keep: Vec<usize> = (0..self.outs.len())
-            .filter(|&j| outs.contains(&self.outs[j].dim))
+        let keep: Vec<usize> = (self.outs.iter().enumerate())
+            .filter(|(_, o)| outs.contains(&o.dim))
+            .map(|(j, _)| j)
             .collect();
         let mut new_ins = Vec::new();
         let mut bases = Vec::new();
@@ -51,11 +52,14 @@ impl LinearLayout {
             let s = self.in_offset(k);
             for bit in s..s + d.log2 as usize {
                 let b = self.basis_at(bit);
-                bases.extend(keep.iter().map(|&j| b[j]));
+                bases.extend(keep.iter().map(|&j| b.get(j).copied().unwrap_or(0)));
             }
             new_ins.push(*d);
         }
-        let new_outs: Vec<DimSize> = keep.iter().map(|&j| self.outs[j]).collect();
+        let new_outs: Vec<DimSize> = keep
+            .iter()
+            .filter_map(|&j| self.outs.get(j).copied())
+            .collect();
         Ok(LinearLayout::from_parts(new_ins, new_outs, bases))
     }
 
@@ -81,15 +85,13 @@ impl LinearLayout {
     pub fn quotient<D: Into<Dim> + Copy>(&self, dims: &[D]) -> Result<LinearLayout> {
         let dims: Vec<Dim> = dims.iter().map(|&d| d.into()).collect();
         for &d in &dims {
-            let (k, j) = (
-                self.in_index("quotient", d)?,
-                self.out_index("quotient", d)?,
-            );
+            let (k, in_dim) = self.in_index("quotient", d)?;
+            let (_, out_dim) = self.out_index("quotient", d)?;
             let s = self.in_offset(k);
-            let identity = self.ins[k].log2 == self.outs[j].log2
-                && (0..self.ins[k].log2 as usize).all(|i| {
-                    self.basis_at(s + i).iter().enumerate().all(|(jj, &c)| {
-                        let other = self.outs[jj].dim;
+            let identity = in_dim.log2 == out_dim.log2
+                && (0..in_dim.log2 as usize).all(|i| {
+                    self.basis_at(s + i).iter().zip(&self.outs).all(|(&c, o)| {
+                        let other = o.dim;
                         if other == d {
                             c == 1 << i
                         } else {
@@ -174,7 +176,6 @@ impl LinearLayout {
         let (Some(first), false) = (self.ins.first(), self.outs.is_empty()) else {
             return 1;
         };
-        let n_out = self.outs.len();
         let consec = (0..first.log2 as usize)
             .take_while(|&i| {
                 let b = self.basis_at(i);
@@ -182,7 +183,9 @@ impl LinearLayout {
             })
             .count();
         let n_in = self.total_in_dim_size_log2() as usize;
-        let other = (consec..n_in).fold(0u64, |acc, bit| acc | self.bases[bit * n_out]);
+        let other = (consec..n_in).fold(0u64, |acc, bit| {
+            acc | self.basis_at(bit).first().copied().unwrap_or(0)
+        });
         let trailing = if other == 0 {
             63
         } else {

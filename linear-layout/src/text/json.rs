@@ -27,6 +27,14 @@ fn as_u64(v: &Value, what: &dyn Fn() -> String) -> Result<u64> {
     }
 }
 
+/// The two items of a JSON list `[a, b]`.
+fn pair(v: &Value) -> Option<[&Value; 2]> {
+    match v.as_array()?.as_slice() {
+        [a, b] => Some([a, b]),
+        _ => None,
+    }
+}
+
 impl LinearLayout {
     /// The layout as a JSON value in Triton's `from_bases` shape.
     ///
@@ -63,15 +71,15 @@ impl LinearLayout {
             .ok_or_else(|| parse_err("missing \"bases\" list"))?;
         let mut bases: Vec<(String, DimBases)> = Vec::with_capacity(bases_v.len());
         for entry in bases_v {
-            let pair = entry.as_array().filter(|p| p.len() == 2).ok_or_else(|| {
+            let [name, list] = pair(entry).ok_or_else(|| {
                 parse_err(format!(
                     "each \"bases\" entry must be [name, [[...], ...]], got {entry}"
                 ))
             })?;
-            let name = pair[0].as_str().ok_or_else(|| {
-                parse_err(format!("in-dim name must be a string, got {}", pair[0]))
-            })?;
-            let list = pair[1]
+            let name = name
+                .as_str()
+                .ok_or_else(|| parse_err(format!("in-dim name must be a string, got {name}")))?;
+            let list = list
                 .as_array()
                 .ok_or_else(|| parse_err(format!("bases of in-dim '{name}' must be a list")))?;
             let mut dim_bases = Vec::with_capacity(list.len());
@@ -106,18 +114,15 @@ impl LinearLayout {
         }
         let mut outs = Vec::with_capacity(outs_v.len());
         for o in outs_v {
-            let pair = o.as_array().filter(|p| p.len() == 2).ok_or_else(|| {
+            let [name, size] = pair(o).ok_or_else(|| {
                 parse_err(format!(
                     "each \"out_dims\" entry must be [name, size], got {o}"
                 ))
             })?;
-            let name = pair[0].as_str().ok_or_else(|| {
-                parse_err(format!("out-dim name must be a string, got {}", pair[0]))
-            })?;
-            outs.push((
-                name,
-                as_u64(&pair[1], &|| format!("size of out-dim '{name}'"))?,
-            ));
+            let name = name
+                .as_str()
+                .ok_or_else(|| parse_err(format!("out-dim name must be a string, got {name}")))?;
+            outs.push((name, as_u64(size, &|| format!("size of out-dim '{name}'"))?));
         }
         LinearLayout::from_bases(&named, &outs, false)
     }
