@@ -25,9 +25,6 @@
     clippy::indexing_slicing
 )] // bench code (criterion_main! writes an undocumented main): a failed check panics
 
-#[path = "../alias-alloc/tests/random_tree/mod.rs"]
-mod random_tree;
-
 use std::hint::black_box;
 
 use alias_alloc::checker::check;
@@ -36,7 +33,7 @@ use alias_alloc::{
     AllocError, GroupKind, Member, Mode, PlanOptions, Program, ReuseGroup, Storage, Target,
 };
 use criterion::{criterion_group, criterion_main, Criterion};
-use random_tree::{big_target, gen_tree, GenOptions, XorShift};
+use test_support::random_tree::{big_target, gen_tree, GenOptions, XorShift};
 
 const SEED: u64 = 0x5EED_A11A_5000_0040;
 const RANDOM_TREES: usize = 8;

@@ -7,9 +7,7 @@
     clippy::indexing_slicing
 )] // test code: a failed check panics
 
-#[path = "support/binary.rs"]
-mod binary;
-use binary::{fails, linalias as linalias_stdin, ok};
+use test_support::cli::{fails, linalias as linalias_stdin, ok};
 
 use serde_json::{json, Value};
 
@@ -390,7 +388,7 @@ fn show_draws_a_tensor_memory_layout() {
 
 #[test]
 fn conflicts_reports_tritons_count_and_the_widest_free_vector() {
-    // Gluon's ttgl.bank_conflicts gives 1 for this pair (tests/data/families/bank_conflicts.json).
+    // Gluon's ttgl.bank_conflicts gives 1 for this pair (linear-layout/tests/data/families/bank_conflicts.json).
     let text = ok(&["layout", "conflicts", BLOCKED, NVMMA, "--shape", "64x64"]);
     assert!(
         text.contains("conflicts: 1 (wavefronts per phase: 2, per request: 4; 32 banks)"),

@@ -12,13 +12,8 @@
 
 use std::path::PathBuf;
 
-#[path = "support/binary.rs"]
-mod binary;
-#[path = "../alias-alloc/tests/dsa_cases/mod.rs"]
-mod dsa_cases;
-
-use binary::{fails, linalias, ok};
-use dsa_cases::DSA;
+use test_support::cli::{fails, linalias, ok};
+use test_support::dsa_cases::DSA;
 
 use alias_alloc::packing::csv::read_csv;
 use serde_json::Value;

@@ -11,9 +11,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-#[path = "support/binary.rs"]
-mod binary;
-use binary::{fails, linalias, ok};
+use test_support::cli::{fails, linalias, ok};
 
 use alias_alloc::plan_file::{self, PlanFile};
 use serde_json::Value;
@@ -392,23 +390,17 @@ fn readme_main_job_is_current() {
         .find("```\n")
         .map(|i| start + i)
         .expect("the output block is closed");
-    let picture_path = format!("{root}/{PICTURE}");
-    if std::env::var_os("BLESS").is_some() {
+    test_support::golden::check(format!("{root}/{PICTURE}"), &drawn);
+    if test_support::golden::blessing() {
         let updated = format!("{}{stdout}{}", &readme[..start], &readme[end..]);
         std::fs::write(&readme_path, updated).expect("README.md is writable");
-        std::fs::write(&picture_path, &drawn).expect("the picture is writable");
-        return;
+    } else {
+        test_support::golden::assert_same(
+            "README.md's main-job output",
+            &readme[start..end],
+            &stdout,
+        );
     }
-    assert_eq!(
-        &readme[start..end],
-        stdout,
-        "README.md's main-job output is out of date: run `BLESS=1 cargo test --test plan_cli`"
-    );
-    let committed = std::fs::read_to_string(&picture_path).unwrap_or_default();
-    assert!(
-        committed == drawn,
-        "{PICTURE} is out of date: run `BLESS=1 cargo test --test plan_cli` and review the diff"
-    );
 }
 
 #[test]

@@ -14,16 +14,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-#[path = "support/binary.rs"]
-mod binary;
-#[path = "../codegen/tests/smem_common/mod.rs"]
-mod smem_common;
-#[path = "../codegen/tests/tmem_support/mod.rs"]
-mod tmem_support;
-
 use alias_alloc::plan_file::PlanFile;
 use alias_alloc::{AllocLayout, Mode, PlanOptions};
-use binary::{fails, ok};
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
 use codegen::plan_ptx::{AllocationKernel, PlanPtx, PlanPtxOptions};
 use codegen::ptx::parse;
@@ -32,7 +24,8 @@ use codegen::tmem;
 use linear_layout::families::{Encoding, SharedEncoding};
 use linear_layout::{AddressMap, BufferMap, LinearLayout};
 use serde_json::Value;
-use smem_common::check_run;
+use test_support::cli::{fails, ok};
+use test_support::smem::check_run;
 
 const BLOCKED: &str = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";
 const NVMMA128: &str =
@@ -152,7 +145,6 @@ fn the_kernels_counted_against_triton_are_what_linalias_prints() {
     .unwrap();
     let pairs = data["pairs"].as_array().unwrap();
     assert_eq!(pairs.len(), 16);
-    let bless = std::env::var("BLESS").is_ok_and(|v| v == "1");
     let mut counted = 0;
     for p in pairs {
         let name = p["name"].as_str().unwrap();
@@ -165,15 +157,8 @@ fn the_kernels_counted_against_triton_are_what_linalias_prints() {
         let args: Vec<&str> = argv.iter().map(String::as_str).collect();
         let text = ok(&args);
         let path = root().join(p["ptx"].as_str().unwrap());
-        if bless {
-            std::fs::write(&path, &text).unwrap();
-        }
-        let committed = std::fs::read_to_string(&path).unwrap();
-        assert_eq!(
-            text, committed,
-            "{name}: linalias prints another kernel than {path:?} (BLESS=1 rewrites it; then \
-             rerun tools/ours_address_counts.py for the counts)"
-        );
+        // After a rewrite (`BLESS=1`), rerun tools/ours_address_counts.py for the counts.
+        test_support::golden::check(&path, &text);
         // The printed kernel is the library's, and every address is the map's.
         let k = library_kernel(&argv);
         assert_eq!(text, k.kernel.to_string(), "{name}");
@@ -481,14 +466,14 @@ fn flash_attention_plan_emits_tcgen05_kernels_that_put_every_cell_where_the_map_
         let AllocLayout::Tmem(tm, _) = alloc.resolved_layout().unwrap() else {
             panic!("{}: no TMEM layout", a.allocation);
         };
-        let case = tmem_support::Alloc {
+        let case = test_support::tmem::Alloc {
             tm,
             shape: [alloc.shape[0], alloc.shape[1]],
             bits: alloc.dtype.bits(),
             map: a.map.clone(),
         };
         // Rebuilds the kernel, runs it for every buffer and checks every cell and value.
-        let (rebuilt, n) = tmem_support::check_roundtrip(
+        let (rebuilt, n) = test_support::tmem::check_roundtrip(
             &kernel.name,
             &case,
             plan,

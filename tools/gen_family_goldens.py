@@ -2,12 +2,12 @@
 """Golden-data generator: Triton 3.9.0 layout families (via Gluon) -> JSON.
 
 The Rust layout families in ``linear-layout/src/families/`` are checked
-against the files this script writes under ``tests/data/families/``.
+against the files this script writes under ``linear-layout/tests/data/families/``.
 
 How to run (no GPU needed)::
 
     python -m venv venv && venv/bin/pip install triton==3.9.0
-    venv/bin/python tools/gen_family_goldens.py [--out tests/data/families]
+    venv/bin/python tools/gen_family_goldens.py [--out linear-layout/tests/data/families]
 
 Deterministic (fixed ``SEED``).  Every case runs in a worker subprocess
 (``tools/triton_worker.py``) because Triton aborts on bad input.
@@ -26,7 +26,7 @@ What is asked of Triton
 
 Output format
 -------------
-One file per family, ``tests/data/families/<family>.json``::
+One file per family, ``linear-layout/tests/data/families/<family>.json``::
 
     {"generator": ..., "triton_version": "3.9.0", "seed": ..., "family": ...,
      "cases": [{"id", "op", "args", "expect": {"ok": RESULT} | {"error": LINE}}]}
@@ -577,7 +577,7 @@ FAMILIES = [
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--out", default="tests/data/families")
+    ap.add_argument("--out", default="linear-layout/tests/data/families")
     ap.add_argument("--python", default=sys.executable)
     ap.add_argument("--only", default=None, help="comma-separated family names")
     ap.add_argument("--worker", action="store_true")

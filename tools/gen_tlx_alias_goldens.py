@@ -4,7 +4,7 @@
 Runs the REAL ``tlx-storage-alias-lowering`` pass shipped in the ``fbtriton``
 3.7.4 wheel (Meta's build of facebookexperimental/triton, module name
 ``triton``, ``__version__ == "3.7.4+fb"``) on a few hundred generated MLIR
-modules and records what it did in ``tests/data/tlx_alias/cases.json``.
+modules and records what it did in ``alias-alloc/tests/data/tlx_alias/cases.json``.
 See ``/work/shared/reference/tlx-storage-alias.md`` (section 11) for the
 API used.  No GPU is needed.
 
@@ -74,7 +74,7 @@ import time
 
 SEED = 20260822
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_OUT = os.path.join(ROOT, "tests", "data", "tlx_alias", "cases.json")
+DEFAULT_OUT = os.path.join(ROOT, "alias-alloc", "tests", "data", "tlx_alias", "cases.json")
 
 # ----------------------------------------------------------------------------
 # dtypes and encodings

@@ -2,12 +2,12 @@
 """Golden-data generator: Triton's GF(2) ``LinearLayout`` -> JSON test vectors.
 
 The Rust re-implementation of Triton's LinearLayout is checked against the
-files this script writes under ``tests/data/triton_ll/``.
+files this script writes under ``linear-layout/tests/data/triton_ll/``.
 
 How to run
 ----------
     python -m venv venv && venv/bin/pip install triton==3.9.0
-    venv/bin/python tools/gen_triton_ll_goldens.py [--out tests/data/triton_ll]
+    venv/bin/python tools/gen_triton_ll_goldens.py [--out linear-layout/tests/data/triton_ll]
 
 (no GPU needed; in the dev container the venv is ``/root/tritonvenv``:
 ``/root/tritonvenv/bin/python tools/gen_triton_ll_goldens.py``).  The script
@@ -23,7 +23,7 @@ started for the next case.
 
 Output format
 -------------
-One file per op, ``tests/data/triton_ll/<op>.json``::
+One file per op, ``linear-layout/tests/data/triton_ll/<op>.json``::
 
     {"generator": "tools/gen_triton_ll_goldens.py", "triton_version": "3.9.0",
      "seed": <int>, "op": "<op>", "cases": [CASE, ...]}
@@ -1248,7 +1248,7 @@ def write_file(path, op, cases):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tests", "data", "triton_ll"))
+        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "linear-layout", "tests", "data", "triton_ll"))
     ap.add_argument("--python", default=sys.executable,
                     help="interpreter with triton==3.9.0 installed (for the worker)")
     ap.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)

@@ -15,11 +15,9 @@
     clippy::indexing_slicing
 )] // test code: a failed check panics
 
-mod random_tree;
-
 use alias_alloc::checker::{check, check_packed};
 use alias_alloc::{AllocError, DType, Mode, PackOptions, PlanOptions, Storage};
-use random_tree::{big_target, gen_tree, GenOptions, Source, XorShift};
+use test_support::random_tree::{big_target, gen_tree, GenOptions, Source, XorShift};
 
 fn cases() -> u64 {
     std::env::var("PROPTEST_CASES")

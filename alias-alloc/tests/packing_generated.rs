@@ -24,27 +24,13 @@ fn capacity_of(name: &str) -> Option<u64> {
 
 #[test]
 fn committed_suite_matches_the_generator() {
-    let bless = std::env::var_os("BLESS").is_some();
-    if bless {
-        std::fs::create_dir_all(dir()).expect("the data dir can be created");
-    }
     let mut expected = BTreeSet::new();
     for instance in suite() {
         let name = instance.file_name();
         let problem = instance.problem().expect("suite instances generate");
         let text = write_csv(&problem, None).expect("generated ids are CSV-safe");
-        let path = dir().join(&name);
-        if bless {
-            std::fs::write(&path, &text).expect("the data dir is writable");
-        }
-        let committed = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-            panic!("{name}: {e} (run `BLESS=1 cargo test -p alias-alloc --test packing_generated`)")
-        });
-        assert_eq!(
-            committed, text,
-            "{name} is out of date: run `BLESS=1 cargo test -p alias-alloc --test packing_generated`"
-        );
-        let read = read_csv(&committed, capacity_of(&name)).expect("the file reads back");
+        test_support::golden::check(dir().join(&name), &text);
+        let read = read_csv(&text, capacity_of(&name)).expect("the file reads back");
         assert_eq!(read, problem, "{name} reads back as generated");
         expected.insert(name);
     }

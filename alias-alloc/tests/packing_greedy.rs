@@ -16,8 +16,7 @@
     clippy::indexing_slicing
 )] // test code: a failed check panics
 
-mod dsa_cases;
-use dsa_cases::DSA;
+use test_support::dsa_cases::DSA;
 
 use std::path::PathBuf;
 

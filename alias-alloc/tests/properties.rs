@@ -1,4 +1,4 @@
-//! Property tests of the planner over random programs (see `random_tree/mod.rs` for what a
+//! Property tests of the planner over random programs (see `test_support::random_tree` for what a
 //! random VALID program is):
 //!
 //! 1. **Intended mode, explicit ≡ reindexing.** For every allocation, buffer `i` and element `x`
@@ -33,8 +33,6 @@
     clippy::indexing_slicing
 )] // test code: a failed check panics
 
-mod random_tree;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use alias_alloc::checker::{self, check, Violation};
@@ -48,7 +46,9 @@ use linear_layout::{Address, BufferMap};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
-use random_tree::{big_target, gen_tree, Choices, GenOptions, Source, TreeSpec, XorShift};
+use test_support::random_tree::{
+    big_target, gen_tree, Choices, GenOptions, Source, TreeSpec, XorShift,
+};
 
 /// Cases per property: 10,000 unless `PROPTEST_CASES` says otherwise.
 fn config() -> Config {

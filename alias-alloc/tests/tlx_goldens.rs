@@ -9,7 +9,7 @@ use alias_alloc::{
 use linear_layout::families::{NvmmaShared, SharedEncoding, SwizzledShared, TensorMemory};
 use serde_json::Value;
 
-const CASES: &str = include_str!("../../tests/data/tlx_alias/cases.json");
+const CASES: &str = include_str!("data/tlx_alias/cases.json");
 
 fn s(v: &Value) -> &str {
     v.as_str().unwrap_or_default()

@@ -12,12 +12,15 @@
 //! `REQUIRE_GPU=1` makes that a failure. The text handed to the driver is assembled with
 //! ptxas for the devices it is meant for, GPU or not.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)] // test code: a failed check panics
-
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)] // test code: a failed check panics
 #![cfg(feature = "gpu")]
 
 mod smem_cases;
-mod smem_common;
 
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
 use codegen::gpu::{device_ptx, require_gpu, Gpu};
@@ -26,7 +29,7 @@ use codegen::ptx::parse;
 use codegen::smem::kernels::{address_dump, round_trip, IndexSource, TestKernel};
 use linear_layout::BufferMap;
 use smem_cases::{cases, Named};
-use smem_common::{random_gf2_layout, random_layout, Rng, SharedSpec};
+use test_support::smem::{random_gf2_layout, random_layout, Rng, SharedSpec};
 
 fn gpu() -> Option<Gpu> {
     let gpu = require_gpu().unwrap_or_else(|e| panic!("GPU tier required (REQUIRE_GPU=1): {e}"));
@@ -166,9 +169,9 @@ fn random_kernels() -> Vec<(String, TestKernel)> {
         let bits = [8u32, 16, 16, 32][rng.below(4)];
         let shape = [[64u64, 64], [32, 64], [64, 32], [128, 64], [16, 128]][rng.below(5)];
         let warps = 1u32 << rng.below(3);
-        let store = random_gf2_layout(shape, warps, rng.next(), rng.below(6));
-        let load = random_gf2_layout(shape, warps, rng.next(), rng.below(6));
-        let arbitrary = random_layout(shape, warps, rng.below(5) as u32, rng.next());
+        let store = random_gf2_layout(shape, warps, rng.next_u64(), rng.below(6));
+        let load = random_gf2_layout(shape, warps, rng.next_u64(), rng.below(6));
+        let arbitrary = random_layout(shape, warps, rng.below(5) as u32, rng.next_u64());
         let Some(probe) = spec.map(bits, &shape, BufferMap::new(0, &[]).unwrap()) else {
             continue;
         };

@@ -11,14 +11,19 @@
 )] // test code: a failed check panics
 
 mod smem_cases;
-mod smem_common;
 
 use std::fmt::Write as _;
 
 use codegen::access::MemoryOp;
 use codegen::smem::kernels::{access_kernel, address_dump, round_trip, IndexSource, TestKernel};
 use smem_cases::{cases, Named};
-use smem_common::{assemble, check_run, golden};
+use test_support::smem::{assemble, check_run};
+
+/// Compares `text` with `tests/golden/<name>` (`BLESS=1` rewrites it).
+fn golden(name: &str, text: &str) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
+    test_support::golden::check(format!("{dir}/{name}"), text);
+}
 
 fn indices(k: &TestKernel) -> Vec<Option<u64>> {
     match k.index {

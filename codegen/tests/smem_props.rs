@@ -13,8 +13,6 @@
     clippy::indexing_slicing
 )] // test code: a failed check panics
 
-mod smem_common;
-
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
@@ -25,7 +23,7 @@ use codegen::smem::TidLinear;
 use linear_layout::families::{Blocked, DistributedEncoding, DotOperand, NvidiaMma};
 use linear_layout::{BufferMap, LinearLayout};
 use proptest::prelude::*;
-use smem_common::{assemble, check_run, random_gf2_layout, random_layout, SharedSpec};
+use test_support::smem::{assemble, check_run, random_gf2_layout, random_layout, SharedSpec};
 
 static CASES: AtomicUsize = AtomicUsize::new(0);
 

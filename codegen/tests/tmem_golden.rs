@@ -11,12 +11,10 @@
     clippy::indexing_slicing
 )] // test code: a failed check panics
 
-mod tmem_support;
-
 use codegen::tmem::{roundtrip_kernel, IndexSource, TmemPlan};
 use linear_layout::families::Tcgen05Atom;
 use linear_layout::BufferMap;
-use tmem_support::{assemble_all, check_roundtrip, tmem, Alloc};
+use test_support::tmem::{assemble_all, check_roundtrip, tmem, Alloc};
 
 /// The FA forward allocations: `(name, allocation)`.
 fn fa_allocations() -> Vec<(&'static str, Alloc)> {
@@ -51,21 +49,10 @@ fn fa_allocations() -> Vec<(&'static str, Alloc)> {
     ]
 }
 
-/// Compares `text` with `golden/<name>.ptx`, or writes it under `BLESS=1`.
+/// Compares `text` with `tests/golden/<name>.ptx` (`BLESS=1` rewrites it).
 fn golden(name: &str, text: &str) {
-    let path = format!("{}/tests/golden/{name}.ptx", env!("CARGO_MANIFEST_DIR"));
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::create_dir_all(format!("{}/tests/golden", env!("CARGO_MANIFEST_DIR"))).unwrap();
-        std::fs::write(&path, text).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!("{path}: {e} (run `BLESS=1 cargo test -p codegen --test tmem_golden`)")
-    });
-    assert!(
-        want == text,
-        "{path} is out of date: run `BLESS=1 cargo test -p codegen --test tmem_golden` and review the diff"
-    );
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden");
+    test_support::golden::check(format!("{dir}/{name}.ptx"), text);
 }
 
 /// One golden per allocation (32x32b, 4 warps, the softmax warpgroup's access), plus S loaded

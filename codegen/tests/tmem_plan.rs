@@ -9,13 +9,11 @@
     clippy::indexing_slicing
 )] // test code: a failed check panics
 
-mod tmem_support;
-
 use codegen::ptx::{Builder, IntType, Reg, RegType, Target};
 use codegen::tmem::{roundtrip_kernel, BufferIndex, IndexSource, TmemContext, TmemError, TmemPlan};
 use linear_layout::families::{tmem_reg_layout, Tcgen05Atom, TensorMemory};
 use linear_layout::{AddressMap, BufferMap, LayoutError, LinearLayout};
-use tmem_support::{assemble_all, check_roundtrip, tmem, Alloc};
+use test_support::tmem::{assemble_all, check_roundtrip, tmem, Alloc};
 
 /// `layout` with the bases of in-dim `dim` changed by `f`.
 fn with_bases(

@@ -13,12 +13,10 @@
     clippy::indexing_slicing
 )] // test code: a failed check panics
 
-mod tmem_support;
-
 use codegen::tmem::{IndexSource, TmemError};
 use linear_layout::families::Tcgen05Atom;
 use linear_layout::BufferMap;
-use tmem_support::{assemble_all, check_roundtrip, tmem, Alloc};
+use test_support::tmem::{assemble_all, check_roundtrip, tmem, Alloc};
 
 const NS: [u64; 6] = [8, 16, 32, 64, 128, 256];
 const ATOMS: [Tcgen05Atom; 4] = [

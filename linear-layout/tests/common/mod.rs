@@ -7,6 +7,9 @@
 
 #![allow(dead_code)]
 
+pub mod gluon_spec;
+pub mod tally;
+
 use linear_layout::{Dim, LinearLayout};
 use proptest::prelude::*;
 use proptest::sample::{subsequence, Index};

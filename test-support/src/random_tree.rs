@@ -24,8 +24,6 @@
 //! * program order sometimes shuffled (TLX sizes SMEM by the first user), and sometimes one
 //!   plain allocation outside the spec.
 
-#![allow(dead_code)]
-
 use alias_alloc::{
     AllocError, AllocId, AllocLayout, Allocation, CtaMode, DType, GroupKind, Member, Program,
     Reuse, ReuseGroup, SpecId, Storage, Target,
@@ -66,6 +64,7 @@ pub struct Choices<'a> {
 }
 
 impl<'a> Choices<'a> {
+    /// Reads `data`, then zeros.
     pub fn new(data: &'a [u32]) -> Self {
         Choices { data, pos: 0 }
     }
@@ -83,6 +82,7 @@ impl Source for Choices<'_> {
 pub struct XorShift(pub u64);
 
 impl XorShift {
+    /// The next value.
     pub fn next_u64(&mut self) -> u64 {
         let mut s = self.0;
         s ^= s << 13;
@@ -110,10 +110,15 @@ pub fn big_target() -> Target {
 /// One leaf of the tree: an allocation of the spec.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LeafSpec {
+    /// The allocation's name.
     pub name: String,
+    /// Its tile shape.
     pub shape: Vec<u64>,
+    /// Its element type.
     pub dtype: DType,
+    /// Its element layout.
     pub layout: AllocLayout,
+    /// An explicit alignment in bytes.
     pub align: Option<u64>,
     /// Product of the group sizes of the leaf's shared ancestors.
     pub subtiles: u64,
@@ -122,10 +127,15 @@ pub struct LeafSpec {
 /// A tree node; leaves index [`TreeSpec::leaves`].
 #[derive(Debug, Clone, PartialEq)]
 pub enum Node {
+    /// Leaf number `i` of [`TreeSpec::leaves`].
     Leaf(usize),
+    /// A reuse group.
     Group {
+        /// Shared or distinct.
         kind: GroupKind,
+        /// Its `group_size` (1 on distinct groups).
         group_size: u64,
+        /// Its children, in order.
         children: Vec<Node>,
     },
 }
@@ -133,9 +143,11 @@ pub enum Node {
 /// A generated program: one spec, its allocations and its tree.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TreeSpec {
+    /// SMEM or TMEM.
     pub storage: Storage,
     /// Buffer groups of the tree.
     pub groups: u64,
+    /// The allocations of the spec.
     pub leaves: Vec<LeafSpec>,
     /// Always a group.
     pub root: Node,
@@ -149,7 +161,9 @@ pub struct TreeSpec {
 
 /// A [`TreeSpec`] built into a [`Program`].
 pub struct Built {
+    /// The program.
     pub program: Program,
+    /// Its one spec.
     pub spec: SpecId,
     /// Allocation of each leaf, by leaf index.
     pub ids: Vec<AllocId>,

@@ -1,6 +1,6 @@
-//! Shared by the `tmem_*` tests: build a round-trip case, run its printed text in the
-//! interpreter and check every TMEM cell against the `AddressMap`, assemble it with ptxas.
-#![allow(dead_code)]
+//! The TMEM test kernels' checks, shared by the `tmem_*` tests of `codegen` and the root's
+//! `ptx_cli`: build a round-trip case, run its printed text in the interpreter and check every
+//! TMEM cell against the `AddressMap`, assemble it with ptxas.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -14,12 +14,17 @@ use linear_layout::{Address, AddressMap, BufferMap, LinearLayout};
 /// One allocation: a TMEM tile and its buffer map.
 #[derive(Clone)]
 pub struct Alloc {
+    /// The TMEM encoding.
     pub tm: TensorMemory,
+    /// The tile shape.
     pub shape: [u64; 2],
+    /// Bits per element.
     pub bits: u32,
+    /// Its address map (buffer part and element layout).
     pub map: AddressMap,
 }
 
+/// `#ttng.tensor_memory_encoding<blockM, blockN, colStride = 1>` on one CTA.
 pub fn tmem(block_m: u32, block_n: u32) -> TensorMemory {
     TensorMemory {
         block_m,
@@ -31,6 +36,7 @@ pub fn tmem(block_m: u32, block_n: u32) -> TensorMemory {
 }
 
 impl Alloc {
+    /// The allocation of `shape` with `buffer` as its buffer part.
     pub fn new(tm: TensorMemory, shape: [u64; 2], bits: u32, buffer: BufferMap) -> Alloc {
         let map = AddressMap::tensor_memory(buffer, bits, &tm, &shape).unwrap();
         Alloc {
@@ -46,6 +52,7 @@ impl Alloc {
         Alloc::new(self.tm.clone(), self.shape, self.bits, buffer)
     }
 
+    /// The tcgen05 message plan for `atom` and `warps` warps.
     pub fn plan(&self, atom: Tcgen05Atom, warps: u32) -> Result<TmemPlan, TmemError> {
         TmemPlan::for_tensor_memory(&self.map, &self.tm, &self.shape, atom, warps)
     }

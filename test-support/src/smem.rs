@@ -1,10 +1,8 @@
-//! Shared helpers of the `smem_*` tests: run a test kernel's *printed* text in the
-//! interpreter and check every shared access against the `AddressMap`, assemble with ptxas,
-//! compare goldens, and build random layouts.
-#![allow(dead_code)]
+//! The SMEM test kernels' checks, shared by the `smem_*` and `gpu` tests of `codegen` and the
+//! root's `ptx_cli`: run a test kernel's *printed* text in the interpreter and check every
+//! shared access against the `AddressMap`, assemble with ptxas, and build random layouts.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use codegen::interp::{run, AccessKind, Location};
 use codegen::ptx::{parse, Kernel};
@@ -15,7 +13,9 @@ use linear_layout::{AddressMap, BufferMap, LinearLayout};
 /// What one checked run covered.
 #[derive(Debug, Default, Clone)]
 pub struct Checked {
+    /// Shared `ld/st` instructions executed, one per thread.
     pub accesses: usize,
+    /// Elements they moved.
     pub elements: usize,
     /// (thread, shared byte) of every shared access, in trace order.
     pub addresses: Vec<(u32, u32)>,
@@ -191,51 +191,31 @@ pub fn assemble(kernel: &Kernel) -> bool {
     true
 }
 
-/// Compares `text` with `tests/golden/<name>`; `BLESS=1` rewrites it.
-pub fn golden(name: &str, text: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var("BLESS").is_ok_and(|v| v == "1") {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_default();
-    if want != text {
-        let line = want
-            .lines()
-            .zip(text.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or_else(|| want.lines().count().min(text.lines().count()));
-        panic!(
-            "golden {} differs at line {}:\n  expected: {:?}\n  got:      {:?}\n\
-             If the change is intended, run `BLESS=1 cargo test -p codegen --test smem_golden` \
-             and review the diff.",
-            path.display(),
-            line + 1,
-            want.lines().nth(line).unwrap_or("<end>"),
-            text.lines().nth(line).unwrap_or("<end>"),
-        );
-    }
-}
-
 /// A shared layout of the two families under test.
 #[derive(Debug, Clone, Copy)]
 pub enum SharedSpec {
+    /// `#ttg.swizzled_shared`.
     Swizzled {
+        /// `vec`.
         vec: u32,
+        /// `perPhase`.
         per_phase: u32,
+        /// `maxPhase`.
         max_phase: u32,
+        /// `order = [1, 0]` (else `[0, 1]`).
         row_major: bool,
     },
+    /// `#ttg.nvmma_shared`.
     Nvmma {
+        /// `swizzlingByteWidth`.
         swizzle: u32,
+        /// `transposed`.
         transposed: bool,
     },
 }
 
 impl SharedSpec {
+    /// The encoding for `bits`-bit elements, or `None` where the family refuses the parameters.
     pub fn encoding(&self, bits: u32) -> Option<SharedEncoding> {
         Some(match *self {
             SharedSpec::Swizzled {
@@ -272,14 +252,16 @@ impl SharedSpec {
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    /// The next value (xorshift64).
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
         self.0
     }
+    /// A value in `0..n` (0 when `n` is 0).
     pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
+        (self.next_u64() % n.max(1) as u64) as usize
     }
 }
 
@@ -330,7 +312,7 @@ pub fn random_layout(shape: [u64; 2], warps: u32, registers_log2: u32, seed: u64
         if pick == 0 {
             vec![0, 0]
         } else {
-            vec![rng.next() % shape[0], rng.next() % shape[1]]
+            vec![rng.next_u64() % shape[0], rng.next_u64() % shape[1]]
         }
     };
     let register: Vec<Vec<u64>> = (0..registers_log2).map(|_| basis(&mut rng)).collect();

@@ -1,7 +1,7 @@
 //! The pictures under `docs/pictures/` (linked from the README): one per layout family, drawn
 //! from the family attribute exactly as a TTGIR dump prints it. Each test re-renders its
-//! picture and compares it with the committed file; `BLESS=1 cargo test --test pictures`
-//! rewrites them.
+//! picture and compares it with the committed file; `BLESS=1 cargo test -p linear-layout
+//! --test pictures` rewrites them.
 
 #![allow(
     clippy::unwrap_used,
@@ -26,19 +26,10 @@ fn build(attr: &str, shape: &[u64]) -> LinearLayout {
         .unwrap_or_else(|e| panic!("{attr} at {shape:?}: {e}"))
 }
 
-/// Compares `svg` with `docs/pictures/<name>.svg`, or writes it under `BLESS=1`.
+/// Compares `svg` with `docs/pictures/<name>.svg` (`BLESS=1` rewrites it).
 fn golden(name: &str, svg: &str) {
-    let path = format!("{}/docs/pictures/{name}.svg", env!("CARGO_MANIFEST_DIR"));
-    if std::env::var_os("BLESS").is_some() {
-        std::fs::write(&path, svg).unwrap_or_else(|e| panic!("{path}: {e}"));
-        return;
-    }
-    let committed = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{path}: {e} (run `BLESS=1 cargo test --test pictures`)"));
-    assert!(
-        committed == svg,
-        "{path} is out of date: run `BLESS=1 cargo test --test pictures` and review the diff"
-    );
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/pictures");
+    test_support::golden::check(format!("{dir}/{name}.svg"), svg);
 }
 
 #[test]

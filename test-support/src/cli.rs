@@ -1,12 +1,20 @@
 //! Runs the real `linalias` binary for the CLI tests: stdout, stderr and exit codes as a user
-//! sees them. Included with `#[path]` by each CLI test crate.
+//! sees them. The binary is the one Cargo built for the running integration test
+//! (`CARGO_BIN_EXE_linalias`, which `cargo test` and nextest set at run time).
 
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
+/// The path of the `linalias` binary under test.
+pub fn binary() -> String {
+    std::env::var("CARGO_BIN_EXE_linalias").unwrap_or_else(|_| {
+        panic!("CARGO_BIN_EXE_linalias is not set: run the CLI tests with `cargo test`")
+    })
+}
+
 /// Runs `linalias args…`, feeding `stdin` when given.
 pub fn linalias(args: &[&str], stdin: Option<&str>) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_linalias"))
+    let mut child = Command::new(binary())
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

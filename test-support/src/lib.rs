@@ -1,0 +1,32 @@
+//! # test-support
+//!
+//! What several test trees of the workspace share, in one place instead of `#[path]` includes:
+//!
+//! | module | what it is | feature |
+//! |---|---|---|
+//! | [`golden`] | the one golden-file helper: compare, unified diff, `BLESS=1` rewrites | — |
+//! | [`cli`] | runs the real `linalias` binary as a user does | — |
+//! | `random_tree` | random valid storage-alias programs (property tests, planning bench) | `alloc` |
+//! | [`dsa_cases`] | the public DSA packing cases with their known peaks | — |
+//! | `smem` | SMEM test kernels: run the printed text, check every access against the `AddressMap` | `kernels` |
+//! | `tmem` | TMEM round-trip kernels and their checks | `kernels` |
+//!
+//! Test code: a failed check panics, so the panic lints are off here.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+pub mod cli;
+pub mod dsa_cases;
+pub mod golden;
+
+#[cfg(feature = "alloc")]
+pub mod random_tree;
+#[cfg(feature = "kernels")]
+pub mod smem;
+#[cfg(feature = "kernels")]
+pub mod tmem;

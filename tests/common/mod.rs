@@ -1,2 +1,0 @@
-pub mod gluon_spec;
-pub mod tally;
