@@ -1,4 +1,4 @@
-//! MLIR attribute text of the layout families (`linear_layout::text::attr`) against Triton 3.9.0:
+//! MLIR attribute text of the layout families (`Encoding::from_mlir`, `Encoding::to_mlir`) against Triton 3.9.0:
 //! every golden case with an `"mlir"` string must parse to the Gluon spec's [`Encoding`] and
 //! print back byte for byte; extra strings probed from Triton 3.9.0 cover the forms the goldens
 //! lack (`#ttg.linear`, `#ttg.shared_linear`, CGA layouts on every family, `twoCTAs`, ranks of
@@ -17,7 +17,7 @@ mod common;
 use common::gluon_spec::{encoding, load_cases, shape};
 use linear_layout::families::{
     Blocked, DistributedEncoding, DotOperand, Encoding, NvidiaMma, NvmmaShared, SharedEncoding,
-    Slice, SwizzledShared, TensorMemory, TensorMemoryScales,
+    SharedLinear, Slice, SwizzledShared, TensorMemory, TensorMemoryScales,
 };
 use linear_layout::{LayoutError, LinearLayout};
 use proptest::prelude::*;
@@ -255,7 +255,7 @@ fn shared_linear(offset: &[&[u64]], block: &[&[u64]], shape: &[u64], alignment: 
         true,
     )
     .unwrap_or_else(|e| panic!("{e}"));
-    Encoding::Shared(SharedEncoding::Linear { layout, alignment })
+    Encoding::Shared(SharedEncoding::Linear(SharedLinear { layout, alignment }))
 }
 
 #[test]
@@ -758,7 +758,7 @@ fn shared() -> BoxedStrategy<SharedEncoding> {
             },
         );
     let linear = (linear_layout(&["offset", "block"]), any::<u64>())
-        .prop_map(|(layout, alignment)| SharedEncoding::Linear { layout, alignment });
+        .prop_map(|(layout, alignment)| SharedEncoding::Linear(SharedLinear { layout, alignment }));
     prop_oneof![swizzled, nvmma, linear].boxed()
 }
 

@@ -3,7 +3,7 @@
 
 use std::io::Read;
 
-use linear_layout::families::{DistributedEncoding, Encoding, SharedEncoding};
+use linear_layout::families::{DistributedEncoding, Encoding, SharedEncoding, SharedLinear};
 use linear_layout::LinearLayout;
 
 use crate::cli::error::CliError;
@@ -53,7 +53,9 @@ impl LayoutReader {
         let encoding = Encoding::from_mlir(text).map_err(|e| CliError::input(arg, e))?;
         let layout = match (&encoding, &self.shape) {
             (Encoding::Distributed(DistributedEncoding::Linear(l)), _)
-            | (Encoding::Shared(SharedEncoding::Linear { layout: l, .. }), _) => l.clone(),
+            | (Encoding::Shared(SharedEncoding::Linear(SharedLinear { layout: l, .. })), _) => {
+                l.clone()
+            }
             (_, Some(shape)) => encoding
                 .to_linear_layout(shape)
                 .map_err(|e| CliError::input(arg, e))?,

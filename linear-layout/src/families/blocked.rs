@@ -1,7 +1,10 @@
 //! [`Blocked`]: Triton's `#ttg.blocked` register layout, plus the parameter checks the other
 //! distributed families share with it.
 
+use super::encoding::Attribute;
 use super::standard::{check_cga, check_order, check_shape, combine_cta_cga, identity_standard_nd};
+use super::{DistributedEncoding, Encoding};
+use crate::text::attr::{cga_suffix, list_text, AttrParser};
 use crate::{LayoutError, LinearLayout, Result};
 
 const FAMILY: &str = "blocked";
@@ -192,4 +195,74 @@ pub fn check_pow2_list(
         )));
     }
     Ok(())
+}
+
+impl Attribute for Blocked {
+    const NAME: &'static str = "#ttg.blocked";
+
+    fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
+        const A: &str = Blocked::NAME;
+        const KEYS: [&str; 5] = [
+            "sizePerThread",
+            "threadsPerWarp",
+            "warpsPerCTA",
+            "order",
+            "CGALayout",
+        ];
+        let (mut spt, mut tpw, mut wpc, mut order, mut cga) = (None, None, None, None, Vec::new());
+        p.open_dict(A)?;
+        p.fields(A, Some(&KEYS), '}', |p, key| {
+            match key {
+                "sizePerThread" => spt = Some(p.ints(A, key)?),
+                "threadsPerWarp" => tpw = Some(p.ints(A, key)?),
+                "warpsPerCTA" => wpc = Some(p.ints(A, key)?),
+                "order" => order = Some(p.ints(A, key)?),
+                _ => cga = p.bases(A, key)?,
+            }
+            Ok(())
+        })?;
+        p.close_dict(A)?;
+        let b = Blocked {
+            size_per_thread: p.required(A, start, "sizePerThread", spt)?,
+            threads_per_warp: p.required(A, start, "threadsPerWarp", tpw)?,
+            warps_per_cta: p.required(A, start, "warpsPerCTA", wpc)?,
+            order: p.required(A, start, "order", order)?,
+            cga_layout: cga,
+        };
+        let ranks = [
+            b.size_per_thread.len(),
+            b.threads_per_warp.len(),
+            b.warps_per_cta.len(),
+            b.order.len(),
+        ];
+        if ranks.iter().any(|&r| r != b.order.len()) {
+            return Err(p.err_at(
+                A,
+                start,
+                format!(
+                    "sizePerThread, threadsPerWarp, warpsPerCTA and order must have the same \
+                     length, got {}",
+                    list_text(&ranks)
+                ),
+            ));
+        }
+        p.check_cga(A, start, &b.cga_layout, Some(b.order.len()))?;
+        Ok(b)
+    }
+
+    fn print(&self, _rank: usize) -> String {
+        format!(
+            "{}<{{sizePerThread = {}, threadsPerWarp = {}, warpsPerCTA = {}, order = {}{}}}>",
+            Self::NAME,
+            list_text(&self.size_per_thread),
+            list_text(&self.threads_per_warp),
+            list_text(&self.warps_per_cta),
+            list_text(&self.order),
+            cga_suffix(&self.cga_layout),
+        )
+    }
+
+    fn into_encoding(self) -> Encoding {
+        Encoding::Distributed(DistributedEncoding::Blocked(self))
+    }
 }

@@ -1,8 +1,10 @@
 //! [`DotOperand`]: `#ttg.dot_op`, the A/B operand layout of a parent MMA or blocked layout.
 
+use super::encoding::{parse_parent, Attribute};
 use super::mma::{matrix_order, nvidia_mma_tile};
 use super::standard::{check_shape, combine_cta_cga, identity_standard_nd};
-use super::{Blocked, DistributedEncoding, NvidiaMma};
+use super::{Blocked, DistributedEncoding, Encoding, NvidiaMma};
+use crate::text::attr::AttrParser;
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
 const FAMILY: &str = "dot_operand";
@@ -261,4 +263,46 @@ pub fn broadcasted_dot_operand_layout(
         layout = layout.product(&part)?;
     }
     Ok(layout)
+}
+
+impl Attribute for DotOperand {
+    const NAME: &'static str = "#ttg.dot_op";
+
+    fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
+        const A: &str = DotOperand::NAME;
+        let (mut op_idx, mut parent, mut k_width) = (None, None, 0);
+        p.open_dict(A)?;
+        p.fields(A, Some(&["opIdx", "parent", "kWidth"]), '}', |p, key| {
+            match key {
+                "opIdx" => op_idx = Some(p.int(A, key)?),
+                "parent" => parent = Some(parse_parent(p, A)?),
+                _ => k_width = p.int(A, key)?,
+            }
+            Ok(())
+        })?;
+        p.close_dict(A)?;
+        Ok(DotOperand {
+            op_idx: p.required(A, start, "opIdx", op_idx)?,
+            parent: p.required(A, start, "parent", parent)?,
+            k_width,
+        })
+    }
+
+    fn print(&self, rank: usize) -> String {
+        let k_width = if self.k_width == 0 {
+            String::new()
+        } else {
+            format!(", kWidth = {}", self.k_width)
+        };
+        format!(
+            "{}<{{opIdx = {}, parent = {}{k_width}}}>",
+            Self::NAME,
+            self.op_idx,
+            self.parent.attribute().text(rank)
+        )
+    }
+
+    fn into_encoding(self) -> Encoding {
+        Encoding::Distributed(DistributedEncoding::DotOperand(self))
+    }
 }

@@ -1,10 +1,58 @@
-//! [`Encoding`]: any family (or a plain linear layout) behind one `to_linear_layout(shape)`.
+//! [`Encoding`]: any family (or a plain linear layout) behind one `to_linear_layout(shape)`,
+//! and the MLIR attribute text of every family, parsed and printed exactly as Triton 3.9
+//! prints it in TTGIR:
+//!
+//! | attribute | [`Encoding`] |
+//! |---|---|
+//! | `#ttg.blocked<{sizePerThread = […], threadsPerWarp = […], warpsPerCTA = […], order = […]}>` | [`Blocked`] |
+//! | `#ttg.slice<{dim = 1, parent = #ttg.blocked<{…}>}>` | [`Slice`] |
+//! | `#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = […], instrShape = […]}>` | [`NvidiaMma`] |
+//! | `#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{…}>, kWidth = 2}>` | [`DotOperand`] |
+//! | `#ttg.linear<{register = […], lane = […], warp = […], block = […]}>` | [`DistributedEncoding::Linear`] |
+//! | `#ttg.swizzled_shared<{vec = 2, perPhase = 2, maxPhase = 4, order = [1, 0]}>` | [`SwizzledShared`] |
+//! | `#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>` | [`NvmmaShared`] |
+//! | `#ttg.shared_linear<{offset = […], block = […]}, alignment = 16>` | [`SharedLinear`] |
+//! | `#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>` | [`TensorMemory`] |
+//! | `#ttng.tensor_memory_scales_encoding<>` | [`TensorMemoryScales`] |
+//!
+//! Each family's keys and printer sit beside its map (`impl Attribute for Blocked` in
+//! `blocked.rs`, …). Printing follows Triton's printers key for key, defaults omitted as Triton
+//! omits them: `CGALayout = [[…]]` only when a `cga_layout` is set (before `instrShape` in
+//! `#ttg.nvidia_mma`, last elsewhere), `fp4Padded = true` and `twoCTAs = true` only when set,
+//! `kWidth` only when non-zero, `block` of `#ttg.shared_linear` only when it has bases, and
+//! `rank = N` of `#ttg.nvmma_shared` only when it is not 2 and there is no `CGALayout` to carry
+//! it (see [`Encoding::to_mlir_for_rank`]).
+//!
+//! Parsing takes what a TTGIR dump holds: any whitespace, keys in any order, optional keys left
+//! out (`versionMinor`, `transposed`, `fp4Padded`, `rank`, `kWidth`, `twoCTAs`, `CGALayout`,
+//! `block` of `#ttg.shared_linear`), and an alias definition line `#blocked = #ttg.blocked<{…}>`.
+//! It checks the text's structure (known keys, each once, lists of one rank) but not whether the
+//! parameters make a layout: that is `to_linear_layout`'s job. A parent given by alias
+//! (`parent = #blocked`) cannot be resolved from the attribute alone and is an error that says so.
+//!
+//! **Adding a family**: its file (the struct, its map, `impl Attribute` with its keys and
+//! printer), then here a variant, its `to_linear_layout` arm, its `attribute` arm and one line
+//! of `REGISTRY`; the compiler points at each match that lacks it.
+//!
+//! ```
+//! use linear_layout::families::{DistributedEncoding, Encoding};
+//! let text = "#ttg.slice<{dim = 1, parent = #ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], order = [1, 0]}>}>";
+//! let enc = Encoding::from_mlir(text)?;
+//! assert!(matches!(&enc, Encoding::Distributed(DistributedEncoding::Slice(s)) if s.dim == 1));
+//! assert_eq!(enc.to_mlir(), text);
+//! # Ok::<(), linear_layout::LayoutError>(())
+//! ```
 
+use std::fmt;
+use std::str::FromStr;
+
+use super::nvmma::DEFAULT_RANK;
 use super::{
-    Blocked, DotOperand, NvidiaMma, NvmmaShared, Slice, SwizzledShared, TensorMemory,
+    Blocked, DotOperand, NvidiaMma, NvmmaShared, SharedLinear, Slice, SwizzledShared, TensorMemory,
     TensorMemoryScales,
 };
-use crate::{LinearLayout, Result};
+use crate::text::attr::{AttrParser, ANY};
+use crate::{LayoutError, LinearLayout, Result};
 
 /// A register (distributed) layout: in-dims `register, lane, warp, block`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,13 +76,8 @@ pub enum SharedEncoding {
     Swizzled(SwizzledShared),
     /// `#ttg.nvmma_shared`.
     Nvmma(NvmmaShared),
-    /// `#ttg.shared_linear`: any layout with in-dims `offset, block`, plus its alignment in bytes.
-    Linear {
-        /// The map from `offset, block` to `dim0…`.
-        layout: LinearLayout,
-        /// The alignment of the allocation's start, in bytes.
-        alignment: u64,
-    },
+    /// `#ttg.shared_linear`: any layout with in-dims `offset, block`, plus its alignment.
+    Linear(SharedLinear),
 }
 
 /// Any layout attribute a TTGIR dump can hold.
@@ -69,7 +112,30 @@ impl SharedEncoding {
         match self {
             SharedEncoding::Swizzled(s) => s.to_linear_layout(shape),
             SharedEncoding::Nvmma(n) => n.to_linear_layout(shape),
-            SharedEncoding::Linear { layout, .. } => Ok(layout.clone()),
+            SharedEncoding::Linear(s) => Ok(s.layout.clone()),
+        }
+    }
+
+    /// Shared-memory alignment of an allocation in this layout, in bytes: 16 for
+    /// [`SwizzledShared`], 1024 / 512 / 256 / 128 for [`NvmmaShared`] by swizzle width, the
+    /// stored value for a `#ttg.shared_linear` layout (Gluon's `alignment`).
+    ///
+    /// ```
+    /// use linear_layout::families::{NvmmaShared, SharedEncoding, SharedLinear, SwizzledShared};
+    /// let nvmma = SharedEncoding::Nvmma(NvmmaShared::new(64, 16, false, false, vec![])?);
+    /// assert_eq!(nvmma.alignment(), 512);
+    /// let swizzled = SharedEncoding::Swizzled(SwizzledShared::new(8, 1, 8, vec![1, 0], vec![])?);
+    /// assert_eq!(swizzled.alignment(), 16);
+    /// let layout = swizzled.to_linear_layout(&[8, 8])?;
+    /// let linear = SharedEncoding::Linear(SharedLinear { layout, alignment: 128 });
+    /// assert_eq!(linear.alignment(), 128);
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn alignment(&self) -> u64 {
+        match self {
+            SharedEncoding::Swizzled(s) => s.alignment(),
+            SharedEncoding::Nvmma(n) => n.alignment(),
+            SharedEncoding::Linear(s) => s.alignment,
         }
     }
 }
@@ -86,26 +152,300 @@ impl Encoding {
     }
 }
 
+// ----- attribute text ------------------------------------------------------------------------
+
+/// A layout attribute's text: its name, its keys, its printer. Implemented beside each family.
+pub(crate) trait Attribute: Sized {
+    /// `#ttg.blocked`, `#ttng.tensor_memory_encoding`, …
+    const NAME: &'static str;
+
+    /// The attribute after its name (`<{…}>`); `start` is where the name began, for errors
+    /// about the whole attribute (a missing key).
+    fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self>;
+
+    /// The attribute as Triton 3.9 prints it on a tensor or allocation of rank `rank`.
+    fn print(&self, rank: usize) -> String;
+
+    /// The family as an [`Encoding`].
+    fn into_encoding(self) -> Encoding;
+}
+
+/// The printing half of [`Attribute`], for any family behind a reference.
+pub(crate) trait AttributeText {
+    /// [`Attribute::NAME`].
+    fn name(&self) -> &'static str;
+    /// [`Attribute::print`].
+    fn text(&self, rank: usize) -> String;
+}
+
+impl<A: Attribute> AttributeText for A {
+    fn name(&self) -> &'static str {
+        A::NAME
+    }
+    fn text(&self, rank: usize) -> String {
+        self.print(rank)
+    }
+}
+
+/// One attribute the parser knows: its name and how to read the rest of it.
+pub(crate) struct Registered {
+    /// [`Attribute::NAME`].
+    pub(crate) name: &'static str,
+    /// [`Attribute::parse`], as an [`Encoding`].
+    parse: fn(&mut AttrParser<'_>, usize) -> Result<Encoding>,
+}
+
+const fn registered<A: Attribute>() -> Registered {
+    Registered {
+        name: A::NAME,
+        parse: |p, start| A::parse(p, start).map(A::into_encoding),
+    }
+}
+
+/// Every layout attribute, one line per family, in the order errors list them.
+pub(crate) const REGISTRY: [Registered; 10] = [
+    registered::<Blocked>(),
+    registered::<Slice>(),
+    registered::<NvidiaMma>(),
+    registered::<DotOperand>(),
+    registered::<LinearLayout>(),
+    registered::<SwizzledShared>(),
+    registered::<NvmmaShared>(),
+    registered::<SharedLinear>(),
+    registered::<TensorMemory>(),
+    registered::<TensorMemoryScales>(),
+];
+
+/// Any layout attribute, by the name it starts with.
+pub(crate) fn parse_attribute(p: &mut AttrParser<'_>) -> Result<Encoding> {
+    p.cursor.skip_ws();
+    let start = p.cursor.pos();
+    let name = p.cursor.hash_name();
+    p.nested(start, |p| match REGISTRY.iter().find(|f| f.name == name) {
+        Some(family) => (family.parse)(p, start),
+        None => Err(unknown_attribute(p, name, start)),
+    })
+}
+
+/// `parent = #ttg.…`: a register layout.
+pub(crate) fn parse_parent(p: &mut AttrParser<'_>, attr: &str) -> Result<Box<DistributedEncoding>> {
+    p.cursor.skip_ws();
+    let start = p.cursor.pos();
+    match parse_attribute(p)? {
+        Encoding::Distributed(d) => Ok(Box::new(d)),
+        other => Err(p.err_at(
+            attr,
+            start,
+            format!(
+                "parent must be a register layout, got {}",
+                other.attribute().name()
+            ),
+        )),
+    }
+}
+
+fn unknown_attribute(p: &AttrParser<'_>, name: &str, start: usize) -> LayoutError {
+    match name {
+        "" => p.err(
+            ANY,
+            format!(
+                "expected a layout attribute such as #ttg.blocked<…>, found {}",
+                p.cursor.found()
+            ),
+        ),
+        alias if !alias.contains('.') => p.err_at(
+            ANY,
+            start,
+            format!(
+                "{alias} is an alias: give the attribute it names (the right-hand side of its \
+                 '{alias} = …' line)"
+            ),
+        ),
+        other => {
+            let names: Vec<&str> = REGISTRY.iter().map(|f| f.name).collect();
+            p.err_at(
+                ANY,
+                start,
+                format!(
+                    "unknown attribute '{other}' (expected one of {})",
+                    names.join(", ")
+                ),
+            )
+        }
+    }
+}
+
+impl DistributedEncoding {
+    /// The family behind the encoding, as attribute text.
+    pub(crate) fn attribute(&self) -> &dyn AttributeText {
+        match self {
+            DistributedEncoding::Blocked(b) => b,
+            DistributedEncoding::Slice(s) => s,
+            DistributedEncoding::NvidiaMma(m) => m,
+            DistributedEncoding::DotOperand(d) => d,
+            DistributedEncoding::Linear(l) => l,
+        }
+    }
+}
+
 impl SharedEncoding {
-    /// Shared-memory alignment of an allocation in this layout, in bytes: 16 for
-    /// [`SwizzledShared`], 1024 / 512 / 256 / 128 for [`NvmmaShared`] by swizzle width, the
-    /// stored value for a `#ttg.shared_linear` layout (Gluon's `alignment`).
+    /// The family behind the encoding, as attribute text.
+    fn attribute(&self) -> &dyn AttributeText {
+        match self {
+            SharedEncoding::Swizzled(s) => s,
+            SharedEncoding::Nvmma(n) => n,
+            SharedEncoding::Linear(l) => l,
+        }
+    }
+}
+
+impl Encoding {
+    /// The family behind the encoding, as attribute text.
+    fn attribute(&self) -> &dyn AttributeText {
+        match self {
+            Encoding::Distributed(d) => d.attribute(),
+            Encoding::Shared(s) => s.attribute(),
+            Encoding::TensorMemory(t) => t,
+            Encoding::TensorMemoryScales(t) => t,
+        }
+    }
+
+    /// Parses one layout attribute as Triton 3.9 prints it (see the [module docs](self) for
+    /// the forms), or an alias definition line `#name = #ttg.…<…>` (its right-hand side).
+    ///
+    /// `#ttg.nvmma_shared`'s `rank = N` is checked and dropped: [`NvmmaShared`] takes its rank
+    /// from the shape. `#ttg.linear` and `#ttg.shared_linear` give layouts with in-dims
+    /// `register, lane, warp, block` and `offset, block` (in that order, whatever the text's
+    /// order) and out-dims `dim0…` sized by their bases, as Triton builds them.
+    ///
+    /// Errors: [`LayoutError::Parse`] naming the attribute, the key, the column and the
+    /// offending token — an unknown attribute or key, a key given twice, a missing key, a value
+    /// of the wrong kind or out of range, lists of different ranks, a parent that is not a
+    /// register layout (or is an alias), bases that do not make a surjective layout.
     ///
     /// ```
-    /// use linear_layout::families::{NvmmaShared, SharedEncoding, SwizzledShared};
-    /// let nvmma = SharedEncoding::Nvmma(NvmmaShared::new(64, 16, false, false, vec![])?);
-    /// assert_eq!(nvmma.alignment(), 512);
-    /// let swizzled = SharedEncoding::Swizzled(SwizzledShared::new(8, 1, 8, vec![1, 0], vec![])?);
-    /// assert_eq!(swizzled.alignment(), 16);
-    /// let linear = SharedEncoding::Linear { layout: swizzled.to_linear_layout(&[8, 8])?, alignment: 128 };
-    /// assert_eq!(linear.alignment(), 128);
+    /// use linear_layout::families::{Blocked, DistributedEncoding, Encoding};
+    /// let enc = Encoding::from_mlir(
+    ///     "#blocked = #ttg.blocked<{order = [1, 0], sizePerThread = [1, 4],\n  threadsPerWarp = [8, 4], warpsPerCTA = [2, 2]}>",
+    /// )?;
+    /// assert_eq!(
+    ///     enc,
+    ///     Encoding::Distributed(DistributedEncoding::Blocked(Blocked {
+    ///         size_per_thread: vec![1, 4],
+    ///         threads_per_warp: vec![8, 4],
+    ///         warps_per_cta: vec![2, 2],
+    ///         order: vec![1, 0],
+    ///         cga_layout: vec![],
+    ///     }))
+    /// );
+    /// let err = Encoding::from_mlir("#ttg.blocked<{sizePerThreads = [1, 4]}>").unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "parse error: #ttg.blocked, column 15: unknown key 'sizePerThreads' (expected one of \
+    ///      sizePerThread, threadsPerWarp, warpsPerCTA, order, CGALayout)"
+    /// );
+    /// let err = Encoding::from_mlir("#ttg.swizzled_shared<{vec = 2, perPhase = 2, maxPhase = 4}>");
+    /// assert!(err.unwrap_err().to_string().ends_with("missing key 'order'"));
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
-    pub fn alignment(&self) -> u64 {
-        match self {
-            SharedEncoding::Swizzled(s) => s.alignment(),
-            SharedEncoding::Nvmma(n) => n.alignment(),
-            SharedEncoding::Linear { alignment, .. } => *alignment,
-        }
+    pub fn from_mlir(text: &str) -> Result<Encoding> {
+        AttrParser::whole(text, |p| {
+            p.alias_definition();
+            parse_attribute(p)
+        })
+    }
+
+    /// The attribute exactly as Triton 3.9 prints it, for a rank-2 tensor or allocation (the
+    /// only case where the rank matters is `#ttg.nvmma_shared` without a `CGALayout`; use
+    /// [`Encoding::to_mlir_for_rank`] for other ranks).
+    ///
+    /// A linear layout Triton could not hold (in-dims other than `register, lane, warp, block`
+    /// or `offset, block`, out-dims not `dim0…`, not surjective) prints its bases for those
+    /// in-dims all the same; parsing that text gives the layout Triton would build from them.
+    ///
+    /// ```
+    /// use linear_layout::families::{Encoding, SharedEncoding, SwizzledShared};
+    /// let enc = Encoding::Shared(SharedEncoding::Swizzled(SwizzledShared {
+    ///     vec: 8,
+    ///     per_phase: 1,
+    ///     max_phase: 4,
+    ///     order: vec![1, 0],
+    ///     cga_layout: vec![vec![0, 1]],
+    /// }));
+    /// assert_eq!(
+    ///     enc.to_mlir(),
+    ///     "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 4, order = [1, 0], CGALayout = [[0, 1]]}>"
+    /// );
+    /// assert_eq!(Encoding::from_mlir(&enc.to_mlir())?, enc);
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn to_mlir(&self) -> String {
+        self.to_mlir_for_rank(DEFAULT_RANK)
+    }
+
+    /// The attribute exactly as Triton 3.9 prints it on a tensor or allocation of rank `rank`:
+    /// `#ttg.nvmma_shared` without a `CGALayout` carries `rank = N` when `N` is not 2. Every other
+    /// attribute holds its rank in its own lists and prints as [`Encoding::to_mlir`].
+    ///
+    /// ```
+    /// use linear_layout::families::{Encoding, NvmmaShared, SharedEncoding};
+    /// let enc = Encoding::Shared(SharedEncoding::Nvmma(NvmmaShared {
+    ///     swizzle_bytes: 128,
+    ///     element_bits: 8,
+    ///     transposed: false,
+    ///     fp4_padded: true,
+    ///     cga_layout: vec![],
+    /// }));
+    /// assert_eq!(
+    ///     enc.to_mlir_for_rank(3),
+    ///     "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 8, fp4Padded = true, rank = 3}>"
+    /// );
+    /// assert_eq!(
+    ///     enc.to_mlir(),
+    ///     "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 8, fp4Padded = true}>"
+    /// );
+    /// assert_eq!(Encoding::from_mlir(&enc.to_mlir_for_rank(3))?, enc);
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn to_mlir_for_rank(&self, rank: usize) -> String {
+        self.attribute().text(rank)
+    }
+}
+
+impl FromStr for Encoding {
+    type Err = LayoutError;
+
+    /// [`Encoding::from_mlir`].
+    ///
+    /// ```
+    /// use linear_layout::families::Encoding;
+    /// let enc: Encoding = "#ttng.tensor_memory_scales_encoding<>".parse()?;
+    /// assert!(matches!(enc, Encoding::TensorMemoryScales(_)));
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    fn from_str(text: &str) -> Result<Encoding> {
+        Encoding::from_mlir(text)
+    }
+}
+
+impl fmt::Display for Encoding {
+    /// [`Encoding::to_mlir`].
+    ///
+    /// ```
+    /// use linear_layout::families::{Encoding, TensorMemory};
+    /// let enc = Encoding::TensorMemory(TensorMemory {
+    ///     block_m: 128,
+    ///     block_n: 64,
+    ///     col_stride: 1,
+    ///     cga_layout: vec![vec![1, 0]],
+    ///     two_ctas: true,
+    /// });
+    /// assert_eq!(
+    ///     enc.to_string(),
+    ///     "#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1, CGALayout = [[1, 0]], twoCTAs = true>"
+    /// );
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.to_mlir())
     }
 }

@@ -2,7 +2,10 @@
 //! register/lane tile ([`nvidia_mma_tile`]) that their dot operands share.
 
 use super::blocked::{check_pow2_list, widen};
+use super::encoding::Attribute;
 use super::standard::{check_cga, check_shape, combine_cta_cga, identity_standard_nd};
+use super::{DistributedEncoding, Encoding};
+use crate::text::attr::{cga_suffix, list_text, AttrParser};
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
 const FAMILY: &str = "nvidia_mma";
@@ -296,4 +299,57 @@ pub fn nvidia_mma_tile(
         LinearLayout::identity_1d(n / (4 * kw), "register", din)?,
     ];
     parts.iter().try_fold(trivial, |acc, p| acc.product(p))
+}
+
+impl Attribute for NvidiaMma {
+    const NAME: &'static str = "#ttg.nvidia_mma";
+
+    fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
+        const A: &str = NvidiaMma::NAME;
+        const KEYS: [&str; 5] = [
+            "versionMajor",
+            "versionMinor",
+            "warpsPerCTA",
+            "instrShape",
+            "CGALayout",
+        ];
+        let (mut major, mut minor, mut wpc, mut instr, mut cga) = (None, 0, None, None, Vec::new());
+        p.open_dict(A)?;
+        p.fields(A, Some(&KEYS), '}', |p, key| {
+            match key {
+                "versionMajor" => major = Some(p.int(A, key)?),
+                "versionMinor" => minor = p.int(A, key)?,
+                "warpsPerCTA" => wpc = Some(p.ints(A, key)?),
+                "instrShape" => instr = Some(p.ints(A, key)?),
+                _ => cga = p.bases(A, key)?,
+            }
+            Ok(())
+        })?;
+        p.close_dict(A)?;
+        let m = NvidiaMma {
+            version_major: p.required(A, start, "versionMajor", major)?,
+            version_minor: minor,
+            warps_per_cta: p.required(A, start, "warpsPerCTA", wpc)?,
+            instr_shape: p.required(A, start, "instrShape", instr)?,
+            cga_layout: cga,
+        };
+        p.check_cga(A, start, &m.cga_layout, Some(m.warps_per_cta.len()))?;
+        Ok(m)
+    }
+
+    fn print(&self, _rank: usize) -> String {
+        format!(
+            "{}<{{versionMajor = {}, versionMinor = {}, warpsPerCTA = {}{}, instrShape = {}}}>",
+            Self::NAME,
+            self.version_major,
+            self.version_minor,
+            list_text(&self.warps_per_cta),
+            cga_suffix(&self.cga_layout),
+            list_text(&self.instr_shape),
+        )
+    }
+
+    fn into_encoding(self) -> Encoding {
+        Encoding::Distributed(DistributedEncoding::NvidiaMma(self))
+    }
 }

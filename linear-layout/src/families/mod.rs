@@ -6,16 +6,19 @@
 //! |---|---|---|
 //! | [`SwizzledShared`], [`NvmmaShared`] | `offset, block` → `dim0..` | [`swizzled`], [`nvmma`] |
 //! | [`CuteSwizzle`] | `offset` → `offset` | [`cute`] |
-//! | [`TensorMemory`], [`TensorMemoryScales`] | `row, col` → `dim0, dim1` | [`tmem`] |
+//! | [`TensorMemory`], [`TensorMemoryScales`] | `row, col` → `dim0, dim1` | [`tmem`], [`tmem_scales`] |
+//! | `#ttg.linear`, [`SharedLinear`] | given by their bases | [`linear`] |
 //! | [`Tcgen05Atom`] register layouts | `register, lane, warp, block` → `dim0, dim1` | [`tmem_access`] |
 //! | [`Blocked`], [`Slice`], [`NvidiaMma`], [`DotOperand`] | `register, lane, warp, block` → `dim0..` | [`blocked`], [`slice`], [`mma`], [`dot_operand`] |
 //!
-//! [`Encoding`] gathers them (plus plain linear layouts) behind one `to_linear_layout(shape)`.
+//! [`Encoding`] gathers them behind one `to_linear_layout(shape)` and reads and prints their MLIR
+//! attributes; each family's attribute keys and printer sit in its own file.
 
 pub mod blocked;
 pub mod cute;
 pub mod dot_operand;
 pub mod encoding;
+pub mod linear;
 pub mod mma;
 pub mod nvmma;
 pub mod slice;
@@ -23,14 +26,17 @@ pub mod standard;
 pub mod swizzled;
 pub mod tmem;
 pub mod tmem_access;
+pub mod tmem_scales;
 
 pub use blocked::Blocked;
 pub use cute::CuteSwizzle;
 pub use dot_operand::DotOperand;
 pub use encoding::{DistributedEncoding, Encoding, SharedEncoding};
+pub use linear::SharedLinear;
 pub use mma::NvidiaMma;
 pub use nvmma::NvmmaShared;
 pub use slice::Slice;
 pub use swizzled::SwizzledShared;
-pub use tmem::{tcgen05_alloc_columns, TensorMemory, TensorMemoryScales};
+pub use tmem::{tcgen05_alloc_columns, TensorMemory};
 pub use tmem_access::{tmem_reg_layout, Tcgen05Atom};
+pub use tmem_scales::TensorMemoryScales;

@@ -8,8 +8,11 @@
 //! the tensor. Offsets count elements.
 
 use super::cute::CuteSwizzle;
+use super::encoding::Attribute;
 use super::standard::{check_shape, combine_cta_cga, ensure_not_smaller_than, standard_out_dims};
 use super::swizzled::{require_offset_bits, shape_per_cta};
+use super::{Encoding, SharedEncoding};
+use crate::text::attr::{cga_suffix, AttrParser};
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
 const FAMILY: &str = "nvmma_shared";
@@ -462,4 +465,75 @@ fn transpose_by_position(l: &LinearLayout, order: &[usize]) -> Result<LinearLayo
         bases.push((dim, moved));
     }
     LinearLayout::from_bases(&bases, &new_outs, false)
+}
+
+/// Triton's default `rank` of `#ttg.nvmma_shared`, the one it does not print.
+pub(crate) const DEFAULT_RANK: usize = 2;
+
+impl Attribute for NvmmaShared {
+    const NAME: &'static str = "#ttg.nvmma_shared";
+
+    /// `rank = N` is checked and dropped: [`NvmmaShared`] takes its rank from the shape.
+    fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
+        const A: &str = NvmmaShared::NAME;
+        const KEYS: [&str; 6] = [
+            "swizzlingByteWidth",
+            "transposed",
+            "elementBitWidth",
+            "fp4Padded",
+            "rank",
+            "CGALayout",
+        ];
+        let (mut swizzle, mut transposed, mut bits, mut fp4) = (None, false, None, false);
+        let (mut rank, mut cga) = (None, Vec::new());
+        p.open_dict(A)?;
+        p.fields(A, Some(&KEYS), '}', |p, key| {
+            match key {
+                "swizzlingByteWidth" => swizzle = Some(p.int(A, key)?),
+                "transposed" => transposed = p.boolean(A, key)?,
+                "elementBitWidth" => bits = Some(p.int(A, key)?),
+                "fp4Padded" => fp4 = p.boolean(A, key)?,
+                "rank" => rank = Some(p.int::<usize>(A, key)?),
+                _ => cga = p.bases(A, key)?,
+            }
+            Ok(())
+        })?;
+        p.close_dict(A)?;
+        if rank == Some(0) {
+            return Err(p.err_at(A, start, "rank = 0: the rank must be at least 1"));
+        }
+        p.check_cga(A, start, &cga, rank)?;
+        Ok(NvmmaShared {
+            swizzle_bytes: p.required(A, start, "swizzlingByteWidth", swizzle)?,
+            element_bits: p.required(A, start, "elementBitWidth", bits)?,
+            transposed,
+            fp4_padded: fp4,
+            cga_layout: cga,
+        })
+    }
+
+    /// The CGA layout carries the rank when there is one; otherwise `rank = N` unless it is 2.
+    fn print(&self, rank: usize) -> String {
+        let fp4 = if self.fp4_padded {
+            ", fp4Padded = true"
+        } else {
+            ""
+        };
+        let rank_or_cga = if self.cga_layout.is_empty() && rank != DEFAULT_RANK {
+            format!(", rank = {rank}")
+        } else {
+            cga_suffix(&self.cga_layout)
+        };
+        format!(
+            "{}<{{swizzlingByteWidth = {}, transposed = {}, elementBitWidth = {}{fp4}{rank_or_cga}}}>",
+            Self::NAME,
+            self.swizzle_bytes,
+            self.transposed,
+            self.element_bits,
+        )
+    }
+
+    fn into_encoding(self) -> Encoding {
+        Encoding::Shared(SharedEncoding::Nvmma(self))
+    }
 }

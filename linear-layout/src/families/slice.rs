@@ -1,8 +1,10 @@
 //! [`Slice`]: `#ttg.slice`, a parent layout with one dim removed (the layout of a reduction's
 //! result, or of the operand of an `expand_dims`).
 
+use super::encoding::{parse_parent, Attribute};
 use super::standard::check_shape;
-use super::DistributedEncoding;
+use super::{DistributedEncoding, Encoding};
+use crate::text::attr::AttrParser;
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
 const FAMILY: &str = "slice";
@@ -171,5 +173,40 @@ pub fn distributed_rank(enc: &DistributedEncoding) -> Result<usize> {
         DistributedEncoding::NvidiaMma(m) => m.rank(),
         DistributedEncoding::DotOperand(d) => distributed_rank(&d.parent),
         DistributedEncoding::Linear(l) => Ok(l.num_out_dims()),
+    }
+}
+
+impl Attribute for Slice {
+    const NAME: &'static str = "#ttg.slice";
+
+    fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
+        const A: &str = Slice::NAME;
+        let (mut dim, mut parent) = (None, None);
+        p.open_dict(A)?;
+        p.fields(A, Some(&["dim", "parent"]), '}', |p, key| {
+            match key {
+                "dim" => dim = Some(p.int(A, key)?),
+                _ => parent = Some(parse_parent(p, A)?),
+            }
+            Ok(())
+        })?;
+        p.close_dict(A)?;
+        Ok(Slice {
+            dim: p.required(A, start, "dim", dim)?,
+            parent: p.required(A, start, "parent", parent)?,
+        })
+    }
+
+    fn print(&self, rank: usize) -> String {
+        format!(
+            "{}<{{dim = {}, parent = {}}}>",
+            Self::NAME,
+            self.dim,
+            self.parent.attribute().text(rank)
+        )
+    }
+
+    fn into_encoding(self) -> Encoding {
+        Encoding::Distributed(DistributedEncoding::Slice(self))
     }
 }

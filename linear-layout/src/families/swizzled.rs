@@ -6,10 +6,13 @@
 //! and XORs the column by `vec · ((ρ / per_phase) mod max_phase)`, truncated to the columns the
 //! tensor has; the remaining dims `order[2..]` follow unswizzled. Offsets count elements.
 
+use super::encoding::Attribute;
 use super::standard::{
     cga_layout, check_order, check_pow2, check_shape, combine_cta_cga, ensure_not_larger_than,
     standard_out_dims,
 };
+use super::{Encoding, SharedEncoding};
+use crate::text::attr::{cga_suffix, list_text, AttrParser};
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
 const FAMILY: &str = "swizzled_shared";
@@ -224,4 +227,52 @@ pub(crate) fn require_offset_bits(
         });
     }
     Ok(())
+}
+
+impl Attribute for SwizzledShared {
+    const NAME: &'static str = "#ttg.swizzled_shared";
+
+    fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
+        const A: &str = SwizzledShared::NAME;
+        const KEYS: [&str; 5] = ["vec", "perPhase", "maxPhase", "order", "CGALayout"];
+        let (mut vec, mut per_phase, mut max_phase, mut order, mut cga) =
+            (None, None, None, None, Vec::new());
+        p.open_dict(A)?;
+        p.fields(A, Some(&KEYS), '}', |p, key| {
+            match key {
+                "vec" => vec = Some(p.int(A, key)?),
+                "perPhase" => per_phase = Some(p.int(A, key)?),
+                "maxPhase" => max_phase = Some(p.int(A, key)?),
+                "order" => order = Some(p.ints(A, key)?),
+                _ => cga = p.bases(A, key)?,
+            }
+            Ok(())
+        })?;
+        p.close_dict(A)?;
+        let s = SwizzledShared {
+            vec: p.required(A, start, "vec", vec)?,
+            per_phase: p.required(A, start, "perPhase", per_phase)?,
+            max_phase: p.required(A, start, "maxPhase", max_phase)?,
+            order: p.required(A, start, "order", order)?,
+            cga_layout: cga,
+        };
+        p.check_cga(A, start, &s.cga_layout, Some(s.order.len()))?;
+        Ok(s)
+    }
+
+    fn print(&self, _rank: usize) -> String {
+        format!(
+            "{}<{{vec = {}, perPhase = {}, maxPhase = {}, order = {}{}}}>",
+            Self::NAME,
+            self.vec,
+            self.per_phase,
+            self.max_phase,
+            list_text(&self.order),
+            cga_suffix(&self.cga_layout),
+        )
+    }
+
+    fn into_encoding(self) -> Encoding {
+        Encoding::Shared(SharedEncoding::Swizzled(self))
+    }
 }

@@ -1,4 +1,5 @@
-//! Tensor memory (Blackwell TMEM) layouts: [`TensorMemory`] and [`TensorMemoryScales`].
+//! Tensor memory (Blackwell TMEM) layouts: [`TensorMemory`] here, and
+//! [`TensorMemoryScales`](super::TensorMemoryScales) in `tmem_scales.rs` on the same helpers.
 //!
 //! TMEM is 128 lanes (`row`) × 512 32-bit columns per CTA. Triton 3.9 describes an allocation by
 //! a layout `row, col → dim0, dim1` whose `col` counts *elements*: `32 / element_bits`
@@ -9,10 +10,13 @@
 //! Python view of the layout drops it.
 //!
 //! Allocation sizes follow Triton 3.9's `getTmemAllocSizes`: [`TensorMemory::alloc_rows`],
-//! [`TensorMemory::alloc_columns`], [`TensorMemoryScales::alloc_columns`]; the module-level
+//! [`TensorMemory::alloc_columns`], [`TensorMemoryScales::alloc_columns`](super::TensorMemoryScales::alloc_columns); the module-level
 //! `tcgen05.alloc` size is [`tcgen05_alloc_columns`].
 
+use crate::families::encoding::Attribute;
 use crate::families::standard::{cga_layout, check_shape};
+use crate::families::Encoding;
+use crate::text::attr::{cga_suffix, AttrParser};
 use crate::{LayoutError, LinearLayout, Result};
 
 /// TMEM lanes (rows) per CTA: the `row` in-dim of every TMEM layout has this size.
@@ -36,7 +40,6 @@ pub const TMEM_LANES: u32 = 128;
 pub const TMEM_COLUMNS: u32 = 512;
 
 const FAMILY: &str = "tensor_memory";
-const SCALES: &str = "tensor_memory_scales";
 
 /// `#ttng.tensor_memory_encoding<blockM, blockN, colStride>`: in-dims `row` (128 TMEM lanes),
 /// `col` (columns in elements) and, with a multi-CTA `cga_layout`, `block` → `dim0, dim1`.
@@ -84,26 +87,6 @@ pub struct TensorMemory {
     pub two_ctas: bool,
 }
 
-/// `#ttng.tensor_memory_scales_encoding<>`: block-scale factors for `tcgen05.mma` with scales
-/// (8-bit elements). Triton 3.9's `tensorMemoryScalesToLinearLayout`: rows
-/// `[1,0]…[16,0]` then two zero row bases (the four warps' 32-lane slices hold copies), cols
-/// `[0,1], [0,2]` (4 scales per 32-bit column), then `[32,0]` and further 64-row blocks, then
-/// more scale columns; everything is clipped to the per-CTA shape
-/// (`ensureLayoutNotLargerThan`), and CGA bases become `block` bases.
-///
-/// ```
-/// use linear_layout::families::TensorMemoryScales;
-/// let s = TensorMemoryScales::default().to_linear_layout(&[128, 8])?;
-/// assert_eq!(s.bases_of("row")?, vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![16, 0], vec![0, 0], vec![0, 0]]);
-/// assert_eq!(s.bases_of("col")?, vec![vec![0, 1], vec![0, 2], vec![32, 0], vec![64, 0], vec![0, 4]]);
-/// # Ok::<(), linear_layout::LayoutError>(())
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct TensorMemoryScales {
-    /// Gluon 3.9 `cga_layout`.
-    pub cga_layout: Vec<Vec<u64>>,
-}
-
 /// A TMEM layout taken apart: bases as `[dim0, dim1]` pairs, per CTA, plus the CGA.
 #[derive(Debug, Clone)]
 pub(crate) struct TmemBases {
@@ -121,7 +104,7 @@ pub(crate) struct TmemBases {
 
 impl TmemBases {
     /// `row, col (, block) → dim0, dim1`; `block` only with a non-empty CGA.
-    fn to_layout(&self) -> Result<LinearLayout> {
+    pub(crate) fn to_layout(&self) -> Result<LinearLayout> {
         let pairs = |v: &[[u64; 2]]| v.iter().map(|b| b.to_vec()).collect::<Vec<_>>();
         let mut bases = vec![("row", pairs(&self.rows)), ("col", pairs(&self.cols))];
         if !self.cga.is_empty() {
@@ -155,7 +138,7 @@ impl TmemBases {
 }
 
 /// Gluon's `cga_layout` bases as pairs with the CTA split (the CGA layout's out sizes).
-fn cga_parts(bases: &[Vec<u64>]) -> Result<(Vec<[u64; 2]>, [u64; 2])> {
+pub(crate) fn cga_parts(bases: &[Vec<u64>]) -> Result<(Vec<[u64; 2]>, [u64; 2])> {
     let cga = cga_layout(bases, 2).map_err(|e| match e {
         LayoutError::InvalidParameter { .. } => e,
         other => bad_param(
@@ -194,7 +177,11 @@ fn bad_param(param: &'static str, value: impl ToString, reason: impl Into<String
     }
 }
 
-fn bad_shape(family: &'static str, shape: &[u64], reason: impl Into<String>) -> LayoutError {
+pub(crate) fn bad_shape(
+    family: &'static str,
+    shape: &[u64],
+    reason: impl Into<String>,
+) -> LayoutError {
     LayoutError::InvalidShape {
         family,
         shape: shape.to_vec(),
@@ -203,7 +190,7 @@ fn bad_shape(family: &'static str, shape: &[u64], reason: impl Into<String>) -> 
 }
 
 /// Bases `[unit·2^i, 0]` for `i < log2(n)`: `identity1D(n, in, dim0)` scaled by `unit`.
-fn dim0_bases(n: u64, unit: u64) -> Vec<[u64; 2]> {
+pub(crate) fn dim0_bases(n: u64, unit: u64) -> Vec<[u64; 2]> {
     (0..n.max(1).trailing_zeros())
         .map(|i| [unit << i, 0])
         .collect()
@@ -430,7 +417,12 @@ impl TensorMemory {
     }
 }
 
-fn total_columns(family: &'static str, shape: &[u64], cols: u64, buffers: u64) -> Result<u32> {
+pub(crate) fn total_columns(
+    family: &'static str,
+    shape: &[u64],
+    cols: u64,
+    buffers: u64,
+) -> Result<u32> {
     let total = cols.saturating_mul(buffers);
     if total > u64::from(TMEM_COLUMNS) {
         return Err(bad_shape(
@@ -441,77 +433,6 @@ fn total_columns(family: &'static str, shape: &[u64], cols: u64, buffers: u64) -
     }
     // `total <= 512` was just checked.
     Ok(total as u32)
-}
-
-impl TensorMemoryScales {
-    /// The layout for an allocation of `shape` (rank 2); see the type docs.
-    ///
-    /// Errors: a bad `cga_layout` ([`LayoutError::InvalidParameter`]); a shape that is not 2-D
-    /// powers of two, or has fewer elements than CTAs along a dim ([`LayoutError::InvalidShape`];
-    /// Triton builds a layout larger than the shape there).
-    ///
-    /// ```
-    /// use linear_layout::families::TensorMemoryScales;
-    /// // Two scales per row: the `col` bit that would pick scales 2, 3 is clipped to 0.
-    /// let s = TensorMemoryScales::default().to_linear_layout(&[128, 2])?;
-    /// assert_eq!(s.bases_of("col")?, vec![vec![0, 1], vec![0, 0], vec![32, 0], vec![64, 0]]);
-    /// let two = TensorMemoryScales { cga_layout: vec![vec![1, 0]] }.to_linear_layout(&[256, 4])?;
-    /// assert_eq!(two.bases_of("block")?, vec![vec![128, 0]]);
-    /// # Ok::<(), linear_layout::LayoutError>(())
-    /// ```
-    pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
-        self.bases(shape)?.to_layout()
-    }
-
-    fn bases(&self, shape: &[u64]) -> Result<TmemBases> {
-        check_shape(SCALES, shape, 2)?;
-        let &[m, n] = shape else {
-            return Err(bad_shape(SCALES, shape, "expected rank 2"));
-        };
-        let (cga, split) = cga_parts(&self.cga_layout)?;
-        if m < split[0] || n < split[1] {
-            return Err(bad_shape(
-                SCALES,
-                shape,
-                format!("fewer elements than CTAs ({}×{})", split[0], split[1]),
-            ));
-        }
-        let cta = [m / split[0], n / split[1]];
-        // 32 rows, replicated over the four warps' lane slices; 4 scales per 32-bit column;
-        // two 32-row halves of a 64-row block side by side.
-        let mut rows = dim0_bases(32, 1);
-        rows.extend([[0, 0], [0, 0]]);
-        let mut cols = vec![[0, 1], [0, 2], [32, 0]];
-        cols.extend(dim0_bases(cta[0].div_ceil(64), 64));
-        cols.extend(dim1_bases(cta[1].div_ceil(4), 4));
-        // ensureLayoutNotLargerThan(cta): clip every component to the per-CTA shape.
-        for b in rows.iter_mut().chain(cols.iter_mut()) {
-            b[0] &= cta[0] - 1;
-            b[1] &= cta[1] - 1;
-        }
-        Ok(TmemBases {
-            rows,
-            cols,
-            cta_shape: cta,
-            cga,
-            split,
-        })
-    }
-
-    /// 32-bit TMEM columns an allocation of `shape` occupies per CTA (Triton 3.9's
-    /// `getTmemAllocSizes` for 8-bit scales: the `col` in-dim size / 4). Scales always use
-    /// 128 lanes and cannot be multi-buffered (rank 2 only).
-    ///
-    /// ```
-    /// use linear_layout::families::TensorMemoryScales;
-    /// assert_eq!(TensorMemoryScales::default().alloc_columns(&[128, 4])?, 4);
-    /// assert_eq!(TensorMemoryScales::default().alloc_columns(&[256, 16])?, 32);
-    /// # Ok::<(), linear_layout::LayoutError>(())
-    /// ```
-    pub fn alloc_columns(&self, shape: &[u64]) -> Result<u32> {
-        let b = self.bases(shape)?;
-        total_columns(SCALES, shape, (1u64 << b.col_bits()).div_ceil(4), 1)
-    }
 }
 
 /// The `tcgen05.alloc` size for `columns` 32-bit columns: the smallest of 32, 64, 128, 256, 512
@@ -535,5 +456,56 @@ pub fn tcgen05_alloc_columns(columns: u32) -> Result<u32> {
             value: columns.to_string(),
             reason: format!("a CTA has {TMEM_COLUMNS} TMEM columns"),
         }),
+    }
+}
+
+impl Attribute for TensorMemory {
+    const NAME: &'static str = "#ttng.tensor_memory_encoding";
+
+    /// `<blockM = …, blockN = …, colStride = …>` (no braces).
+    fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
+        const A: &str = TensorMemory::NAME;
+        const KEYS: [&str; 5] = ["blockM", "blockN", "colStride", "CGALayout", "twoCTAs"];
+        let (mut block_m, mut block_n, mut col_stride) = (None, None, None);
+        let (mut cga, mut two_ctas) = (Vec::new(), false);
+        p.cursor.expect(A, '<', "")?;
+        p.fields(A, Some(&KEYS), '>', |p, key| {
+            match key {
+                "blockM" => block_m = Some(p.int(A, key)?),
+                "blockN" => block_n = Some(p.int(A, key)?),
+                "colStride" => col_stride = Some(p.int(A, key)?),
+                "CGALayout" => cga = p.bases(A, key)?,
+                _ => two_ctas = p.boolean(A, key)?,
+            }
+            Ok(())
+        })?;
+        p.check_cga(A, start, &cga, None)?;
+        Ok(TensorMemory {
+            block_m: p.required(A, start, "blockM", block_m)?,
+            block_n: p.required(A, start, "blockN", block_n)?,
+            col_stride: p.required(A, start, "colStride", col_stride)?,
+            cga_layout: cga,
+            two_ctas,
+        })
+    }
+
+    fn print(&self, _rank: usize) -> String {
+        format!(
+            "{}<blockM = {}, blockN = {}, colStride = {}{}{}>",
+            Self::NAME,
+            self.block_m,
+            self.block_n,
+            self.col_stride,
+            cga_suffix(&self.cga_layout),
+            if self.two_ctas {
+                ", twoCTAs = true"
+            } else {
+                ""
+            },
+        )
+    }
+
+    fn into_encoding(self) -> Encoding {
+        Encoding::TensorMemory(self)
     }
 }

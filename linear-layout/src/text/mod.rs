@@ -1,7 +1,17 @@
 //! Text forms of a layout: Triton's JSON `from_bases` shape, Triton's `toString`, and the MLIR
-//! attribute `#ttg.linear<{…}>`.
+//! tokenizer and attribute grammar the layout families' `#ttg…` attributes are read with.
+//!
+//! | concept | file |
+//! |---|---|
+//! | [`Cursor`](cursor::Cursor): the one MLIR tokenizer (positions, tokens, located errors) | `cursor.rs` |
+//! | the attribute grammar every family shares (fields, values, lists, bases, printing) | `attr.rs` |
+//! | `Display`: Triton's `LinearLayout::toString` | `display.rs` |
+//! | JSON in Triton's `from_bases` shape | `json.rs` |
+//!
+//! `#ttg.linear` text of a [`LinearLayout`](crate::LinearLayout) is read and printed by
+//! [`families::linear`](crate::families::linear), with the other attributes.
 
-pub mod attr;
+pub(crate) mod attr;
+pub mod cursor;
 pub mod display;
 pub mod json;
-pub mod mlir;

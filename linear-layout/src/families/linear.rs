@@ -1,0 +1,188 @@
+//! The linear encodings: `#ttg.linear` (a register layout given by its bases, a
+//! [`LinearLayout`] with in-dims `register, lane, warp, block`) and `#ttg.shared_linear`
+//! ([`SharedLinear`]: in-dims `offset, block`, plus an alignment), with their attribute text.
+//!
+//! Both build their out-dims as Triton's attribute parser does: `dim0…dimN-1`, sized by the
+//! bases (so the layout is surjective). [`LinearLayout::from_mlir`] reads the same grammar with
+//! any in-dims, in the order the text gives them.
+//!
+//! ```
+//! use linear_layout::families::{Encoding, SharedEncoding, SharedLinear};
+//! let text = "#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 0], [2, 1]]}, alignment = 16>";
+//! let Encoding::Shared(SharedEncoding::Linear(s)) = Encoding::from_mlir(text)? else { panic!() };
+//! assert_eq!(s.alignment, 16);
+//! assert_eq!(s.layout.out_dims(), vec![("dim0".into(), 4), ("dim1".into(), 4)]);
+//! assert_eq!(Encoding::Shared(SharedEncoding::Linear(s)).to_mlir(), text);
+//! # Ok::<(), linear_layout::LayoutError>(())
+//! ```
+
+use crate::families::encoding::Attribute;
+use crate::families::{DistributedEncoding, Encoding, SharedEncoding};
+use crate::text::attr::{bases_text, layout_dims_text, AttrParser};
+use crate::{Dim, DimBases, LayoutError, LinearLayout, Result};
+
+/// `#ttg.shared_linear<{offset = […], block = […]}, alignment = N>`: any shared-memory layout
+/// with in-dims `offset, block`, and the alignment of the allocation's start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SharedLinear {
+    /// The map from `offset, block` to `dim0…`.
+    pub layout: LinearLayout,
+    /// The alignment of the allocation's start, in bytes.
+    pub alignment: u64,
+}
+
+/// The in-dims of `#ttg.linear`, in the order Triton builds them.
+const REGISTER_DIMS: [&str; 4] = ["register", "lane", "warp", "block"];
+
+/// `{dim = [[…]], …}>`: the bases of a linear attribute. With `keys`, exactly those in-dims,
+/// each required, in `keys` order (Triton's attribute); without, any in-dims in text order.
+pub(crate) fn linear_bases<'a>(
+    p: &mut AttrParser<'a>,
+    attr: &str,
+    start: usize,
+    keys: Option<&[&'static str]>,
+) -> Result<Vec<(&'a str, DimBases)>> {
+    let mut found: Vec<(&'a str, DimBases)> = Vec::new();
+    p.open_dict(attr)?;
+    p.fields(attr, keys, '}', |p, key| {
+        let bases = p.bases(attr, key)?;
+        found.push((key, bases));
+        Ok(())
+    })?;
+    p.close_dict(attr)?;
+    let Some(keys) = keys else {
+        return Ok(found);
+    };
+    let mut dims = Vec::with_capacity(keys.len());
+    for &key in keys {
+        let bases = found
+            .iter()
+            .position(|(k, _)| *k == key)
+            .map(|i| found.swap_remove(i).1);
+        dims.push((key, p.required(attr, start, key, bases)?));
+    }
+    Ok(dims)
+}
+
+impl Attribute for LinearLayout {
+    const NAME: &'static str = "#ttg.linear";
+
+    fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
+        let dims = linear_bases(p, Self::NAME, start, Some(&REGISTER_DIMS))?;
+        p.layout(Self::NAME, start, &dims)
+    }
+
+    fn print(&self, _rank: usize) -> String {
+        format!(
+            "{}<{{{}}}>",
+            Self::NAME,
+            layout_dims_text(self, &REGISTER_DIMS, &[])
+        )
+    }
+
+    fn into_encoding(self) -> Encoding {
+        Encoding::Distributed(DistributedEncoding::Linear(self))
+    }
+}
+
+impl Attribute for SharedLinear {
+    const NAME: &'static str = "#ttg.shared_linear";
+
+    fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
+        const A: &str = SharedLinear::NAME;
+        let (mut offset, mut block, mut alignment) = (None, Vec::new(), None);
+        p.open_dict(A)?;
+        p.fields(A, Some(&["offset", "block"]), '}', |p, key| {
+            match key {
+                "offset" => offset = Some(p.bases(A, key)?),
+                _ => block = p.bases(A, key)?,
+            }
+            Ok(())
+        })?;
+        p.cursor.expect(A, ',', " before 'alignment'")?;
+        p.fields(A, Some(&["alignment"]), '>', |p, key| {
+            alignment = Some(p.uint(A, key)?);
+            Ok(())
+        })?;
+        let offset = p.required(A, start, "offset", offset)?;
+        let alignment = p.required(A, start, "alignment", alignment)?;
+        let layout = p.layout(A, start, &[("offset", offset), ("block", block)])?;
+        Ok(SharedLinear { layout, alignment })
+    }
+
+    fn print(&self, _rank: usize) -> String {
+        format!(
+            "{}<{{{}}}, alignment = {}>",
+            Self::NAME,
+            layout_dims_text(&self.layout, &["offset", "block"], &["block"]),
+            self.alignment
+        )
+    }
+
+    fn into_encoding(self) -> Encoding {
+        Encoding::Shared(SharedEncoding::Linear(self))
+    }
+}
+
+impl LinearLayout {
+    /// Parses `#ttg.linear<{…}>` with any in-dims, in text order.
+    ///
+    /// Errors: [`LayoutError::Parse`] with the column and the offending token (a key given
+    /// twice, a negative or oversized component, lists of different lengths), or the
+    /// layout's own error for bases that do not make one.
+    ///
+    /// ```
+    /// use linear_layout::LinearLayout;
+    /// let l = LinearLayout::from_mlir("#ttg.linear<{register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[0, 8], [16, 0]], block = []}>")?;
+    /// assert_eq!(l.out_dims(), vec![("dim0".into(), 32), ("dim1".into(), 16)]);
+    /// assert_eq!(LinearLayout::from_mlir(&l.to_mlir()?)?, l);
+    /// let err = LinearLayout::from_mlir("#ttg.linear<{register = [[0, -1]]}>").unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "parse error: #ttg.linear, column 30: register: expected a non-negative integer, found '-1'"
+    /// );
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn from_mlir(text: &str) -> Result<LinearLayout> {
+        const A: &str = <LinearLayout as Attribute>::NAME;
+        AttrParser::whole(text, |p| {
+            p.cursor.skip_ws();
+            let start = p.cursor.pos();
+            let name = p.cursor.hash_name();
+            if name != A {
+                p.cursor.reset(start);
+                return Err(p.err(A, format!("expected '{A}', found {}", p.cursor.found())));
+            }
+            let dims = linear_bases(p, A, start, None)?;
+            p.layout(A, start, &dims)
+        })
+    }
+
+    /// Prints `#ttg.linear<{…}>` with every in-dim of the layout. The out-dims must be
+    /// `dim0…dimN-1` in order and the layout surjective (the attribute infers sizes); otherwise
+    /// [`LayoutError::Invalid`].
+    pub fn to_mlir(&self) -> Result<String> {
+        let standard = self
+            .outs
+            .iter()
+            .enumerate()
+            .all(|(i, o)| o.dim == Dim::standard(i));
+        if !standard || !self.is_surjective() {
+            return Err(LayoutError::Invalid {
+                op: "to_mlir",
+                what: "#ttg.linear needs out-dims dim0..dimN-1 in order and a surjective layout"
+                    .into(),
+            });
+        }
+        let dims: Vec<String> = self
+            .bases()
+            .iter()
+            .map(|(d, b)| format!("{d} = {}", bases_text(b)))
+            .collect();
+        Ok(format!(
+            "{}<{{{}}}>",
+            <LinearLayout as Attribute>::NAME,
+            dims.join(", ")
+        ))
+    }
+}
