@@ -186,7 +186,7 @@ impl Exec<'_> {
             Op::Ret => return Ok(Flow::Exit),
             // Fences order tcgen05 operations against barriers; the interpreter is sequential.
             Op::TmemFenceBefore | Op::TmemFenceAfter => {}
-            // Warp-collective ops never reach here (see `is_collective`).
+            // Warp-collective ops never reach here (`OpClass::is_collective`).
             Op::Ldmatrix { .. }
             | Op::Stmatrix { .. }
             | Op::TmemAlloc { .. }

@@ -101,23 +101,6 @@ enum Step {
     Done,
 }
 
-/// Whether the op runs once per warp.
-pub(super) fn is_collective(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Ldmatrix { .. }
-            | Op::Stmatrix { .. }
-            | Op::TmemAlloc { .. }
-            | Op::TmemDealloc { .. }
-            | Op::TmemRelinquish
-            | Op::TmemLd { .. }
-            | Op::TmemSt { .. }
-            | Op::TmemWaitLd
-            | Op::TmemWaitSt
-            | Op::BarSync { .. }
-    )
-}
-
 /// A kernel ready to run: validated, shared variables placed, memories initialised (zero).
 /// Fill shared or tensor memory before [`run`](Machine::run) to give loads known values.
 ///
@@ -504,7 +487,7 @@ impl Exec<'_> {
             }
             Some(Stmt::Inst(inst)) => inst,
         };
-        if is_collective(&inst.op) {
+        if inst.op.class().is_collective() {
             if here.len() != 32 {
                 return Err(self.divergent(w, pc));
             }

@@ -2,11 +2,13 @@
 //! ([`Op::validate`], target features, declared names) and collects a [`Kernel`].
 
 use super::error::PtxError;
-use super::inst::{Address, ArithOp, Guard, Inst, LogicOp, MovSource, Op, Stmt};
-use super::kernel::{is_identifier, Kernel, Param, ParamType, PtxVersion, SharedVar, Target};
+use super::inst::{Inst, Op, Stmt};
+use super::kernel::{is_identifier, Kernel, Param, ParamType, SharedVar};
+use super::operands::{Address, ArithOp, Guard, LogicOp, MovSource};
 use super::reg::{Operand, Reg, RegType, SpecialReg};
-use super::tcgen05::TmemShape;
-use super::types::{CmpOp, DataType, IntType, MatrixCount, Role, StateSpace, Width};
+use super::types::{
+    CmpOp, DataType, IntType, MatrixCount, PtxVersion, Role, StateSpace, Target, TmemShape, Width,
+};
 
 /// Builds one [`Kernel`].
 ///
@@ -276,7 +278,7 @@ impl Builder {
     /// ```
     pub fn push_inst(&mut self, inst: Inst) -> Result<(), PtxError> {
         inst.validate()?;
-        if inst.op.needs_sm100a() && self.kernel.target != Target::Sm100a {
+        if inst.op.min_target() > self.kernel.target {
             return Err(PtxError::TargetFeature {
                 inst: inst.op.opcode(),
                 target: self.kernel.target,

@@ -7,8 +7,9 @@
 use std::fmt;
 
 use super::inst::{Inst, Op, Stmt};
-use super::kernel::{Kernel, PtxVersion, Target};
-use super::reg::Reg;
+use super::kernel::Kernel;
+use super::reg::{Reg, RegType};
+use super::types::{PtxVersion, Target};
 
 /// `{%r1, %r2}`.
 struct Vector<'a>(&'a [Reg]);
@@ -161,4 +162,127 @@ pub(crate) fn entry(f: &mut fmt::Formatter<'_>, k: &Kernel) -> fmt::Result {
         }
     }
     writeln!(f, "}}")
+}
+
+impl Op {
+    /// The printed opcode with all its suffixes, e.g. `ld.shared::cta.v4.b32`.
+    ///
+    /// ```
+    /// use codegen::ptx::{ArithOp, IntType, Op, Reg, RegType};
+    /// let r = Reg::new(RegType::B32, 0);
+    /// let op = Op::Arith { op: ArithOp::MulLo, ty: IntType::S32, d: r, a: r.into(), b: 3.into() };
+    /// assert_eq!(op.opcode(), "mul.lo.s32");
+    /// ```
+    pub fn opcode(&self) -> String {
+        let mut s = String::new();
+        // Writing to a String cannot fail.
+        let _ = self.write_opcode(&mut s);
+        s
+    }
+
+    /// Writes [`opcode`](Self::opcode) to `f` (what `Display` prints, without allocating).
+    ///
+    /// ```
+    /// use codegen::ptx::Op;
+    /// let mut s = String::new();
+    /// Op::Ret.write_opcode(&mut s)?;
+    /// assert_eq!(s, "ret");
+    /// # Ok::<(), std::fmt::Error>(())
+    /// ```
+    pub fn write_opcode(&self, f: &mut impl std::fmt::Write) -> std::fmt::Result {
+        match self {
+            Op::Mov { d, .. } => {
+                let suffix = match d.ty() {
+                    RegType::Pred => ".pred",
+                    RegType::B16 => ".b16",
+                    RegType::B32 => ".u32",
+                    RegType::B64 => ".u64",
+                };
+                write!(f, "mov{suffix}")
+            }
+            Op::Arith { op, ty, .. } => write!(f, "{}{ty}", op.name()),
+            Op::Logic { op, width, .. } => write!(f, "{}{}", op.name(), width.suffix()),
+            Op::Not { width, .. } => write!(f, "not{}", width.suffix()),
+            Op::MadLo { ty, .. } => write!(f, "mad.lo{ty}"),
+            Op::MulWide { .. } => f.write_str("mul.wide.u32"),
+            Op::Lop3 { .. } => f.write_str("lop3.b32"),
+            Op::Bfe { .. } => f.write_str("bfe.u32"),
+            Op::Bfi { .. } => f.write_str("bfi.b32"),
+            Op::Prmt { .. } => f.write_str("prmt.b32"),
+            Op::Cvt { d, .. } => {
+                if d.ty() == RegType::B64 {
+                    f.write_str("cvt.u64.u32")
+                } else {
+                    f.write_str("cvt.u32.u64")
+                }
+            }
+            Op::Setp { cmp, ty, .. } => write!(f, "setp{}{ty}", cmp.suffix()),
+            Op::Bra { .. } => f.write_str("bra"),
+            Op::LdParam { d, .. } => {
+                if d.ty() == RegType::B64 {
+                    f.write_str("ld.param.u64")
+                } else {
+                    f.write_str("ld.param.u32")
+                }
+            }
+            Op::CvtaGlobal { .. } => f.write_str("cvta.to.global.u64"),
+            Op::Ld { space, ty, d, .. } => {
+                write!(
+                    f,
+                    "ld{}{}{}",
+                    space.suffix(),
+                    vec_suffix(d.len()),
+                    ty.suffix()
+                )
+            }
+            Op::St { space, ty, src, .. } => {
+                write!(
+                    f,
+                    "st{}{}{}",
+                    space.suffix(),
+                    vec_suffix(src.len()),
+                    ty.suffix()
+                )
+            }
+            Op::Ldmatrix { count, trans, .. } => write!(
+                f,
+                "ldmatrix.sync.aligned.m8n8.x{}{}.shared::cta.b16",
+                count.count(),
+                if *trans { ".trans" } else { "" }
+            ),
+            Op::Stmatrix { count, trans, .. } => write!(
+                f,
+                "stmatrix.sync.aligned.m8n8.x{}{}.shared::cta.b16",
+                count.count(),
+                if *trans { ".trans" } else { "" }
+            ),
+            Op::TmemAlloc { .. } => {
+                f.write_str("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32")
+            }
+            Op::TmemDealloc { .. } => f.write_str("tcgen05.dealloc.cta_group::1.sync.aligned.b32"),
+            Op::TmemRelinquish => {
+                f.write_str("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned")
+            }
+            Op::TmemLd { shape, num, .. } => {
+                write!(f, "tcgen05.ld.sync.aligned.{shape}.x{num}.b32")
+            }
+            Op::TmemSt { shape, num, .. } => {
+                write!(f, "tcgen05.st.sync.aligned.{shape}.x{num}.b32")
+            }
+            Op::TmemWaitLd => f.write_str("tcgen05.wait::ld.sync.aligned"),
+            Op::TmemWaitSt => f.write_str("tcgen05.wait::st.sync.aligned"),
+            Op::TmemFenceBefore => f.write_str("tcgen05.fence::before_thread_sync"),
+            Op::TmemFenceAfter => f.write_str("tcgen05.fence::after_thread_sync"),
+            Op::BarSync { .. } => f.write_str("bar.sync"),
+            Op::Ret => f.write_str("ret"),
+        }
+    }
+}
+
+fn vec_suffix(n: usize) -> &'static str {
+    match n {
+        2 => ".v2",
+        4 => ".v4",
+        _ => "",
+    }
 }

@@ -2,8 +2,7 @@
 
 use thiserror::Error;
 
-use super::kernel::{PtxVersion, Target};
-use super::tcgen05::TmemShape;
+use super::types::{PtxVersion, Target, TmemShape};
 
 /// Why the builder, [`Op::validate`](super::Op::validate) or
 /// [`Kernel::validate`](super::Kernel::validate) refused an instruction or kernel. Each

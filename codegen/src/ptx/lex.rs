@@ -2,7 +2,23 @@
 //! suffixes, directives, names), registers, numbers, punctuation and `//` comments, each with
 //! its line.
 
-use super::parse::ParseError;
+use thiserror::Error;
+
+/// A character no token starts with.
+///
+/// ```
+/// use codegen::ptx::parse::{parse, ParseError};
+/// let err = parse(".version 8.7\n.target sm_90a ~\n").unwrap_err();
+/// assert!(matches!(err, ParseError::Lex(e) if e.line == 2 && e.ch == '~'));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[error("line {line}: unexpected character {ch:?}")]
+pub struct LexError {
+    /// Where (1-based).
+    pub line: usize,
+    /// The character.
+    pub ch: char,
+}
 
 /// One token.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,8 +47,8 @@ fn is_word_char(c: char) -> bool {
     c.is_ascii_alphanumeric() || c == '_' || c == '$' || c == '.'
 }
 
-/// Splits `text` into tokens; unknown characters are [`ParseError::Lex`].
-pub(crate) fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
+/// Splits `text` into tokens; an unknown character is a [`LexError`].
+pub(crate) fn tokenize(text: &str) -> Result<Vec<Token>, LexError> {
     let chars: Vec<char> = text.chars().collect();
     let mut out = Vec::new();
     let mut i = 0;
@@ -106,7 +122,7 @@ pub(crate) fn tokenize(text: &str) -> Result<Vec<Token>, ParseError> {
             i += 1;
             Tok::Punct(c)
         } else {
-            return Err(ParseError::Lex { line, ch: c });
+            return Err(LexError { line, ch: c });
         };
         out.push(Token {
             tok,

@@ -3,15 +3,19 @@
 //! | concept | what it is | file |
 //! |---|---|---|
 //! | [`Reg`], [`RegType`], [`Operand`], [`SpecialReg`] | virtual typed registers, operands | `reg.rs` |
-//! | [`IntType`], [`Width`], [`DataType`], [`StateSpace`], [`CmpOp`], [`MatrixCount`], [`Role`] | type suffixes and tags | `types.rs` |
-//! | [`TmemShape`] | `tcgen05.ld/st` shapes, `.xN` limits, thread-to-data maps | `tcgen05.rs` |
-//! | [`Op`], [`Inst`], [`Stmt`], [`Address`], [`Guard`] | instructions and their checks | `inst.rs` |
-//! | [`Kernel`], [`InstStats`], [`Target`], [`PtxVersion`] | one `.entry` and its module header | `kernel.rs` |
+//! | [`IntType`], [`Width`], [`DataType`], [`StateSpace`], [`CmpOp`], [`MatrixCount`], [`Role`], [`Target`], [`PtxVersion`], [`TmemShape`] | the leaf types everything else names | `types/` |
+//! | [`Address`], [`Guard`], [`MovSource`], [`ArithOp`], [`LogicOp`] | memory operands, guards, op kinds | `operands.rs` |
+//! | [`Op`], [`OpClass`], [`Inst`], [`Stmt`] | instructions and their one classification | `inst.rs` |
+//! | [`Op::validate`] | every instruction's operand rules | `validate.rs` |
+//! | [`Kernel`], [`InstStats`] | one `.entry` and its module header | `kernel.rs` |
 //! | [`Module`] | several kernels in one PTX file | `module.rs` |
-//! | `Display` impls | PTX text | `display.rs` |
+//! | `Display` impls, [`Op::opcode`] | PTX text | `display.rs` |
 //! | [`Builder`] | registers, checked instruction helpers | `builder.rs` |
 //! | [`parse::parse`] | text → [`Kernel`] for the printed subset | `parse.rs`, `lex.rs` |
 //! | [`PtxError`] | why an instruction or kernel is invalid | `error.rs` |
+//!
+//! Imports run one way, leaves first: `reg`, `types` ← `error` ← `operands`, `inst`, `validate`
+//! ← `kernel`, `display`, `module` ← `builder`, `parse` (← `lex`).
 //!
 //! The subset is closed: the builder, the parser and the
 //! [interpreter](crate::interp) accept the same instructions, and each checks them with
@@ -44,17 +48,20 @@ mod inst;
 mod kernel;
 mod lex;
 mod module;
+mod operands;
 pub mod parse;
 mod reg;
-mod tcgen05;
 mod types;
+mod validate;
 
 pub use builder::Builder;
 pub use error::PtxError;
-pub use inst::{Address, ArithOp, Guard, Inst, LogicOp, MovSource, Op, Stmt};
-pub use kernel::{InstStats, Kernel, Param, ParamType, PtxVersion, SharedVar, Target};
+pub use inst::{Inst, Op, OpClass, Stmt};
+pub use kernel::{InstStats, Kernel, Param, ParamType, SharedVar};
 pub use module::Module;
+pub use operands::{Address, ArithOp, Guard, LogicOp, MovSource};
 pub use parse::{parse, ParseError};
 pub use reg::{Operand, Reg, RegType, SpecialReg};
-pub use tcgen05::TmemShape;
-pub use types::{CmpOp, DataType, IntType, MatrixCount, Role, StateSpace, Width};
+pub use types::{
+    CmpOp, DataType, IntType, MatrixCount, PtxVersion, Role, StateSpace, Target, TmemShape, Width,
+};

@@ -7,7 +7,8 @@ use std::fmt;
 
 use super::display;
 use super::error::PtxError;
-use super::kernel::{Kernel, PtxVersion, SharedVar, Target};
+use super::kernel::{Kernel, SharedVar};
+use super::types::{PtxVersion, Target};
 
 /// Kernels printed as one PTX module that ptxas assembles in one run.
 ///

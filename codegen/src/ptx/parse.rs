@@ -25,12 +25,15 @@ use std::collections::BTreeMap;
 use thiserror::Error;
 
 use super::error::PtxError;
-use super::inst::{Address, ArithOp, Guard, Inst, LogicOp, MovSource, Op, Stmt};
-use super::kernel::{Kernel, Param, ParamType, PtxVersion, SharedVar, Target};
+use super::inst::{Inst, Op, Stmt};
+use super::kernel::{Kernel, Param, ParamType, SharedVar};
+pub use super::lex::LexError;
 use super::lex::{tokenize, Tok, Token};
+use super::operands::{Address, ArithOp, Guard, LogicOp, MovSource};
 use super::reg::{Operand, Reg, RegType, SpecialReg};
-use super::tcgen05::TmemShape;
-use super::types::{CmpOp, DataType, IntType, MatrixCount, Role, StateSpace, Width};
+use super::types::{
+    CmpOp, DataType, IntType, MatrixCount, PtxVersion, Role, StateSpace, Target, TmemShape, Width,
+};
 
 /// Why [`parse`] refused its input. Lines are 1-based.
 ///
@@ -42,13 +45,8 @@ use super::types::{CmpOp, DataType, IntType, MatrixCount, Role, StateSpace, Widt
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum ParseError {
     /// A character no token starts with.
-    #[error("line {line}: unexpected character {ch:?}")]
-    Lex {
-        /// Where.
-        line: usize,
-        /// The character.
-        ch: char,
-    },
+    #[error(transparent)]
+    Lex(#[from] LexError),
     /// The wrong token.
     #[error("line {line}: expected {expected}, found {found}")]
     Expected {

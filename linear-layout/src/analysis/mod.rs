@@ -1,4 +1,4 @@
-//! Performance analyses of layouts: shared-memory bank conflicts ([`bank_conflicts`]) and the
+//! Performance analyses of layouts: shared-memory bank conflicts ([`bank_conflicts`](fn@bank_conflicts)) and the
 //! vectorisation helpers they rest on ([`largest_vectorisation`], [`ColumnAction`]).
 //!
 //! ```

@@ -1,9 +1,8 @@
 //! [`Blocked`]: Triton's `#ttg.blocked` register layout, plus the parameter checks the other
 //! distributed families share with it.
 
-use super::encoding::Attribute;
+use super::attribute::Attribute;
 use super::standard::{check_cga, check_order, check_shape, combine_cta_cga, identity_standard_nd};
-use super::{DistributedEncoding, Encoding};
 use crate::text::attr::{cga_suffix, list_text, AttrParser};
 use crate::{LayoutError, LinearLayout, Result};
 
@@ -260,9 +259,5 @@ impl Attribute for Blocked {
             list_text(&self.order),
             cga_suffix(&self.cga_layout),
         )
-    }
-
-    fn into_encoding(self) -> Encoding {
-        Encoding::Distributed(DistributedEncoding::Blocked(self))
     }
 }

@@ -1,9 +1,10 @@
 //! [`DotOperand`]: `#ttg.dot_op`, the A/B operand layout of a parent MMA or blocked layout.
 
-use super::encoding::{parse_parent, Attribute};
+use super::attribute::Attribute;
+use super::encoding::parse_parent;
 use super::mma::{matrix_order, nvidia_mma_tile};
 use super::standard::{check_shape, combine_cta_cga, identity_standard_nd};
-use super::{Blocked, DistributedEncoding, Encoding, NvidiaMma};
+use super::{Blocked, DistributedEncoding, NvidiaMma};
 use crate::text::attr::AttrParser;
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
@@ -300,9 +301,5 @@ impl Attribute for DotOperand {
             self.op_idx,
             self.parent.attribute().text(rank)
         )
-    }
-
-    fn into_encoding(self) -> Encoding {
-        Encoding::Distributed(DistributedEncoding::DotOperand(self))
     }
 }

@@ -31,8 +31,9 @@
 //! (`parent = #blocked`) cannot be resolved from the attribute alone and is an error that says so.
 //!
 //! **Adding a family**: its file (the struct, its map, `impl Attribute` with its keys and
-//! printer), then here a variant, its `to_linear_layout` arm, its `attribute` arm and one line
-//! of `REGISTRY`; the compiler points at each match that lacks it.
+//! printer), then here a variant, its `to_linear_layout` and `attribute` arms, and one line of
+//! `registry!` (which gives `Encoding::from` and the parser's entry); the compiler points at
+//! each match that lacks it.
 //!
 //! ```
 //! use linear_layout::families::{DistributedEncoding, Encoding};
@@ -46,6 +47,7 @@
 use std::fmt;
 use std::str::FromStr;
 
+use super::attribute::{Attribute, AttributeText};
 use super::nvmma::DEFAULT_RANK;
 use super::{
     Blocked, DotOperand, NvidiaMma, NvmmaShared, SharedLinear, Slice, SwizzledShared, TensorMemory,
@@ -154,39 +156,6 @@ impl Encoding {
 
 // ----- attribute text ------------------------------------------------------------------------
 
-/// A layout attribute's text: its name, its keys, its printer. Implemented beside each family.
-pub(crate) trait Attribute: Sized {
-    /// `#ttg.blocked`, `#ttng.tensor_memory_encoding`, …
-    const NAME: &'static str;
-
-    /// The attribute after its name (`<{…}>`); `start` is where the name began, for errors
-    /// about the whole attribute (a missing key).
-    fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self>;
-
-    /// The attribute as Triton 3.9 prints it on a tensor or allocation of rank `rank`.
-    fn print(&self, rank: usize) -> String;
-
-    /// The family as an [`Encoding`].
-    fn into_encoding(self) -> Encoding;
-}
-
-/// The printing half of [`Attribute`], for any family behind a reference.
-pub(crate) trait AttributeText {
-    /// [`Attribute::NAME`].
-    fn name(&self) -> &'static str;
-    /// [`Attribute::print`].
-    fn text(&self, rank: usize) -> String;
-}
-
-impl<A: Attribute> AttributeText for A {
-    fn name(&self) -> &'static str {
-        A::NAME
-    }
-    fn text(&self, rank: usize) -> String {
-        self.print(rank)
-    }
-}
-
 /// One attribute the parser knows: its name and how to read the rest of it.
 pub(crate) struct Registered {
     /// [`Attribute::NAME`].
@@ -195,26 +164,44 @@ pub(crate) struct Registered {
     parse: fn(&mut AttrParser<'_>, usize) -> Result<Encoding>,
 }
 
-const fn registered<A: Attribute>() -> Registered {
+const fn registered<A: Attribute>() -> Registered
+where
+    Encoding: From<A>,
+{
     Registered {
         name: A::NAME,
-        parse: |p, start| A::parse(p, start).map(A::into_encoding),
+        parse: |p, start| A::parse(p, start).map(Encoding::from),
     }
 }
 
-/// Every layout attribute, one line per family, in the order errors list them.
-pub(crate) const REGISTRY: [Registered; 10] = [
-    registered::<Blocked>(),
-    registered::<Slice>(),
-    registered::<NvidiaMma>(),
-    registered::<DotOperand>(),
-    registered::<LinearLayout>(),
-    registered::<SwizzledShared>(),
-    registered::<NvmmaShared>(),
-    registered::<SharedLinear>(),
-    registered::<TensorMemory>(),
-    registered::<TensorMemoryScales>(),
-];
+/// `Encoding::from(family)` and the parser's entry for each family: one line per family, in the
+/// order errors list them.
+macro_rules! registry {
+    ($($family:ty => $wrap:expr;)*) => {
+        $(impl From<$family> for Encoding {
+            fn from(family: $family) -> Encoding {
+                let wrap: fn($family) -> Encoding = $wrap;
+                wrap(family)
+            }
+        })*
+
+        /// Every layout attribute the parser knows.
+        pub(crate) const REGISTRY: &[Registered] = &[$(registered::<$family>()),*];
+    };
+}
+
+registry! {
+    Blocked => |f| Encoding::Distributed(DistributedEncoding::Blocked(f));
+    Slice => |f| Encoding::Distributed(DistributedEncoding::Slice(f));
+    NvidiaMma => |f| Encoding::Distributed(DistributedEncoding::NvidiaMma(f));
+    DotOperand => |f| Encoding::Distributed(DistributedEncoding::DotOperand(f));
+    LinearLayout => |f| Encoding::Distributed(DistributedEncoding::Linear(f));
+    SwizzledShared => |f| Encoding::Shared(SharedEncoding::Swizzled(f));
+    NvmmaShared => |f| Encoding::Shared(SharedEncoding::Nvmma(f));
+    SharedLinear => |f| Encoding::Shared(SharedEncoding::Linear(f));
+    TensorMemory => Encoding::TensorMemory;
+    TensorMemoryScales => Encoding::TensorMemoryScales;
+}
 
 /// Any layout attribute, by the name it starts with.
 pub(crate) fn parse_attribute(p: &mut AttrParser<'_>) -> Result<Encoding> {

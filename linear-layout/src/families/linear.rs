@@ -16,8 +16,7 @@
 //! # Ok::<(), linear_layout::LayoutError>(())
 //! ```
 
-use crate::families::encoding::Attribute;
-use crate::families::{DistributedEncoding, Encoding, SharedEncoding};
+use crate::families::attribute::Attribute;
 use crate::text::attr::{bases_text, layout_dims_text, AttrParser};
 use crate::{Dim, DimBases, LayoutError, LinearLayout, Result};
 
@@ -79,10 +78,6 @@ impl Attribute for LinearLayout {
             layout_dims_text(self, &REGISTER_DIMS, &[])
         )
     }
-
-    fn into_encoding(self) -> Encoding {
-        Encoding::Distributed(DistributedEncoding::Linear(self))
-    }
 }
 
 impl Attribute for SharedLinear {
@@ -117,10 +112,6 @@ impl Attribute for SharedLinear {
             layout_dims_text(&self.layout, &["offset", "block"], &["block"]),
             self.alignment
         )
-    }
-
-    fn into_encoding(self) -> Encoding {
-        Encoding::Shared(SharedEncoding::Linear(self))
     }
 }
 

@@ -1,10 +1,9 @@
 //! [`NvidiaMma`]: `#ttg.nvidia_mma` accumulators of mma.sync (v2) and wgmma (v3), and the
 //! register/lane tile ([`nvidia_mma_tile`]) that their dot operands share.
 
+use super::attribute::Attribute;
 use super::blocked::{check_pow2_list, widen};
-use super::encoding::Attribute;
 use super::standard::{check_cga, check_shape, combine_cta_cga, identity_standard_nd};
-use super::{DistributedEncoding, Encoding};
 use crate::text::attr::{cga_suffix, list_text, AttrParser};
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
@@ -347,9 +346,5 @@ impl Attribute for NvidiaMma {
             cga_suffix(&self.cga_layout),
             list_text(&self.instr_shape),
         )
-    }
-
-    fn into_encoding(self) -> Encoding {
-        Encoding::Distributed(DistributedEncoding::NvidiaMma(self))
     }
 }

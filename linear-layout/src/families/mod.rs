@@ -9,11 +9,12 @@
 //! | [`TensorMemory`], [`TensorMemoryScales`] | `row, col` → `dim0, dim1` | [`tmem`], [`tmem_scales`] |
 //! | `#ttg.linear`, [`SharedLinear`] | given by their bases | [`linear`] |
 //! | [`Tcgen05Atom`] register layouts | `register, lane, warp, block` → `dim0, dim1` | [`tmem_access`] |
-//! | [`Blocked`], [`Slice`], [`NvidiaMma`], [`DotOperand`] | `register, lane, warp, block` → `dim0..` | [`blocked`], [`slice`], [`mma`], [`dot_operand`] |
+//! | [`Blocked`], [`Slice`], [`NvidiaMma`], [`DotOperand`] | `register, lane, warp, block` → `dim0..` | [`blocked`], [`slice`](mod@slice), [`mma`], [`dot_operand`] |
 //!
 //! [`Encoding`] gathers them behind one `to_linear_layout(shape)` and reads and prints their MLIR
 //! attributes; each family's attribute keys and printer sit in its own file.
 
+mod attribute;
 pub mod blocked;
 pub mod cute;
 pub mod dot_operand;

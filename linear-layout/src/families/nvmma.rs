@@ -7,11 +7,10 @@
 //! rows; more rows first, then more column atoms), blocks tile the per-CTA shape, and CTAs tile
 //! the tensor. Offsets count elements.
 
+use super::attribute::Attribute;
 use super::cute::CuteSwizzle;
-use super::encoding::Attribute;
 use super::standard::{check_shape, combine_cta_cga, ensure_not_smaller_than, standard_out_dims};
 use super::swizzled::{require_offset_bits, shape_per_cta};
-use super::{Encoding, SharedEncoding};
 use crate::text::attr::{cga_suffix, AttrParser};
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
@@ -531,9 +530,5 @@ impl Attribute for NvmmaShared {
             self.transposed,
             self.element_bits,
         )
-    }
-
-    fn into_encoding(self) -> Encoding {
-        Encoding::Shared(SharedEncoding::Nvmma(self))
     }
 }

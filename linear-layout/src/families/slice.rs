@@ -1,9 +1,10 @@
 //! [`Slice`]: `#ttg.slice`, a parent layout with one dim removed (the layout of a reduction's
 //! result, or of the operand of an `expand_dims`).
 
-use super::encoding::{parse_parent, Attribute};
+use super::attribute::Attribute;
+use super::encoding::parse_parent;
 use super::standard::check_shape;
-use super::{DistributedEncoding, Encoding};
+use super::DistributedEncoding;
 use crate::text::attr::AttrParser;
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
@@ -204,9 +205,5 @@ impl Attribute for Slice {
             self.dim,
             self.parent.attribute().text(rank)
         )
-    }
-
-    fn into_encoding(self) -> Encoding {
-        Encoding::Distributed(DistributedEncoding::Slice(self))
     }
 }

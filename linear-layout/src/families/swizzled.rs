@@ -6,12 +6,11 @@
 //! and XORs the column by `vec · ((ρ / per_phase) mod max_phase)`, truncated to the columns the
 //! tensor has; the remaining dims `order[2..]` follow unswizzled. Offsets count elements.
 
-use super::encoding::Attribute;
+use super::attribute::Attribute;
 use super::standard::{
     cga_layout, check_order, check_pow2, check_shape, combine_cta_cga, ensure_not_larger_than,
     standard_out_dims,
 };
-use super::{Encoding, SharedEncoding};
 use crate::text::attr::{cga_suffix, list_text, AttrParser};
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
@@ -270,9 +269,5 @@ impl Attribute for SwizzledShared {
             list_text(&self.order),
             cga_suffix(&self.cga_layout),
         )
-    }
-
-    fn into_encoding(self) -> Encoding {
-        Encoding::Shared(SharedEncoding::Swizzled(self))
     }
 }

@@ -13,9 +13,8 @@
 //! [`TensorMemory::alloc_columns`], [`TensorMemoryScales::alloc_columns`](super::TensorMemoryScales::alloc_columns); the module-level
 //! `tcgen05.alloc` size is [`tcgen05_alloc_columns`].
 
-use crate::families::encoding::Attribute;
+use crate::families::attribute::Attribute;
 use crate::families::standard::{cga_layout, check_shape};
-use crate::families::Encoding;
 use crate::text::attr::{cga_suffix, AttrParser};
 use crate::{LayoutError, LinearLayout, Result};
 
@@ -503,9 +502,5 @@ impl Attribute for TensorMemory {
                 ""
             },
         )
-    }
-
-    fn into_encoding(self) -> Encoding {
-        Encoding::TensorMemory(self)
     }
 }

@@ -2,10 +2,9 @@
 //! the block-scale factors of `tcgen05.mma` with scales, built on the helpers of
 //! [`tmem`](super::tmem).
 
-use super::encoding::Attribute;
+use super::attribute::Attribute;
 use super::standard::check_shape;
 use super::tmem::{bad_shape, cga_parts, dim0_bases, dim1_bases, total_columns, TmemBases};
-use super::Encoding;
 use crate::text::attr::{bases_text, AttrParser};
 use crate::{LinearLayout, Result};
 
@@ -34,8 +33,8 @@ pub struct TensorMemoryScales {
 impl TensorMemoryScales {
     /// The layout for an allocation of `shape` (rank 2); see the type docs.
     ///
-    /// Errors: a bad `cga_layout` ([`LayoutError::InvalidParameter`]); a shape that is not 2-D
-    /// powers of two, or has fewer elements than CTAs along a dim ([`LayoutError::InvalidShape`];
+    /// Errors: a bad `cga_layout` ([`LayoutError::InvalidParameter`](crate::LayoutError::InvalidParameter)); a shape that is not 2-D
+    /// powers of two, or has fewer elements than CTAs along a dim ([`LayoutError::InvalidShape`](crate::LayoutError::InvalidShape);
     /// Triton builds a layout larger than the shape there).
     ///
     /// ```
@@ -128,9 +127,5 @@ impl Attribute for TensorMemoryScales {
                 bases_text(&self.cga_layout)
             )
         }
-    }
-
-    fn into_encoding(self) -> Encoding {
-        Encoding::TensorMemoryScales(self)
     }
 }

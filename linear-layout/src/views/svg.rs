@@ -243,7 +243,7 @@ pub fn shared_svg(layout: &LinearLayout, element_bytes: u32, num_banks: u32) -> 
 ///
 /// Errors: [`LayoutError::InvalidParameter`] for `element_bits` not a power of two in `1..=32`,
 /// [`LayoutError::DimsMismatch`] for in-dims other than `row`, `col`, `block`,
-/// [`LayoutError::InvalidShape`] past [`MAX_GRID_SIDE`] or [`MAX_VIEW_CELLS`].
+/// [`LayoutError::InvalidShape`] past [`MAX_GRID_SIDE`] or [`MAX_VIEW_CELLS`](crate::views::MAX_VIEW_CELLS).
 ///
 /// ```
 /// use linear_layout::families::TensorMemory;
@@ -357,9 +357,9 @@ pub fn tmem_svg(layout: &LinearLayout, element_bits: u32) -> Result<String> {
 /// bank rows (`num_banks × 4` bytes each) the phase touches, and each access is a cell labelled
 /// with its lanes (`L3`, or `L0,L8` for lanes reading the same word). A bank column with
 /// several rows filled is a conflict: the phase needs as many wavefronts as its fullest column.
-/// The title gives Triton's count ([`bank_conflicts`](crate::analysis::bank_conflicts)).
+/// The title gives Triton's count ([`bank_conflicts`](fn@crate::analysis::bank_conflicts)).
 ///
-/// Errors: as [`bank_conflicts`](crate::analysis::bank_conflicts), and
+/// Errors: as [`bank_conflicts`](fn@crate::analysis::bank_conflicts), and
 /// [`LayoutError::InvalidShape`] for more than [`MAX_GRID_SIDE`] banks.
 ///
 /// ```

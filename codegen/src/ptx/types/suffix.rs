@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use super::reg::RegType;
+use crate::ptx::reg::RegType;
 
 /// The integer type of an arithmetic instruction: `add.u32`, `shr.s32`, `div.u64`…
 ///
@@ -431,7 +431,7 @@ impl MatrixCount {
 
 /// What an instruction is for, so benchmarks can count "ALU instructions per access".
 ///
-/// Every [`Op`](super::Op) has a default role ([`Op::default_role`](super::Op::default_role)):
+/// Every [`Op`](crate::ptx::Op) has a default role ([`Op::default_role`](crate::ptx::Op::default_role)):
 /// ALU instructions compute addresses, memory instructions move data, branches, barriers and
 /// `tcgen05` bookkeeping are control. Builders override it where an ALU instruction computes
 /// data (a checksum in a test kernel). The printer writes the role as a trailing `// @data`

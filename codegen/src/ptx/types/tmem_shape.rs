@@ -17,17 +17,13 @@
 
 use std::fmt;
 
-use super::error::PtxError;
-
 /// A `tcgen05.ld/st` shape.
 ///
 /// ```
 /// use codegen::ptx::TmemShape;
-/// // 16x256b.x2: 8 registers per thread, 16 lanes × 16 columns in all.
-/// assert_eq!(TmemShape::S16x256b.registers(2)?, 8);
+/// // 16x256b: 4 registers per thread per repetition, 16 lanes.
+/// assert_eq!(TmemShape::S16x256b.registers_per_repeat(), 4);
 /// assert_eq!(TmemShape::S16x256b.cell(5, 7), (1 + 8, 1 + 2 + 8));
-/// assert!(TmemShape::S16x256b.registers(64).is_err());
-/// # Ok::<(), codegen::ptx::PtxError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TmemShape {
@@ -116,28 +112,6 @@ impl TmemShape {
     /// ```
     pub fn max_repeat(self) -> u32 {
         128 / self.registers_per_repeat()
-    }
-
-    /// Registers per thread for `.x{num}`; [`PtxError::Tcgen05Repeat`] unless `num` is a power
-    /// of two in `1..=max_repeat()`.
-    ///
-    /// ```
-    /// use codegen::ptx::TmemShape;
-    /// assert_eq!(TmemShape::S32x32b.registers(128)?, 128);
-    /// assert!(TmemShape::S32x32b.registers(3).is_err());
-    /// assert!(TmemShape::S16x128b.registers(128).is_err());
-    /// # Ok::<(), codegen::ptx::PtxError>(())
-    /// ```
-    pub fn registers(self, num: u32) -> Result<u32, PtxError> {
-        if num.is_power_of_two() && num <= self.max_repeat() {
-            Ok(num * self.registers_per_repeat())
-        } else {
-            Err(PtxError::Tcgen05Repeat {
-                shape: self,
-                num,
-                max: self.max_repeat(),
-            })
-        }
     }
 
     /// The `(lane, column)` offset, relative to the instruction's address, of the 32-bit cell

@@ -1,0 +1,17 @@
+//! The leaf types of the PTX IR: what instructions, kernels and errors all name, defined here
+//! so that nothing imports in a circle (`error` names them, and so do the things that raise
+//! errors).
+//!
+//! | types | file |
+//! |---|---|
+//! | [`IntType`], [`Width`], [`DataType`], [`StateSpace`], [`CmpOp`], [`MatrixCount`], [`Role`]: type suffixes and tags | `suffix.rs` |
+//! | [`Target`], [`PtxVersion`]: the GPU and the ISA version | `target.rs` |
+//! | [`TmemShape`]: `tcgen05.ld/st` shapes and their thread-to-data maps | `tmem_shape.rs` |
+
+mod suffix;
+mod target;
+mod tmem_shape;
+
+pub use suffix::{CmpOp, DataType, IntType, MatrixCount, Role, StateSpace, Width};
+pub use target::{PtxVersion, Target};
+pub use tmem_shape::TmemShape;
