@@ -1,14 +1,14 @@
-//! Criterion benchmarks of the exact packing solver (`alias_alloc::packing::exact`).
+//! Criterion benchmarks of the exact packing solver (`packing::exact`).
 //!
 //! Inputs (all embedded or regenerated, nothing read at run time):
 //! * `challenging/<X>`: MiniMalloc's challenging instances A–K
-//!   (`alias-alloc/tests/data/minimalloc/`, 154–454 buffers), decided at capacity 2^20 with
+//!   (`packing/tests/data/minimalloc/`, 154–454 buffers), decided at capacity 2^20 with
 //!   `fits` (a validated placement each time), as MiniMalloc is run; `challenging_lb/C`: C at
 //!   its lower bound 1,039,360; `minimize/<X>`: the optimisation form on the nine instances
 //!   whose optimum is the lower bound (it proves it).
-//! * `dsa/<name>`: the eight small public cases (`alias-alloc/tests/data/packing/dsa/`, plus
+//! * `dsa/<name>`: the eight small public cases (`packing/tests/data/dsa/`, plus
 //!   MiniMalloc's README example), `minimize` to a proved optimum.
-//! * `generated/<file>`: the seeded GPU-shaped suite of `alias_alloc::packing::generator`
+//! * `generated/<file>`: the seeded GPU-shaped suite of `packing::generator`
 //!   (SMEM pipelines, TMEM, perfect packings), `minimize` with a 1 s budget; instances the
 //!   solver does not prove within 2 s in a first run are left out (and listed).
 //!
@@ -26,15 +26,15 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use alias_alloc::packing::csv::read_csv;
-use alias_alloc::packing::exact::{fits, minimize, Fit, SolveOptions};
-use alias_alloc::packing::generator::suite;
-use alias_alloc::packing::Problem;
 use criterion::{criterion_group, criterion_main, Criterion};
+use packing::csv::read_csv;
+use packing::exact::{fits, minimize, Fit, SolveOptions};
+use packing::generator::suite;
+use packing::Problem;
 
 macro_rules! minimalloc {
     ($($name:literal),*) => {
-        [$(($name, include_str!(concat!("../alias-alloc/tests/data/minimalloc/", $name, ".1048576.csv")))),*]
+        [$(($name, include_str!(concat!("../packing/tests/data/minimalloc/", $name, ".1048576.csv")))),*]
     };
 }
 
@@ -43,7 +43,7 @@ const CHALLENGING: [(&str, &str); 11] =
 
 macro_rules! dsa {
     ($($name:literal),*) => {
-        [$(($name, include_str!(concat!("../alias-alloc/tests/data/packing/dsa/", $name, ".csv")))),*]
+        [$(($name, include_str!(concat!("../packing/tests/data/dsa/", $name, ".csv")))),*]
     };
 }
 

@@ -5,7 +5,7 @@
 //! * `fa_forward`: the TLX tutorial's Flash-Attention forward tree (TMEM: `qk [128, 128] f32
 //!   ×2`, `p [128, 64] bf16 ×4` in a group of 2, `alpha, l, m [128, 1] f32 ×2`).
 //! * `random40`: 8 random valid SMEM trees of 40 allocations each (depth ≤ 3, mixed dtypes and
-//!   layouts; `alias-alloc/tests/random_tree`), generated once from a fixed seed outside the
+//!   layouts; `test_support::random_tree`), generated once from a fixed seed outside the
 //!   timing loop, keeping only trees that both modes accept. One iteration plans all 8.
 //!
 //! Groups: `plan/<input>/<mode>`, `check/<input>/<mode>` (the checker alone, on the plan of

@@ -1,10 +1,10 @@
 //! Peak ÷ lower bound and solve time of first fit, best fit and the exact solver on the
 //! packing suites, as Markdown tables (the ones in `docs/benchmarks.md`).
 //!
-//! Suites: the eight small public cases (`alias-alloc/tests/data/packing/dsa/` and
+//! Suites: the eight small public cases (`packing/tests/data/dsa/` and
 //! MiniMalloc's README example), MiniMalloc's challenging A–K
-//! (`alias-alloc/tests/data/minimalloc/`, also decided at 2^20 as MiniMalloc is run), and the
-//! seeded GPU-shaped suite of `alias_alloc::packing::generator`.
+//! (`packing/tests/data/minimalloc/`, also decided at 2^20 as MiniMalloc is run), and the
+//! seeded GPU-shaped suite of `packing::generator`.
 //!
 //! Run: `cargo run --release --example packing_report [-- --budget SECONDS --runs N]`
 //! (defaults: 1 s per `minimize`, median of 5 runs). Every placement is validated by
@@ -13,13 +13,13 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use alias_alloc::packing::bound::lower_bound;
-use alias_alloc::packing::check::check;
-use alias_alloc::packing::csv::read_csv;
-use alias_alloc::packing::exact::{fits, minimize, Fit, Solution, SolveOptions};
-use alias_alloc::packing::generator::suite;
-use alias_alloc::packing::greedy::{best_fit_by_size, first_fit_by_lifetime};
-use alias_alloc::packing::{Placement, Problem};
+use packing::bound::lower_bound;
+use packing::check::check;
+use packing::csv::read_csv;
+use packing::exact::{fits, minimize, Fit, Solution, SolveOptions};
+use packing::generator::suite;
+use packing::greedy::{best_fit_by_size, first_fit_by_lifetime};
+use packing::{Placement, Problem};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -136,7 +136,7 @@ fn load(path: &Path, capacity: u64) -> Result<Problem, Error> {
 
 fn main() -> Result<(), Error> {
     let a = args()?;
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("alias-alloc/tests/data");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("packing/tests/data");
     println!(
         "minimize budget {:.1} s, times: median of {} runs\n",
         a.budget.as_secs_f64(),
@@ -151,7 +151,7 @@ fn main() -> Result<(), Error> {
         let cap = f.rsplit('.').next().unwrap_or("0").parse()?;
         small.push((
             f.to_string(),
-            load(&data.join(format!("packing/dsa/{f}.csv")), cap)?,
+            load(&data.join(format!("dsa/{f}.csv")), cap)?,
         ));
     }
     for (name, p) in &small {

@@ -1,5 +1,5 @@
 //! End-to-end tests of `linalias pack`: the public DSA cases (copied under
-//! `alias-alloc/tests/data/packing/dsa/`) and the generated GPU suite through the real binary,
+//! `packing/tests/data/dsa/`) and the generated GPU suite through the real binary,
 //! with every packer; capacity from the file name or `--capacity`; JSON, SVG and CSV outputs;
 //! the diagnosis when the buffers do not fit; errors.
 
@@ -15,19 +15,19 @@ use std::path::PathBuf;
 use test_support::cli::{fails, linalias, ok};
 use test_support::dsa_cases::DSA;
 
-use alias_alloc::packing::csv::read_csv;
+use packing::csv::read_csv;
 use serde_json::Value;
 
 fn dsa(name: &str) -> String {
     format!(
-        "{}/alias-alloc/tests/data/packing/dsa/{name}",
+        "{}/packing/tests/data/dsa/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }
 
 fn generated(name: &str) -> String {
     format!(
-        "{}/alias-alloc/tests/data/packing/generated/{name}",
+        "{}/packing/tests/data/generated/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }

@@ -4,7 +4,7 @@
 //! A region is live from the first program point any of its allocations is live to the last
 //! (an allocation without a [`Lifetime`] is live throughout the kernel). Regions that are
 //! never live together may take the same bytes at any offset; the exact solver
-//! ([`packing::exact`](crate::packing::exact)) places them, each on its alignment (the largest
+//! ([`packing::exact`]) places them, each on its alignment (the largest
 //! its allocations need), TMEM regions as `tcgen05.alloc`-sized blocks (a power of two ≥ 32
 //! columns). Inside a region the reuse tree's placement stands. The arena must fit the
 //! target's shared memory (and 512 columns); if it does not, the error says where the peak
@@ -15,10 +15,10 @@ use std::time::Duration;
 use linear_layout::families::tmem::TMEM_COLUMNS;
 use linear_layout::{AddressMap, BufferMap};
 
-use crate::packing::diagnose::explain;
-use crate::packing::exact::{minimize, SolveOptions};
-use crate::packing::{Buffer, PackError, Problem};
 use crate::{AllocError, AllocPlan, Lifetime, Plan, PlanOptions, Program, Storage};
+use packing::diagnose::explain;
+use packing::exact::{minimize, SolveOptions};
+use packing::{Buffer, PackError, Problem};
 
 /// How to pack: the plan's options and the solver's time budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

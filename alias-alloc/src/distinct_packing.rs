@@ -4,10 +4,10 @@
 //! time-disjoint children the group keeps the documented layout: children in order, each on
 //! its own alignment.
 
-use crate::packing::exact::{minimize, SolveOptions};
-use crate::packing::{Buffer, PackError, Problem};
 use crate::plan::align_up;
 use crate::{AllocError, Lifetime};
+use packing::exact::{minimize, SolveOptions};
+use packing::{Buffer, PackError, Problem};
 
 /// Work the exact solver may do for one group; deterministic (no wall-clock budget), so a
 /// plan never depends on the machine.

@@ -5,7 +5,8 @@
 //! `TlxCompatible` reproduces fbtriton 3.7.4's `tlx-storage-alias-lowering` bit for bit,
 //! `Intended` gives the documented meaning. Each plan is lowered both by TLX-style index
 //! rewriting ([`Reindex`]) and explicitly, as one [`AddressMap`](linear_layout::AddressMap) per
-//! allocation, and verified by an independent [`checker`].
+//! allocation, and verified by an independent [`checker`]. A kernel's regions share one arena
+//! by lifetime through the [`packing`] crate ([`Program::pack`]).
 //!
 //! ```
 //! use alias_alloc::{DType, Mode, PlanOptions, Program, ReuseGroup, Storage};
@@ -43,7 +44,6 @@ mod intended;
 mod legacy;
 pub mod lifetime;
 pub mod lowering;
-pub mod packing;
 pub mod plan;
 pub mod plan_file;
 mod planner;

@@ -12,8 +12,9 @@ mod common;
 
 use common::gluon_spec::{layout, load_cases};
 use linear_layout::families::{Encoding, TensorMemory, TensorMemoryScales};
+use linear_layout::views::style::WARP_PALETTE;
 use linear_layout::views::svg::{
-    bank_conflict_svg, shared_svg, tensor_svg, tmem_svg, MAX_GRID_SIDE, WARP_PALETTE,
+    bank_conflict_svg, shared_svg, tensor_svg, tmem_svg, MAX_GRID_SIDE,
 };
 use linear_layout::views::{distributed_view, layout_view, shared_view, MAX_VIEW_CELLS};
 use linear_layout::{LayoutError, LinearLayout};

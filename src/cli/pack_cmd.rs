@@ -1,5 +1,5 @@
 //! `linalias pack FILE.csv`: reads buffers with lifetimes (MiniMalloc CSV,
-//! [`alias_alloc::packing::csv`]), packs them with the exact solver or a greedy rule, verifies
+//! [`packing::csv`]), packs them with the exact solver or a greedy rule, verifies
 //! the placement with the independent checker, and prints the offsets, the peak, the lower
 //! bound, peak ÷ LB, the time and whether the peak is proved optimal (or all of it as JSON).
 //! When the placement does not fit the capacity it fails with the diagnosis.
@@ -8,13 +8,13 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use alias_alloc::packing::bound::{live_bound, LiveBound};
-use alias_alloc::packing::chart::placement_svg;
-use alias_alloc::packing::check::check;
-use alias_alloc::packing::csv::{read_csv, write_csv};
-use alias_alloc::packing::exact::{minimize, SolveOptions};
-use alias_alloc::packing::greedy::{best_fit_by_size, first_fit_by_lifetime};
-use alias_alloc::packing::{diagnose, Placement, Problem};
+use packing::bound::{live_bound, LiveBound};
+use packing::chart::placement_svg;
+use packing::check::check;
+use packing::csv::{read_csv, write_csv};
+use packing::exact::{minimize, SolveOptions};
+use packing::greedy::{best_fit_by_size, first_fit_by_lifetime};
+use packing::{diagnose, Placement, Problem};
 use serde_json::{json, Value};
 
 use crate::cli::args::{PackAlgo, PackArgs};
@@ -126,7 +126,7 @@ fn solve(
     problem: &Problem,
     algo: PackAlgo,
     budget: Duration,
-) -> Result<Outcome, alias_alloc::packing::PackError> {
+) -> Result<Outcome, packing::PackError> {
     let lb = live_bound(problem).peak;
     let greedy = |placement: Placement, elapsed: Duration| -> Result<Outcome, _> {
         let peak = placement.peak(problem)?;

@@ -1,4 +1,4 @@
-//! The public DSA cases of `tests/data/packing/dsa/` with their known peaks, shared by the
+//! The public DSA cases of `packing/tests/data/dsa/` with their known peaks, shared by the
 //! library's greedy tests and the `linalias pack` CLI tests.
 
 /// (file, LB = capacity, first-fit-by-lifetime peak, best-fit-by-size peak)

@@ -39,8 +39,6 @@ mod utilisation;
 
 pub use memory_map::{memory_map_text, BAR_WIDTH, MAX_ROWS};
 pub use svg::{memory_map_svg, PALETTE};
-/// Axis helpers shared with the packing chart.
-pub(crate) use svg::{num, tick_step};
 pub use utilisation::{utilisation, GroupUtilisation, TmemSuggestion, Utilisation};
 
 use crate::{AllocId, AllocPlan, GroupKind, Member, Mode, Plan, ReuseGroup, SpecPlan};

@@ -1,10 +1,13 @@
 //! [`memory_map_svg`]: the memory map as an SVG picture — offset across, one lane per buffer
 //! down, grouped by buffer group — in the house style of
-//! [`linear_layout::views::svg`] (plain string, monospace, `<title>` tooltips, circle legend).
+//! [`linear_layout::views::style`] (plain string, monospace, `<title>` tooltips, circle legend).
 
 use std::fmt::Write as _;
 
-use linear_layout::views::svg::{xml_escape, WARP_PALETTE};
+use linear_layout::views::style::{
+    num, svg_open, tick_step, xml_escape, AXIS, CHAR_W, EMPTY_FILL, GRID, INK, MUTED, NO_COLOUR,
+    PAD, SVG_CLOSE, WARP_PALETTE,
+};
 
 use super::{
     backing_text, extent, group_range, mode_name, region_allocs, region_buffers, utilisation,
@@ -26,8 +29,6 @@ use crate::{AllocPlan, Plan, Program, SpecPlan};
 /// ```
 pub const PALETTE: [&str; 12] = WARP_PALETTE;
 
-const PAD: u64 = 8;
-const CHAR_W: u64 = 7;
 const PLOT_W: u64 = 640;
 const LANE_H: u64 = 18;
 const BAR_H: u64 = 14;
@@ -95,10 +96,7 @@ pub fn memory_map_svg(program: &Program, plan: &Plan) -> String {
         .max(60);
 
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace">"#
-    );
+    s.push_str(&svg_open(width, height));
     let names: Vec<&str> = plan.specs.iter().map(|r| r.name.as_str()).collect();
     let _ = writeln!(
         s,
@@ -120,7 +118,7 @@ pub fn memory_map_svg(program: &Program, plan: &Plan) -> String {
         r.render(&mut s, top, left, legend_per_line);
         top += r.height(legend_per_line) + GAP;
     }
-    s.push_str("</svg>\n");
+    s.push_str(SVG_CLOSE);
     s
 }
 
@@ -241,7 +239,7 @@ impl<'p> Region<'p> {
         );
         let _ = writeln!(
             s,
-            r##"<text x="{PAD}" y="{}" font-size="10" fill="#333">{}</text>"##,
+            r##"<text x="{PAD}" y="{}" font-size="10" fill="{INK}">{}</text>"##,
             top + 30,
             xml_escape(&self.subtitle)
         );
@@ -255,7 +253,7 @@ impl<'p> Region<'p> {
             let x = num(self.x(left, tick));
             let _ = writeln!(
                 s,
-                r##"<line x1="{x}" y1="{axis_y}" x2="{x}" y2="{lanes_bottom}" stroke="#e4e4e4" stroke-width="1"/><text x="{x}" y="{}" font-size="10" text-anchor="middle" fill="#555">{tick}</text>"##,
+                r##"<line x1="{x}" y1="{axis_y}" x2="{x}" y2="{lanes_bottom}" stroke="{GRID}" stroke-width="1"/><text x="{x}" y="{}" font-size="10" text-anchor="middle" fill="{MUTED}">{tick}</text>"##,
                 axis_y - 4
             );
             match tick.checked_add(step) {
@@ -265,7 +263,7 @@ impl<'p> Region<'p> {
         }
         let _ = writeln!(
             s,
-            r##"<line x1="{left}" y1="{axis_y}" x2="{}" y2="{axis_y}" stroke="#666" stroke-width="1"/><text x="{}" y="{}" font-size="10" text-anchor="end" fill="#555">{unit}</text>"##,
+            r##"<line x1="{left}" y1="{axis_y}" x2="{}" y2="{axis_y}" stroke="{AXIS}" stroke-width="1"/><text x="{}" y="{}" font-size="10" text-anchor="end" fill="{MUTED}">{unit}</text>"##,
             left + PLOT_W,
             left.saturating_sub(6),
             axis_y - 4
@@ -304,7 +302,7 @@ impl<'p> Region<'p> {
             let (x, y) = (PAD + col * LEGEND_W, lanes_bottom + 8 + line * LEGEND_H);
             let _ = writeln!(
                 s,
-                r##"<circle cx="{}" cy="{}" r="6" fill="{colour}" stroke="#666" stroke-width="0.5"/><text x="{}" y="{}" font-size="10">{}</text>"##,
+                r##"<circle cx="{}" cy="{}" r="6" fill="{colour}" stroke="{AXIS}" stroke-width="0.5"/><text x="{}" y="{}" font-size="10">{}</text>"##,
                 x + 6,
                 y + 6,
                 x + 16,
@@ -322,27 +320,27 @@ impl<'p> Region<'p> {
             Lane::Heading(t) => {
                 let _ = writeln!(
                     s,
-                    r##"<text x="{label_x}" y="{text_y}" font-size="10" text-anchor="end" font-style="italic" fill="#555">{}</text>"##,
+                    r##"<text x="{label_x}" y="{text_y}" font-size="10" text-anchor="end" font-style="italic" fill="{MUTED}">{}</text>"##,
                     xml_escape(t)
                 );
             }
             Lane::More(n) => {
                 let _ = writeln!(
                     s,
-                    r##"<text x="{left}" y="{text_y}" font-size="10" fill="#555">… {n} more buffers not drawn</text>"##
+                    r##"<text x="{left}" y="{text_y}" font-size="10" fill="{MUTED}">… {n} more buffers not drawn</text>"##
                 );
             }
             Lane::Unused(holes) => {
                 let _ = writeln!(
                     s,
-                    r##"<text x="{label_x}" y="{text_y}" font-size="10" text-anchor="end" fill="#555">unused</text>"##
+                    r##"<text x="{label_x}" y="{text_y}" font-size="10" text-anchor="end" fill="{MUTED}">unused</text>"##
                 );
                 for &(a, b) in holes {
                     let (x0, x1) = (self.x(left, a), self.x(left, b));
                     let w = (x1 - x0).max(1.0);
                     let _ = writeln!(
                         s,
-                        r##"<g><title>unused: {unit} {a}–{b}</title><path d="M{} {}h{}v{BAR_H}h-{}z" fill="#f0f0f0" stroke="#999" stroke-width="0.5" stroke-dasharray="3,2"/></g>"##,
+                        r##"<g><title>unused: {unit} {a}–{b}</title><path d="M{} {}h{}v{BAR_H}h-{}z" fill="{EMPTY_FILL}" stroke="#999" stroke-width="0.5" stroke-dasharray="3,2"/></g>"##,
                         num(x0),
                         y + 2,
                         num(w),
@@ -364,7 +362,7 @@ impl<'p> Region<'p> {
                 let w = (x1 - x0).max(1.0);
                 let _ = write!(
                     s,
-                    r##"<text x="{label_x}" y="{text_y}" font-size="10" text-anchor="end">{}</text><g><title>{}</title><rect x="{}" y="{}" width="{}" height="{BAR_H}" fill="{}" stroke="#666" stroke-width="0.5"/>"##,
+                    r##"<text x="{label_x}" y="{text_y}" font-size="10" text-anchor="end">{}</text><g><title>{}</title><rect x="{}" y="{}" width="{}" height="{BAR_H}" fill="{}" stroke="{AXIS}" stroke-width="0.5"/>"##,
                     xml_escape(&label),
                     xml_escape(&tip),
                     num(x0),
@@ -376,7 +374,7 @@ impl<'p> Region<'p> {
                 if w >= (6 * range.chars().count() + 4) as f64 {
                     let _ = write!(
                         s,
-                        r##"<text x="{}" y="{}" font-size="9" text-anchor="middle" fill="#333">{}</text>"##,
+                        r##"<text x="{}" y="{}" font-size="9" text-anchor="middle" fill="{INK}">{}</text>"##,
                         num(x0 + w / 2.0),
                         text_y - 1,
                         xml_escape(&range)
@@ -415,40 +413,5 @@ fn fill(slot: usize) -> &'static str {
     PALETTE
         .get(slot % PALETTE.len())
         .copied()
-        .unwrap_or("#cccccc")
-}
-
-/// The smallest power of two that cuts `[0, domain]` into at most 8 steps.
-pub(crate) fn tick_step(domain: u64) -> u64 {
-    domain
-        .div_ceil(8)
-        .max(1)
-        .checked_next_power_of_two()
-        .unwrap_or(1 << 63)
-}
-
-/// A coordinate with at most one decimal (`80`, `162.5`).
-pub(crate) fn num(v: f64) -> String {
-    let t = format!("{v:.1}");
-    match t.strip_suffix(".0") {
-        Some(whole) => whole.to_string(),
-        None => t,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn helpers() {
-        assert_eq!(tick_step(256), 32);
-        assert_eq!(tick_step(160), 32);
-        assert_eq!(tick_step(32768), 4096);
-        assert_eq!(tick_step(0), 1);
-        assert_eq!(tick_step(u64::MAX), 1 << 61);
-        assert_eq!(num(80.0), "80");
-        assert_eq!(num(162.5), "162.5");
-        assert_eq!(xml_escape("a<b & 'c'"), "a&lt;b &amp; &apos;c&apos;");
-    }
+        .unwrap_or(NO_COLOUR)
 }

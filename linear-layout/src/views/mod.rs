@@ -1,5 +1,6 @@
 //! Pictures of layouts: Triton's ASCII views ([`layout_view`], [`distributed_view`],
-//! [`shared_view`]) and SVG drawings ([`svg`]).
+//! [`shared_view`]) and SVG drawings ([`svg`]), in the house style every SVG of the workspace
+//! shares ([`style`]).
 //!
 //! ```
 //! use linear_layout::views::{distributed_view, svg};
@@ -14,6 +15,7 @@
 //! # Ok::<(), linear_layout::LayoutError>(())
 //! ```
 
+pub mod style;
 pub mod svg;
 pub mod tensor_view;
 

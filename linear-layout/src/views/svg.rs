@@ -27,6 +27,9 @@ use crate::analysis::warp_request;
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 
+use super::style::{
+    svg_open, xml_escape, AXIS, CHAR_W, EMPTY_FILL, INK, MUTED, PAD, SVG_CLOSE, WARP_PALETTE,
+};
 use super::tensor_view::{delinearize, linearize, InputEval};
 
 /// Most cells a picture has along either side.
@@ -40,26 +43,8 @@ use super::tensor_view::{delinearize, linearize, InputEval};
 /// ```
 pub const MAX_GRID_SIDE: u64 = 128;
 
-/// Fill colours of warps 0, 1, … (cycled): light, distinct, readable under black text.
-///
-/// ```
-/// use linear_layout::views::svg::{tensor_svg, WARP_PALETTE};
-/// use linear_layout::LinearLayout;
-/// let l = LinearLayout::from_bases(&[("lane", vec![]), ("warp", vec![vec![1]])], &[("dim0", 2)], true)?;
-/// let svg = tensor_svg(&l)?;
-/// assert!(svg.contains(WARP_PALETTE[0]) && svg.contains(WARP_PALETTE[1]));
-/// # Ok::<(), linear_layout::LayoutError>(())
-/// ```
-pub const WARP_PALETTE: [&str; 12] = [
-    "#a6cee3", "#b2df8a", "#fb9a99", "#fdbf6f", "#cab2d6", "#ffff99", "#8dd3c7", "#bebada",
-    "#80b1d3", "#fdb462", "#b3de69", "#fccde5",
-];
-
-const EMPTY_FILL: &str = "#f0f0f0";
 const FONT: u64 = 11;
-const CHAR_W: u64 = 7;
 const CELL_H: u64 = 30;
-const PAD: u64 = 8;
 
 /// A distributed layout (`register, lane, warp, block → dim*`) as a grid over the tensor: each
 /// cell is coloured by the warp holding the element, labelled `T<thread>:<register>` as
@@ -438,7 +423,7 @@ pub fn bank_conflict_svg(
         for (b, bank_x) in (0..banks).map(|b| (b, left + b * cell_w)) {
             let _ = writeln!(
                 body,
-                r##"<text x="{}" y="{}" font-size="9" text-anchor="middle" fill="#555">b{b}</text>"##,
+                r##"<text x="{}" y="{}" font-size="9" text-anchor="middle" fill="{MUTED}">b{b}</text>"##,
                 bank_x + cell_w / 2,
                 y + 10,
             );
@@ -493,10 +478,7 @@ pub fn bank_conflict_svg(
     );
     let height = y + PAD;
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace">"#
-    );
+    s.push_str(&svg_open(width, height));
     let _ = writeln!(s, "<title>{}</title>", xml_escape(&title));
     let _ = writeln!(
         s,
@@ -504,7 +486,7 @@ pub fn bank_conflict_svg(
         xml_escape(&title)
     );
     s.push_str(&body);
-    s.push_str("</svg>\n");
+    s.push_str(SVG_CLOSE);
     Ok(s)
 }
 
@@ -631,10 +613,7 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
     let height = top + grid_h + 12 + legend_lines * 18 + PAD;
 
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace">"#
-    );
+    s.push_str(&svg_open(width, height));
     let _ = writeln!(s, "<title>{}</title>", xml_escape(title));
     let _ = writeln!(
         s,
@@ -644,7 +623,7 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
     for c in 0..grid.cols {
         let _ = writeln!(
             s,
-            r##"<text x="{}" y="{}" font-size="10" text-anchor="middle" fill="#555">{c}</text>"##,
+            r##"<text x="{}" y="{}" font-size="10" text-anchor="middle" fill="{MUTED}">{c}</text>"##,
             left + c * cell_w + cell_w / 2,
             top - 6,
         );
@@ -653,7 +632,7 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
         for (r, label) in row_labels.iter().enumerate() {
             let _ = writeln!(
                 s,
-                r##"<text x="{}" y="{}" font-size="10" text-anchor="end" fill="#555">{}</text>"##,
+                r##"<text x="{}" y="{}" font-size="10" text-anchor="end" fill="{MUTED}">{}</text>"##,
                 left - 6,
                 top + r as u64 * CELL_H + CELL_H / 2 + 4,
                 xml_escape(label)
@@ -665,7 +644,7 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
         let (x, y) = (left + c * cell_w, top + r * CELL_H);
         let _ = write!(
             s,
-            r##"<g><title>{}</title><rect x="{x}" y="{y}" width="{cell_w}" height="{CELL_H}" fill="{}" stroke="#666" stroke-width="0.5"/>"##,
+            r##"<g><title>{}</title><rect x="{x}" y="{y}" width="{cell_w}" height="{CELL_H}" fill="{}" stroke="{AXIS}" stroke-width="0.5"/>"##,
             xml_escape(&cell.tooltip),
             cell.fill
         );
@@ -683,7 +662,7 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
         if let Some(sub) = &cell.sub {
             let _ = write!(
                 s,
-                r##"<text x="{centre}" y="{}" font-size="9" text-anchor="middle" fill="#333">{}</text>"##,
+                r##"<text x="{centre}" y="{}" font-size="9" text-anchor="middle" fill="{INK}">{}</text>"##,
                 y + 25,
                 xml_escape(sub)
             );
@@ -704,7 +683,7 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
         let (x, y) = (PAD + col * legend_w, top + grid_h + 12 + line * 18);
         let _ = writeln!(
             s,
-            r##"<circle cx="{}" cy="{}" r="6" fill="{fill}" stroke="#666" stroke-width="0.5"/><text x="{}" y="{}" font-size="10">{}</text>"##,
+            r##"<circle cx="{}" cy="{}" r="6" fill="{fill}" stroke="{AXIS}" stroke-width="0.5"/><text x="{}" y="{}" font-size="10">{}</text>"##,
             x + 6,
             y + 6,
             x + 16,
@@ -712,7 +691,7 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
             xml_escape(text)
         );
     }
-    s.push_str("</svg>\n");
+    s.push_str(SVG_CLOSE);
     s
 }
 
@@ -770,28 +749,6 @@ fn joined<S: AsRef<str>>(items: impl Iterator<Item = S>) -> String {
 
 fn joined_with(items: impl Iterator<Item = String>, sep: &str) -> String {
     items.collect::<Vec<_>>().join(sep)
-}
-
-/// Text escaped for XML content and attribute values (`&`, `<`, `>`, `"`, `'`), for every
-/// SVG this workspace writes.
-///
-/// ```
-/// use linear_layout::views::svg::xml_escape;
-/// assert_eq!(xml_escape("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
-/// ```
-pub fn xml_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -28,15 +28,15 @@
 //! budget, or a budget that is not reached) gives the same output on any machine.
 //!
 //! ```
-//! use alias_alloc::packing::exact::{fits, minimize, Fit, SolveOptions};
-//! use alias_alloc::packing::csv::read_csv;
+//! use packing::exact::{fits, minimize, Fit, SolveOptions};
+//! use packing::csv::read_csv;
 //! // OmniMalloc's case `c`: every greedy order needs 11; the optimum is the lower bound, 8.
 //! let p = read_csv("id,lower,upper,size\n0,0,5,3\n1,3,8,3\n2,0,3,4\n3,5,8,4\n4,2,6,1\n", Some(8))?;
 //! let s = minimize(&p, &SolveOptions::default())?;
 //! assert_eq!((s.peak, s.lower_bound, s.proven_optimal), (8, 8, true));
 //! assert!(matches!(fits(&p, 8, &SolveOptions::default())?, Fit::Yes(_)));
 //! assert_eq!(fits(&p, 7, &SolveOptions::default())?, Fit::No);
-//! # Ok::<(), alias_alloc::packing::PackError>(())
+//! # Ok::<(), packing::PackError>(())
 //! ```
 
 mod decide;
@@ -70,7 +70,7 @@ impl Default for SolveOptions {
     /// One second, no node limit, a table of 2^20 slots (32 MiB at most).
     ///
     /// ```
-    /// use alias_alloc::packing::exact::SolveOptions;
+    /// use packing::exact::SolveOptions;
     /// let o = SolveOptions::default();
     /// assert_eq!(o.budget, Some(std::time::Duration::from_secs(1)));
     /// assert_eq!(o.node_limit, None);
@@ -133,8 +133,8 @@ fn overlap_error(problem: &Problem, a: usize, b: usize) -> PackError {
 /// `u64` (or a greedy offset that would).
 ///
 /// ```
-/// use alias_alloc::packing::exact::{fits, Fit, SolveOptions};
-/// use alias_alloc::packing::{Buffer, Problem};
+/// use packing::exact::{fits, Fit, SolveOptions};
+/// use packing::{Buffer, Problem};
 /// // Two 32 KiB double buffers reuse a freed 64 KiB operand.
 /// let p = Problem::new(
 ///     vec![Buffer::new("a", 0, 2, 65536)?, Buffer::new("ping", 2, 4, 32768)?, Buffer::new("pong", 2, 4, 32768)?],
@@ -143,7 +143,7 @@ fn overlap_error(problem: &Problem, a: usize, b: usize) -> PackError {
 /// let o = SolveOptions::default();
 /// assert!(matches!(fits(&p, 65536, &o)?, Fit::Yes(_)));
 /// assert_eq!(fits(&p, 65535, &o)?, Fit::No);
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn fits(problem: &Problem, capacity: u64, options: &SolveOptions) -> Result<Fit, PackError> {
     if fixed_collision(problem).is_some() {
@@ -286,16 +286,16 @@ fn peak_of(inst: &Instance, local: &[u64]) -> u64 {
 /// placed), [`PackError::Overflow`] for an end past `u64`.
 ///
 /// ```
-/// use alias_alloc::packing::exact::{minimize, SolveOptions};
-/// use alias_alloc::packing::check::check;
-/// use alias_alloc::packing::csv::read_csv;
+/// use packing::exact::{minimize, SolveOptions};
+/// use packing::check::check;
+/// use packing::csv::read_csv;
 /// // MiniMalloc's README example: the optimum is 12.
 /// let p = read_csv("id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\nb3,0,9,4\nb4,9,21,4\nb5,0,21,4\n", None)?;
 /// let s = minimize(&p, &SolveOptions { budget: None, node_limit: Some(10_000), ..SolveOptions::default() })?;
 /// assert_eq!(s.peak, 12);
 /// assert!(s.proven_optimal);
 /// assert!(check(&p, &s.placement).is_empty());
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, PackError> {
     let start = Instant::now();

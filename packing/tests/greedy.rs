@@ -1,6 +1,6 @@
 //! The greedy packers and the independent checker:
 //!
-//! - known peaks on the public DSA cases (`tests/data/packing/dsa/`) and on MiniMalloc's
+//! - known peaks on the public DSA cases (`tests/data/dsa/`) and on MiniMalloc's
 //!   challenging A–K (`tests/data/minimalloc/`), matching the ratios the static-packing
 //!   reference measured for program-order first fit (PTOAS) and size-descending best fit
 //!   (TFLite);
@@ -20,13 +20,13 @@ use test_support::dsa_cases::DSA;
 
 use std::path::PathBuf;
 
-use alias_alloc::packing::bound::live_bound;
-use alias_alloc::packing::check::{check, Violation};
-use alias_alloc::packing::csv::read_csv;
-use alias_alloc::packing::generator::{generate, suite, Kind};
-use alias_alloc::packing::greedy::{best_fit_by_size, first_fit_by_lifetime};
-use alias_alloc::packing::time_index::TimeIndex;
-use alias_alloc::packing::{Buffer, PackError, Placement, Problem};
+use packing::bound::live_bound;
+use packing::check::{check, Violation};
+use packing::csv::read_csv;
+use packing::generator::{generate, suite, Kind};
+use packing::greedy::{best_fit_by_size, first_fit_by_lifetime};
+use packing::time_index::TimeIndex;
+use packing::{Buffer, PackError, Placement, Problem};
 use proptest::collection::vec;
 use proptest::prelude::*;
 
@@ -74,7 +74,7 @@ fn checked_peak(p: &Problem, placement: &Placement) -> u64 {
 #[test]
 fn dsa_cases_known_greedy_peaks() {
     for (file, lb, ff, bf) in DSA {
-        let p = load(&format!("packing/dsa/{file}"));
+        let p = load(&format!("dsa/{file}"));
         assert_eq!(p.capacity(), Some(lb), "{file}");
         assert_eq!(live_bound(&p).peak, lb, "{file}");
         assert_eq!(

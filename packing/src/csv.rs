@@ -81,14 +81,14 @@ fn integer(line: usize, name: &str, text: Option<&str>) -> Result<u64, PackError
 /// errors name the line (1-based) and the field, or the buffer for semantic errors.
 ///
 /// ```
-/// use alias_alloc::packing::csv::read_csv;
+/// use packing::csv::read_csv;
 /// let p = read_csv("id,lower,upper,size\nb1,0,3,4\nb2,3,9,4\n", Some(12))?;
 /// assert_eq!(p.len(), 2);
 /// assert_eq!(p.buffers()[1].lower, 3);
 /// let old = read_csv("buffer,start,end,size\nx,0,2,8\n", None)?; // inclusive end
 /// assert_eq!(old.buffers()[0].upper, 3);
 /// assert!(read_csv("id,lower,upper,size\na,0,x,1\n", None).is_err());
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn read_csv(text: &str, capacity: Option<u64>) -> Result<Problem, PackError> {
     let mut lines = text
@@ -136,12 +136,12 @@ pub fn read_csv(text: &str, capacity: Option<u64>) -> Result<Problem, PackError>
 /// column when a placement is given (or fixed offsets exist). [`read_csv`] reads it back.
 ///
 /// ```
-/// use alias_alloc::packing::{csv::{read_csv, write_csv}, Placement};
+/// use packing::{csv::{read_csv, write_csv}, Placement};
 /// let p = read_csv("id,lower,upper,size\na,0,2,4\nb,1,3,4\n", None)?;
 /// let text = write_csv(&p, Some(&Placement { offsets: vec![0, 4] }))?;
 /// assert_eq!(text, "id,lower,upper,size,alignment,offset\na,0,2,4,1,0\nb,1,3,4,1,4\n");
 /// assert_eq!(read_csv(&text, None)?.buffers()[1].offset, Some(4));
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn write_csv(problem: &Problem, placement: Option<&Placement>) -> Result<String, PackError> {
     if let Some(pl) = placement {

@@ -19,14 +19,14 @@ pub struct LiveBound {
 /// The peak of concurrently live units (a sweep over lifetime ends; saturates at `u64::MAX`).
 ///
 /// ```
-/// use alias_alloc::packing::{bound::live_bound, Buffer, Problem};
+/// use packing::{bound::live_bound, Buffer, Problem};
 /// let p = Problem::new(
 ///     vec![Buffer::new("a", 0, 3, 4)?, Buffer::new("b", 2, 5, 8)?, Buffer::new("c", 3, 6, 2)?],
 ///     None,
 /// )?;
 /// let lb = live_bound(&p);
 /// assert_eq!((lb.peak, lb.at, lb.live.clone()), (12, 2, vec![0, 1]));
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn live_bound(problem: &Problem) -> LiveBound {
     // Events sorted by time; at equal times ends (-) come before starts (+): half-open.
@@ -64,13 +64,13 @@ pub fn live_bound(problem: &Problem) -> LiveBound {
 /// can be rounded down to it.
 ///
 /// ```
-/// use alias_alloc::packing::{bound::granularity, Buffer, Problem};
+/// use packing::{bound::granularity, Buffer, Problem};
 /// let p = Problem::new(
 ///     vec![Buffer::new("tile", 0, 2, 16384)?.aligned(1024)?, Buffer::new("bar", 0, 2, 128)?.aligned(128)?],
 ///     None,
 /// )?;
 /// assert_eq!(granularity(&p), 128);
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn granularity(problem: &Problem) -> u64 {
     fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -100,7 +100,7 @@ pub fn granularity(problem: &Problem) -> u64 {
 /// With alignment 1 and no fixed offsets this is the live peak.
 ///
 /// ```
-/// use alias_alloc::packing::{bound::{live_bound, lower_bound}, Buffer, Problem};
+/// use packing::{bound::{live_bound, lower_bound}, Buffer, Problem};
 /// // Two 1,152-byte TMA tiles aligned to 1,024: the upper one starts at 2,048 at the earliest.
 /// let p = Problem::new(
 ///     vec![Buffer::new("a", 0, 2, 1152)?.aligned(1024)?, Buffer::new("b", 0, 2, 1152)?.aligned(1024)?],
@@ -111,7 +111,7 @@ pub fn granularity(problem: &Problem) -> u64 {
 /// // A fixed buffer's top counts even when little else is live.
 /// let q = Problem::new(vec![Buffer::new("pinned", 0, 1, 8)?.fixed_at(100)?], None)?;
 /// assert_eq!(lower_bound(&q), 108);
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn lower_bound(problem: &Problem) -> u64 {
     let buffers = problem.buffers();
@@ -224,7 +224,7 @@ fn clique_bound(buffers: &[super::Buffer], live: &[usize], sum: u64) -> u64 {
 /// be.)
 ///
 /// ```
-/// use alias_alloc::packing::{bound::tops_refute, Buffer, Problem};
+/// use packing::{bound::tops_refute, Buffer, Problem};
 /// let tile = |id: &str, l, u| Buffer::new(id, l, u, 1024)?.aligned(1024);
 /// let p = Problem::new(
 ///     vec![
@@ -236,7 +236,7 @@ fn clique_bound(buffers: &[super::Buffer], live: &[usize], sum: u64) -> u64 {
 /// // At 2,176 each barrier must sit on top of its two tiles, at 2,048: together at time 2.
 /// assert!(tops_refute(&p, 2176));
 /// assert!(!tops_refute(&p, 2304));
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn tops_refute(problem: &Problem, capacity: u64) -> bool {
     refuted(problem.buffers(), &cliques(problem), capacity)

@@ -1,3 +1,5 @@
+//! # packing
+//!
 //! Liveness-aware packing (dynamic storage allocation): place buffers whose lifetimes are
 //! known at compile time in one arena, so that buffers live at the same time never overlap
 //! and buffers that are not share bytes at any offset.
@@ -11,20 +13,20 @@
 //! | [`time_index`] | which placed buffers are live during a lifetime (output-sensitive) |
 //! | [`greedy`] | first fit in program order (PTOAS) and best fit by size (TFLite) |
 //! | [`check`] | the independent checker of placements: every [`check::Violation`] |
-//! | [`generator`] | seeded GPU-shaped instances (SMEM pipelines, TMEM) and perfect packings |
+//! | `generator` | seeded GPU-shaped instances (SMEM pipelines, TMEM) and perfect packings (feature `generator`) |
 //! | [`chart`] | a placement as an SVG time × offset chart |
 //! | [`exact`] | the exact solver: [`exact::fits`] (decision) and [`exact::minimize`] (anytime optimum) |
 //! | [`diagnose`] | why a problem does not fit: peak point, live set, lower bound, smallest conflicting set |
 //!
 //! ```
-//! use alias_alloc::packing::{Buffer, Problem};
+//! use packing::{Buffer, Problem};
 //! let p = Problem::new(
 //!     vec![Buffer::new("a", 0, 2, 64)?, Buffer::new("b", 2, 4, 32)?, Buffer::new("c", 2, 4, 32)?],
 //!     Some(64),
 //! )?;
 //! assert!(p.conflicts(1, 2));
 //! assert!(!p.conflicts(0, 1));
-//! # Ok::<(), alias_alloc::packing::PackError>(())
+//! # Ok::<(), packing::PackError>(())
 //! ```
 
 pub mod bound;
@@ -34,6 +36,7 @@ pub mod csv;
 pub mod diagnose;
 pub mod error;
 pub mod exact;
+#[cfg(feature = "generator")]
 pub mod generator;
 pub mod greedy;
 pub mod problem;

@@ -383,7 +383,7 @@ fn slice<'a, T>(flat: &'a [T], start: &[u32], i: usize) -> &'a [T] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::packing::Buffer;
+    use crate::Buffer;
 
     #[test]
     fn sections_spans_partitions_and_obstacles() {

@@ -1,20 +1,20 @@
-//! The committed GPU-shaped suite (`tests/data/packing/generated/`) is exactly what
-//! `generator::suite()` regenerates from its seeds (`BLESS=1 cargo test -p alias-alloc --test
-//! packing_generated` rewrites it), and every instance has the shape its kind promises.
+//! The committed GPU-shaped suite (`tests/data/generated/`) is exactly what
+//! `generator::suite()` regenerates from its seeds (`BLESS=1 cargo test -p packing --test
+//! generated` rewrites it), and every instance has the shape its kind promises.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use alias_alloc::packing::bound::live_bound;
-use alias_alloc::packing::check::check;
-use alias_alloc::packing::csv::{read_csv, write_csv};
-use alias_alloc::packing::generator::{
+use packing::bound::live_bound;
+use packing::check::check;
+use packing::csv::{read_csv, write_csv};
+use packing::generator::{
     generate, perfect_packing, suite, Kind, SplitMix64, SMEM_CAPACITY, TMEM_CAPACITY,
 };
-use alias_alloc::packing::Problem;
+use packing::Problem;
 
 fn dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/packing/generated")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/generated")
 }
 
 /// The capacity a MiniMalloc file name carries: `name.CAPACITY.csv`.

@@ -5,7 +5,7 @@
 //!
 //! The challenging instances take 0.1–2.5 s each in a debug build; the normal test runs the
 //! six that take under a second there (C, D, G, H, J, K), and `challenging_all_release` (run
-//! with `cargo test --release -p alias-alloc --test packing_exact -- --ignored`) runs all
+//! with `cargo test --release -p packing --test exact -- --ignored`) runs all
 //! eleven.
 
 #![allow(
@@ -17,13 +17,13 @@
 
 use std::path::PathBuf;
 
-use alias_alloc::packing::bound::{live_bound, lower_bound};
-use alias_alloc::packing::check::{check, Violation};
-use alias_alloc::packing::csv::read_csv;
-use alias_alloc::packing::diagnose::explain;
-use alias_alloc::packing::exact::{fits, minimize, Fit, Solution, SolveOptions};
-use alias_alloc::packing::greedy::{best_fit_by_size, first_fit_by_lifetime};
-use alias_alloc::packing::{Buffer, PackError, Placement, Problem};
+use packing::bound::{live_bound, lower_bound};
+use packing::check::{check, Violation};
+use packing::csv::read_csv;
+use packing::diagnose::explain;
+use packing::exact::{fits, minimize, Fit, Solution, SolveOptions};
+use packing::greedy::{best_fit_by_size, first_fit_by_lifetime};
+use packing::{Buffer, PackError, Placement, Problem};
 use proptest::prelude::*;
 
 /// Node-limited, no wall clock: the same answer on any machine.
@@ -68,7 +68,7 @@ fn small_cases() -> Vec<(String, Problem)> {
         read_csv(INPUT_12, Some(12)).expect("input.12"),
     )];
     for f in ["a.6", "b.6", "c.8", "d.9", "e.12", "f.14", "g.7"] {
-        out.push((f.to_string(), load(&format!("packing/dsa/{f}.csv"))));
+        out.push((f.to_string(), load(&format!("dsa/{f}.csv"))));
     }
     out
 }

@@ -13,7 +13,7 @@
 //!   inference alone cannot see the tie rule).
 
 use super::{Frame, Search};
-use crate::packing::exact::instance::NONE;
+use crate::exact::instance::NONE;
 
 /// What [`Search::expand`] found.
 pub(super) enum Expand {

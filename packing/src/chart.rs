@@ -1,14 +1,15 @@
 //! [`placement_svg`]: a placement as an SVG time × offset chart — program time across, offset
-//! up, one rectangle per buffer — in the house style of [`linear_layout::views::svg`] (plain
+//! up, one rectangle per buffer — in the house style of [`linear_layout::views::style`] (plain
 //! string, monospace, `<title>` tooltips, the shared palette).
 
 use std::fmt::Write as _;
 
-use linear_layout::views::svg::{xml_escape, WARP_PALETTE};
+use linear_layout::views::style::{
+    num, svg_open, tick_step, xml_escape, AXIS, GRID, MUTED, NO_COLOUR, SVG_CLOSE, WARP_PALETTE,
+};
 
 use super::bound::live_bound;
 use super::{PackError, Placement, Problem};
-use crate::report::{num, tick_step};
 
 const LEFT: u64 = 80;
 const PLOT_W: u64 = 720;
@@ -36,7 +37,7 @@ const LB_COLOUR: &str = "#1f5fbf";
 /// buffer; [`PackError::Overflow`] naming a buffer whose `offset + size` passes `u64`.
 ///
 /// ```
-/// use alias_alloc::packing::{chart::placement_svg, Buffer, Placement, Problem};
+/// use packing::{chart::placement_svg, Buffer, Placement, Problem};
 /// let p = Problem::new(
 ///     vec![Buffer::new("held_a", 0, 2, 64)?, Buffer::new("a<0>", 2, 4, 32)?, Buffer::new("a1", 2, 4, 32)?],
 ///     Some(64),
@@ -47,7 +48,7 @@ const LB_COLOUR: &str = "#1f5fbf";
 /// assert!(svg.contains("<title>a&lt;0&gt;: time [2, 4), offsets [0, 32), size 32</title>"));
 /// assert!(svg.contains("capacity 64") && svg.contains("LB 64"));
 /// assert!(placement_svg(&p, &Placement { offsets: vec![0] }).is_err());
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn placement_svg(problem: &Problem, placement: &Placement) -> Result<String, PackError> {
     let peak = placement.peak(problem)?;
@@ -80,10 +81,7 @@ pub fn placement_svg(problem: &Problem, placement: &Placement) -> Result<String,
     );
 
     let mut s = String::new();
-    let _ = writeln!(
-        s,
-        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" font-family="monospace">"#
-    );
+    s.push_str(&svg_open(width, height));
     let _ = writeln!(s, "<title>{}</title>", xml_escape(&title));
     let _ = writeln!(
         s,
@@ -99,7 +97,7 @@ pub fn placement_svg(problem: &Problem, placement: &Placement) -> Result<String,
         let ty = num(y(tick));
         let _ = writeln!(
             s,
-            r##"<line x1="{LEFT}" y1="{ty}" x2="{plot_right}" y2="{ty}" stroke="#e4e4e4" stroke-width="1"/><text x="{}" y="{ty}" font-size="10" text-anchor="end" dominant-baseline="middle" fill="#555">{tick}</text>"##,
+            r##"<line x1="{LEFT}" y1="{ty}" x2="{plot_right}" y2="{ty}" stroke="{GRID}" stroke-width="1"/><text x="{}" y="{ty}" font-size="10" text-anchor="end" dominant-baseline="middle" fill="{MUTED}">{tick}</text>"##,
             LEFT - 6
         );
         match tick.checked_add(step) {
@@ -113,7 +111,7 @@ pub fn placement_svg(problem: &Problem, placement: &Placement) -> Result<String,
         let tx = num(x(t0 + tick));
         let _ = writeln!(
             s,
-            r##"<line x1="{tx}" y1="{plot_top}" x2="{tx}" y2="{plot_bottom}" stroke="#f0f0f0" stroke-width="1"/><text x="{tx}" y="{}" font-size="10" text-anchor="middle" fill="#555">{}</text>"##,
+            r##"<line x1="{tx}" y1="{plot_top}" x2="{tx}" y2="{plot_bottom}" stroke="#f0f0f0" stroke-width="1"/><text x="{tx}" y="{}" font-size="10" text-anchor="middle" fill="{MUTED}">{}</text>"##,
             plot_bottom + 14,
             t0 + tick
         );
@@ -124,7 +122,7 @@ pub fn placement_svg(problem: &Problem, placement: &Placement) -> Result<String,
     }
     let _ = writeln!(
         s,
-        r##"<line x1="{LEFT}" y1="{plot_bottom}" x2="{plot_right}" y2="{plot_bottom}" stroke="#666" stroke-width="1"/><line x1="{LEFT}" y1="{plot_top}" x2="{LEFT}" y2="{plot_bottom}" stroke="#666" stroke-width="1"/><text x="{plot_right}" y="{}" font-size="10" text-anchor="end" fill="#555">time</text><text x="8" y="{}" font-size="10" fill="#555">offset</text>"##,
+        r##"<line x1="{LEFT}" y1="{plot_bottom}" x2="{plot_right}" y2="{plot_bottom}" stroke="{AXIS}" stroke-width="1"/><line x1="{LEFT}" y1="{plot_top}" x2="{LEFT}" y2="{plot_bottom}" stroke="{AXIS}" stroke-width="1"/><text x="{plot_right}" y="{}" font-size="10" text-anchor="end" fill="{MUTED}">time</text><text x="8" y="{}" font-size="10" fill="{MUTED}">offset</text>"##,
         plot_bottom + 30,
         plot_top - 8
     );
@@ -141,7 +139,7 @@ pub fn placement_svg(problem: &Problem, placement: &Placement) -> Result<String,
         let fill = WARP_PALETTE
             .get(i % WARP_PALETTE.len())
             .copied()
-            .unwrap_or("#cccccc");
+            .unwrap_or(NO_COLOUR);
         let stroke = if capacity.is_some_and(|c| end > c) {
             format!(r#"stroke="{OVER}" stroke-width="1.5""#)
         } else {
@@ -223,6 +221,6 @@ pub fn placement_svg(problem: &Problem, placement: &Placement) -> Result<String,
             ))
         );
     }
-    s.push_str("</svg>\n");
+    s.push_str(SVG_CLOSE);
     Ok(s)
 }

@@ -24,7 +24,7 @@ use super::{Buffer, PackError, Placement, Problem};
 /// Errors: [`PackError::Overflow`] naming the buffer whose offset would pass `u64`.
 ///
 /// ```
-/// use alias_alloc::packing::{greedy::first_fit_by_lifetime, Buffer, Problem};
+/// use packing::{greedy::first_fit_by_lifetime, Buffer, Problem};
 /// // The pypto chained matmul: a 64 KiB operand freed, then two 32 KiB double buffers.
 /// let p = Problem::new(
 ///     vec![
@@ -37,7 +37,7 @@ use super::{Buffer, PackError, Placement, Problem};
 /// let placement = first_fit_by_lifetime(&p)?;
 /// assert_eq!(placement.offsets, vec![0, 0, 32768]);
 /// assert_eq!(placement.peak(&p)?, 65536);
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn first_fit_by_lifetime(problem: &Problem) -> Result<Placement, PackError> {
     place(problem, |b| (b.lower, 0), lowest_fit)
@@ -51,8 +51,8 @@ pub fn first_fit_by_lifetime(problem: &Problem) -> Result<Placement, PackError> 
 /// Errors: [`PackError::Overflow`] naming the buffer whose offset would pass `u64`.
 ///
 /// ```
-/// use alias_alloc::packing::greedy::{best_fit_by_size, first_fit_by_lifetime};
-/// use alias_alloc::packing::{Buffer, Problem};
+/// use packing::greedy::{best_fit_by_size, first_fit_by_lifetime};
+/// use packing::{Buffer, Problem};
 /// let p = Problem::new(
 ///     vec![
 ///         Buffer::new("wall", 0, 4, 1)?.fixed_at(3)?,  // leaves a 3-unit hole below
@@ -63,7 +63,7 @@ pub fn first_fit_by_lifetime(problem: &Problem) -> Result<Placement, PackError> 
 /// )?;
 /// assert_eq!(best_fit_by_size(&p)?.offsets, vec![3, 6, 4]); // the snug hole
 /// assert_eq!(first_fit_by_lifetime(&p)?.offsets, vec![3, 6, 0]); // the lowest hole
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn best_fit_by_size(problem: &Problem) -> Result<Placement, PackError> {
     place(problem, |b| (u64::MAX - b.size, b.lower), smallest_fit)

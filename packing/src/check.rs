@@ -19,7 +19,7 @@ use super::{Placement, Problem};
 /// One way a placement breaks the rules above. Buffers are named by their ids.
 ///
 /// ```
-/// use alias_alloc::packing::check::Violation;
+/// use packing::check::Violation;
 /// let v = Violation::FixedOffsetMoved { id: "bar".into(), fixed: 0, got: 128 };
 /// assert_eq!(v.to_string(), "buffer 'bar': fixed at offset 0, placed at 128");
 /// ```
@@ -120,8 +120,8 @@ impl fmt::Display for Violation {
 /// buffer's `lower`.
 ///
 /// ```
-/// use alias_alloc::packing::check::{check, Violation};
-/// use alias_alloc::packing::{Buffer, Placement, Problem};
+/// use packing::check::{check, Violation};
+/// use packing::{Buffer, Placement, Problem};
 /// let p = Problem::new(
 ///     vec![Buffer::new("a", 0, 4, 8)?.aligned(4)?, Buffer::new("b", 2, 6, 8)?, Buffer::new("c", 4, 6, 8)?],
 ///     Some(16),
@@ -136,7 +136,7 @@ impl fmt::Display for Violation {
 ///         Violation::Overlap { a: "b".into(), b: "c".into(), from: 12, to: 14 },
 ///     ]
 /// );
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn check(problem: &Problem, placement: &Placement) -> Vec<Violation> {
     let buffers = problem.buffers();

@@ -8,7 +8,7 @@
 //! placement touches only the sections of the buffers it changed.
 
 use super::Search;
-use crate::packing::exact::memo::Key;
+use crate::exact::memo::Key;
 
 impl Search<'_> {
     /// Whether a stack of all unplaced members of section `s` can start at `v`.

@@ -28,36 +28,36 @@ use super::{Buffer, PackError, Placement, Problem};
 /// H100/B200 opt-in shared memory per block (CUTLASS `sm90_smem_capacity_bytes`).
 ///
 /// ```
-/// assert_eq!(alias_alloc::packing::generator::SMEM_CAPACITY, 227 * 1024);
+/// assert_eq!(packing::generator::SMEM_CAPACITY, 227 * 1024);
 /// ```
 pub const SMEM_CAPACITY: u64 = 232_448;
 /// Blackwell tensor memory columns per CTA.
 ///
 /// ```
-/// assert_eq!(alias_alloc::packing::generator::TMEM_CAPACITY, 512);
+/// assert_eq!(packing::generator::TMEM_CAPACITY, 512);
 /// ```
 pub const TMEM_CAPACITY: u64 = 512;
 /// Width and time span of [`Kind::Perfect`] instances: MiniMalloc's 2^20 × 2^20 square.
 ///
 /// ```
-/// use alias_alloc::packing::generator::{Kind, PERFECT_SIDE};
+/// use packing::generator::{Kind, PERFECT_SIDE};
 /// assert_eq!(Kind::Perfect.capacity(), PERFECT_SIDE);
 /// ```
 pub const PERFECT_SIDE: u64 = 1 << 20;
 /// Grain of [`Kind::Perfect`] instances: sizes and times are multiples of 1 KiB.
 ///
 /// ```
-/// use alias_alloc::packing::generator::{generate, Kind, PERFECT_GRAIN};
+/// use packing::generator::{generate, Kind, PERFECT_GRAIN};
 /// let p = generate(Kind::Perfect, 2, 150)?;
 /// assert!(p.buffers().iter().all(|b| b.size % PERFECT_GRAIN == 0 && b.lower % PERFECT_GRAIN == 0));
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub const PERFECT_GRAIN: u64 = 1024;
 
 /// SplitMix64 (Steele, Lea, Flood 2014): tiny, fast and the same everywhere.
 ///
 /// ```
-/// use alias_alloc::packing::generator::SplitMix64;
+/// use packing::generator::SplitMix64;
 /// let mut a = SplitMix64::new(7);
 /// let mut b = SplitMix64::new(7);
 /// assert_eq!(a.next_u64(), b.next_u64());
@@ -73,7 +73,7 @@ impl SplitMix64 {
     /// A generator seeded with `seed`.
     ///
     /// ```
-    /// use alias_alloc::packing::generator::SplitMix64;
+    /// use packing::generator::SplitMix64;
     /// assert_ne!(SplitMix64::new(1).next_u64(), SplitMix64::new(2).next_u64());
     /// ```
     pub fn new(seed: u64) -> SplitMix64 {
@@ -83,7 +83,7 @@ impl SplitMix64 {
     /// The next 64 random bits.
     ///
     /// ```
-    /// use alias_alloc::packing::generator::SplitMix64;
+    /// use packing::generator::SplitMix64;
     /// let mut r = SplitMix64::new(3);
     /// assert_ne!(r.next_u64(), r.next_u64());
     /// ```
@@ -98,7 +98,7 @@ impl SplitMix64 {
     /// A uniform value in `[0, n)` (Lemire's multiply-shift; 0 when `n` is 0).
     ///
     /// ```
-    /// use alias_alloc::packing::generator::SplitMix64;
+    /// use packing::generator::SplitMix64;
     /// let mut r = SplitMix64::new(9);
     /// assert!((0..100).all(|_| r.below(3) < 3));
     /// assert_eq!(r.below(0), 0);
@@ -110,7 +110,7 @@ impl SplitMix64 {
     /// A uniform element of `items` (None when empty).
     ///
     /// ```
-    /// use alias_alloc::packing::generator::SplitMix64;
+    /// use packing::generator::SplitMix64;
     /// assert_eq!(SplitMix64::new(1).pick(&[5]), Some(5));
     /// assert_eq!(SplitMix64::new(1).pick::<u8>(&[]), None);
     /// ```
@@ -123,10 +123,10 @@ impl SplitMix64 {
 /// What [`generate`] builds.
 ///
 /// ```
-/// use alias_alloc::packing::generator::{generate, Kind};
+/// use packing::generator::{generate, Kind};
 /// let p = generate(Kind::Tmem, 4, 10)?;
 /// assert!(p.buffers().iter().all(|b| b.size.is_power_of_two() && (32..=512).contains(&b.size)));
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -150,7 +150,7 @@ impl Kind {
     /// Every kind, in declaration order.
     ///
     /// ```
-    /// use alias_alloc::packing::generator::Kind;
+    /// use packing::generator::Kind;
     /// assert_eq!(Kind::ALL.len(), 6);
     /// assert_eq!(Kind::ALL[0].name(), "smem_pipeline");
     /// ```
@@ -166,7 +166,7 @@ impl Kind {
     /// The name used in file names: `smem_pipeline`, `tmem`, `perfect`, …
     ///
     /// ```
-    /// use alias_alloc::packing::generator::Kind;
+    /// use packing::generator::Kind;
     /// assert_eq!(Kind::SmemPingPong.name(), "smem_pingpong");
     /// ```
     pub fn name(self) -> &'static str {
@@ -183,7 +183,7 @@ impl Kind {
     /// The capacity of the kind's instances: bytes, columns, or the perfect packing's width.
     ///
     /// ```
-    /// use alias_alloc::packing::generator::Kind;
+    /// use packing::generator::Kind;
     /// assert_eq!(Kind::SmemMixed.capacity(), 232_448);
     /// assert_eq!(Kind::Tmem.capacity(), 512);
     /// assert_eq!(Kind::Perfect.capacity(), 1 << 20);
@@ -205,7 +205,7 @@ impl Kind {
 /// wrongly.
 ///
 /// ```
-/// use alias_alloc::packing::{bound::live_bound, generator::{generate, Kind}};
+/// use packing::{bound::live_bound, generator::{generate, Kind}};
 /// let p = generate(Kind::SmemPipeline, 7, 24)?;
 /// assert_eq!((p.len(), p.capacity()), (24, Some(232_448)));
 /// assert!(live_bound(&p).peak <= 232_448);
@@ -213,7 +213,7 @@ impl Kind {
 /// assert_eq!(p, generate(Kind::SmemPipeline, 7, 24)?);
 /// let perfect = generate(Kind::Perfect, 1, 200)?;
 /// assert_eq!(live_bound(&perfect).peak, 1 << 20);
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn generate(kind: Kind, seed: u64, n: usize) -> Result<Problem, PackError> {
     // Mix the kind into the seed so that kinds with one seed are unrelated.
@@ -272,14 +272,14 @@ pub fn generate(kind: Kind, seed: u64, n: usize) -> Result<Problem, PackError> {
 /// passes `u64`; [`PackError::EmptyLifetime`] for a zero grain.
 ///
 /// ```
-/// use alias_alloc::packing::{bound::live_bound, check::check, generator::perfect_packing};
+/// use packing::{bound::live_bound, check::check, generator::perfect_packing};
 /// let (p, cut) = perfect_packing(3, 150, 1024, 1024, 1024)?;
 /// assert_eq!((p.len(), p.capacity()), (150, Some(1 << 20)));
 /// assert_eq!(live_bound(&p).peak, 1 << 20);
 /// assert_eq!(cut.peak(&p)?, 1 << 20);
 /// assert!(check(&p, &cut).is_empty());
 /// assert_eq!(perfect_packing(3, 9, 2, 2, 1)?.0.len(), 4); // only 4 cells
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn perfect_packing(
     seed: u64,
@@ -378,11 +378,11 @@ type Rect = (u64, u64, u64, u64);
 /// One instance of the committed suite: what to generate and the file it goes to.
 ///
 /// ```
-/// use alias_alloc::packing::generator::{Instance, Kind};
+/// use packing::generator::{Instance, Kind};
 /// let i = Instance { kind: Kind::SmemPipeline, seed: 7, n: 16 };
 /// assert_eq!(i.file_name(), "smem_pipeline_s7.232448.csv");
 /// assert_eq!(i.problem()?.capacity(), Some(232_448));
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Instance {
@@ -398,7 +398,7 @@ impl Instance {
     /// MiniMalloc-style name carrying the capacity: `smem_pipeline_s7.232448.csv`.
     ///
     /// ```
-    /// use alias_alloc::packing::generator::{Instance, Kind};
+    /// use packing::generator::{Instance, Kind};
     /// let i = Instance { kind: Kind::Tmem, seed: 3, n: 12 };
     /// assert_eq!(i.file_name(), "tmem_s3.512.csv");
     /// ```
@@ -414,21 +414,21 @@ impl Instance {
     /// The problem: [`generate`]`(kind, seed, n)`.
     ///
     /// ```
-    /// use alias_alloc::packing::generator::{Instance, Kind};
+    /// use packing::generator::{Instance, Kind};
     /// assert_eq!(Instance { kind: Kind::Tmem, seed: 3, n: 12 }.problem()?.len(), 12);
-    /// # Ok::<(), alias_alloc::packing::PackError>(())
+    /// # Ok::<(), packing::PackError>(())
     /// ```
     pub fn problem(&self) -> Result<Problem, PackError> {
         generate(self.kind, self.seed, self.n)
     }
 }
 
-/// The committed suite (`alias-alloc/tests/data/packing/generated/`): 20 SMEM instances (five
+/// The committed suite (`packing/tests/data/generated/`): 20 SMEM instances (five
 /// of each SMEM kind, 8–40 buffers), 10 TMEM (4–24 buffers) and 10 perfect packings (150–450
 /// buffers).
 ///
 /// ```
-/// use alias_alloc::packing::generator::{suite, Kind};
+/// use packing::generator::{suite, Kind};
 /// let s = suite();
 /// assert_eq!(s.len(), 40);
 /// assert_eq!(s.iter().filter(|i| i.kind == Kind::Perfect).count(), 10);

@@ -9,9 +9,9 @@
 //! component's own buffers, so a refuted subproblem is recognised however it is reached.
 
 use super::{Expand, Outcome, Search};
-use crate::packing::exact::instance::NONE;
-use crate::packing::exact::memo::{mix, Key, Memo};
-use crate::packing::exact::order::rank_members;
+use crate::exact::instance::NONE;
+use crate::exact::memo::{mix, Key, Memo};
+use crate::exact::order::rank_members;
 
 /// A group of components (section ranges without an unplaced buffer crossing between them)
 /// solved one after the other, each by a fresh canonical search from offset 0: all must be

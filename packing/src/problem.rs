@@ -28,11 +28,11 @@ impl Buffer {
     /// A buffer with alignment 1 and no fixed offset; refuses an empty lifetime.
     ///
     /// ```
-    /// use alias_alloc::packing::Buffer;
+    /// use packing::Buffer;
     /// let b = Buffer::new("k_tile", 0, 4, 16384)?.aligned(1024)?;
     /// assert_eq!(b.alignment, 1024);
     /// assert!(Buffer::new("x", 3, 3, 1).is_err());
-    /// # Ok::<(), alias_alloc::packing::PackError>(())
+    /// # Ok::<(), packing::PackError>(())
     /// ```
     pub fn new(
         id: impl Into<String>,
@@ -55,9 +55,9 @@ impl Buffer {
     /// The same buffer with another alignment (≥ 1).
     ///
     /// ```
-    /// use alias_alloc::packing::Buffer;
+    /// use packing::Buffer;
     /// assert!(Buffer::new("a", 0, 1, 8)?.aligned(0).is_err());
-    /// # Ok::<(), alias_alloc::packing::PackError>(())
+    /// # Ok::<(), packing::PackError>(())
     /// ```
     pub fn aligned(mut self, alignment: u64) -> Result<Buffer, PackError> {
         self.alignment = alignment;
@@ -68,11 +68,11 @@ impl Buffer {
     /// The same buffer pinned at `offset` (a multiple of its alignment).
     ///
     /// ```
-    /// use alias_alloc::packing::Buffer;
+    /// use packing::Buffer;
     /// let b = Buffer::new("a", 0, 1, 8)?.aligned(4)?;
     /// assert!(b.clone().fixed_at(6).is_err());
     /// assert_eq!(b.fixed_at(8)?.offset, Some(8));
-    /// # Ok::<(), alias_alloc::packing::PackError>(())
+    /// # Ok::<(), packing::PackError>(())
     /// ```
     pub fn fixed_at(mut self, offset: u64) -> Result<Buffer, PackError> {
         self.offset = Some(offset);
@@ -83,11 +83,11 @@ impl Buffer {
     /// Whether the lifetimes of `self` and `other` intersect.
     ///
     /// ```
-    /// use alias_alloc::packing::Buffer;
+    /// use packing::Buffer;
     /// let a = Buffer::new("a", 0, 2, 1)?;
     /// assert!(a.overlaps_in_time(&Buffer::new("b", 1, 3, 1)?));
     /// assert!(!a.overlaps_in_time(&Buffer::new("c", 2, 3, 1)?)); // half-open
-    /// # Ok::<(), alias_alloc::packing::PackError>(())
+    /// # Ok::<(), packing::PackError>(())
     /// ```
     pub fn overlaps_in_time(&self, other: &Buffer) -> bool {
         self.lower < other.upper && other.lower < self.upper
@@ -136,7 +136,7 @@ impl Problem {
     /// Checks every buffer and the uniqueness of ids.
     ///
     /// ```
-    /// use alias_alloc::packing::{Buffer, Problem, PackError};
+    /// use packing::{Buffer, Problem, PackError};
     /// let dup = Problem::new(vec![Buffer::new("a", 0, 1, 1)?, Buffer::new("a", 1, 2, 1)?], None);
     /// assert!(matches!(dup, Err(PackError::DuplicateId { .. })));
     /// # Ok::<(), PackError>(())
@@ -169,10 +169,10 @@ impl Problem {
     /// The same buffers with another capacity.
     ///
     /// ```
-    /// use alias_alloc::packing::{Buffer, Problem};
+    /// use packing::{Buffer, Problem};
     /// let p = Problem::new(vec![Buffer::new("a", 0, 1, 8)?], None)?.with_capacity(Some(8));
     /// assert_eq!(p.capacity(), Some(8));
-    /// # Ok::<(), alias_alloc::packing::PackError>(())
+    /// # Ok::<(), packing::PackError>(())
     /// ```
     pub fn with_capacity(mut self, capacity: Option<u64>) -> Problem {
         self.capacity = capacity;
@@ -235,10 +235,10 @@ impl Placement {
     /// The height the placement needs: the largest `offset + size` (0 for no buffers).
     ///
     /// ```
-    /// use alias_alloc::packing::{Buffer, Placement, Problem};
+    /// use packing::{Buffer, Placement, Problem};
     /// let p = Problem::new(vec![Buffer::new("a", 0, 1, 8)?, Buffer::new("b", 0, 1, 4)?], None)?;
     /// assert_eq!(Placement { offsets: vec![4, 0] }.peak(&p)?, 12);
-    /// # Ok::<(), alias_alloc::packing::PackError>(())
+    /// # Ok::<(), packing::PackError>(())
     /// ```
     pub fn peak(&self, problem: &Problem) -> Result<u64, PackError> {
         if self.offsets.len() != problem.len() {

@@ -11,7 +11,7 @@ use super::Problem;
 /// `[l, u)`", output-sensitively.
 ///
 /// ```
-/// use alias_alloc::packing::{time_index::TimeIndex, Buffer, Problem};
+/// use packing::{time_index::TimeIndex, Buffer, Problem};
 /// let p = Problem::new(
 ///     vec![Buffer::new("a", 0, 4, 1)?, Buffer::new("b", 4, 8, 1)?, Buffer::new("c", 2, 6, 1)?],
 ///     None,
@@ -22,7 +22,7 @@ use super::Problem;
 /// assert_eq!(index.overlapping(3, 5), vec![0, 1]);
 /// assert_eq!(index.overlapping(4, 5), vec![1]); // half-open: a ends at 4
 /// assert!(index.overlapping(8, 9).is_empty());
-/// # Ok::<(), alias_alloc::packing::PackError>(())
+/// # Ok::<(), packing::PackError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct TimeIndex {
@@ -44,10 +44,10 @@ impl TimeIndex {
     /// An empty index over the buffers of `problem` (none inserted).
     ///
     /// ```
-    /// use alias_alloc::packing::{time_index::TimeIndex, Buffer, Problem};
+    /// use packing::{time_index::TimeIndex, Buffer, Problem};
     /// let p = Problem::new(vec![Buffer::new("a", 0, 4, 1)?], None)?;
     /// assert!(TimeIndex::new(&p).overlapping(0, 4).is_empty());
-    /// # Ok::<(), alias_alloc::packing::PackError>(())
+    /// # Ok::<(), packing::PackError>(())
     /// ```
     pub fn new(problem: &Problem) -> TimeIndex {
         let buffers = problem.buffers();
@@ -77,12 +77,12 @@ impl TimeIndex {
     /// Marks buffer `i` as placed (an index out of range is ignored).
     ///
     /// ```
-    /// use alias_alloc::packing::{time_index::TimeIndex, Buffer, Problem};
+    /// use packing::{time_index::TimeIndex, Buffer, Problem};
     /// let p = Problem::new(vec![Buffer::new("a", 0, 4, 1)?], None)?;
     /// let mut index = TimeIndex::new(&p);
     /// index.insert(0);
     /// assert_eq!(index.overlapping(3, 9), vec![0]);
-    /// # Ok::<(), alias_alloc::packing::PackError>(())
+    /// # Ok::<(), packing::PackError>(())
     /// ```
     pub fn insert(&mut self, i: usize) {
         let (Some(&pos), Some(&upper)) = (self.position.get(i), self.uppers.get(i)) else {
@@ -102,7 +102,7 @@ impl TimeIndex {
     /// order.
     ///
     /// ```
-    /// use alias_alloc::packing::{time_index::TimeIndex, Buffer, Problem};
+    /// use packing::{time_index::TimeIndex, Buffer, Problem};
     /// let p = Problem::new(vec![Buffer::new("a", 0, 4, 1)?, Buffer::new("b", 1, 2, 1)?], None)?;
     /// let mut index = TimeIndex::new(&p);
     /// index.insert(0);
@@ -110,7 +110,7 @@ impl TimeIndex {
     /// let mut seen = Vec::new();
     /// index.for_each_overlapping(1, 2, |i| seen.push(i));
     /// assert_eq!(seen, vec![0, 1]);
-    /// # Ok::<(), alias_alloc::packing::PackError>(())
+    /// # Ok::<(), packing::PackError>(())
     /// ```
     pub fn for_each_overlapping(&self, l: u64, u: u64, mut f: impl FnMut(usize)) {
         let end = self.lowers.partition_point(|&lower| lower < u);
@@ -139,13 +139,13 @@ impl TimeIndex {
     /// The inserted buffers live at some point of `[l, u)`, in `(lower, index)` order.
     ///
     /// ```
-    /// use alias_alloc::packing::{time_index::TimeIndex, Buffer, Problem};
+    /// use packing::{time_index::TimeIndex, Buffer, Problem};
     /// let p = Problem::new(vec![Buffer::new("a", 5, 6, 1)?], None)?;
     /// let mut index = TimeIndex::new(&p);
     /// index.insert(0);
     /// assert_eq!(index.overlapping(0, 6), vec![0]);
     /// assert!(index.overlapping(0, 5).is_empty());
-    /// # Ok::<(), alias_alloc::packing::PackError>(())
+    /// # Ok::<(), packing::PackError>(())
     /// ```
     pub fn overlapping(&self, l: u64, u: u64) -> Vec<usize> {
         let mut out = Vec::new();

@@ -73,9 +73,9 @@ impl Infeasibility {
     /// Whether the volume fits and fragmentation is the problem (`lower_bound ≤ capacity`).
     ///
     /// ```
-    /// use alias_alloc::packing::diagnose::explain;
-    /// use alias_alloc::packing::exact::{minimize, SolveOptions};
-    /// use alias_alloc::packing::{Buffer, Problem};
+    /// use packing::diagnose::explain;
+    /// use packing::exact::{minimize, SolveOptions};
+    /// use packing::{Buffer, Problem};
     /// let p = Problem::new(vec![Buffer::new("a", 0, 1, 9)?], Some(8))?;
     /// let why = explain(&p, &minimize(&p, &SolveOptions::default())?).ok_or("9 > 8")?;
     /// assert!(!why.fragmentation() && why.proved);
@@ -181,9 +181,9 @@ const TOTAL_NODES: u64 = 1_000_000;
 /// the diagnosis (module docs). Deterministic: its searches are node-limited.
 ///
 /// ```
-/// use alias_alloc::packing::diagnose::explain;
-/// use alias_alloc::packing::exact::{minimize, SolveOptions};
-/// use alias_alloc::packing::{Buffer, Problem};
+/// use packing::diagnose::explain;
+/// use packing::exact::{minimize, SolveOptions};
+/// use packing::{Buffer, Problem};
 /// let p = Problem::new(
 ///     vec![Buffer::new("k", 0, 4, 40_000)?, Buffer::new("v", 2, 6, 30_000)?, Buffer::new("q", 5, 8, 8_000)?],
 ///     Some(65_536),
