@@ -16,11 +16,11 @@ use std::process::Command;
 
 use alias_alloc::plan_file::PlanFile;
 use alias_alloc::{AllocLayout, Mode, PlanOptions};
+use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
 use codegen::plan_ptx::{AllocationKernel, PlanPtx, PlanPtxOptions};
 use codegen::ptx::parse;
-use codegen::smem::kernels::{access_kernel, round_trip, IndexSource, TestKernel};
-use codegen::tmem;
+use codegen::smem::kernels::{access_kernel, round_trip, TestKernel};
 use linear_layout::families::{Encoding, SharedEncoding};
 use linear_layout::{AddressMap, BufferMap, LinearLayout};
 use serde_json::Value;
@@ -271,12 +271,9 @@ fn run_time_buffer_index_explicit_and_tlx() {
         assert!(text.contains(".param .u32 index"), "{text}");
         let map = shared_map(NVMMA128, &[64, 64], 16, 4);
         let lowering = match tlx {
-            Some([scale, offset, group_size]) => BufferLowering::TlxReindex(TlxReindex {
-                scale,
-                offset,
-                group_size,
-                unit: 8192,
-            }),
+            Some([scale, offset, group_size]) => {
+                BufferLowering::TlxReindex(TlxReindex::new(scale, offset, group_size, 8192))
+            }
             None => BufferLowering::Explicit,
         };
         let k = round_trip(
@@ -478,7 +475,7 @@ fn flash_attention_plan_emits_tcgen05_kernels_that_put_every_cell_where_the_map_
             &case,
             plan,
             plan,
-            tmem::IndexSource::Param,
+            codegen::access::IndexSource::Param,
         );
         assert_eq!(&rebuilt, &**kernel, "{}", a.allocation);
         assert_eq!(parse(&kernel.to_string()).as_ref(), Ok(&**kernel));

@@ -12,13 +12,14 @@
 
 use std::time::Duration;
 
+use linear_layout::address::align_up_saturating;
 use linear_layout::families::tmem::TMEM_COLUMNS;
 use linear_layout::{AddressMap, BufferMap};
-
-use crate::{AllocError, AllocPlan, Lifetime, Plan, PlanOptions, Program, Storage};
 use packing::diagnose::explain;
 use packing::exact::{minimize, SolveOptions};
 use packing::{Buffer, PackError, Problem};
+
+use crate::{AllocError, AllocPlan, Lifetime, Plan, PlanOptions, Program, Storage};
 
 /// How to pack: the plan's options and the solver's time budget.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,7 +301,7 @@ impl Program {
             s.offset = o;
         }
         let unpacked = slots.iter().fold(0u64, |t, s| {
-            crate::plan::align_up(t, s.alignment).saturating_add(s.units)
+            align_up_saturating(t, s.alignment).saturating_add(s.units)
         });
         Ok(Arena {
             storage,

@@ -4,10 +4,11 @@
 //! time-disjoint children the group keeps the documented layout: children in order, each on
 //! its own alignment.
 
-use crate::plan::align_up;
-use crate::{AllocError, Lifetime};
+use linear_layout::address::align_up_saturating;
 use packing::exact::{minimize, SolveOptions};
 use packing::{Buffer, PackError, Problem};
+
+use crate::{AllocError, Lifetime};
 
 /// Work the exact solver may do for one group; deterministic (no wall-clock budget), so a
 /// plan never depends on the machine.
@@ -27,7 +28,7 @@ pub(crate) fn distinct_layout(children: &[Child]) -> Result<(Vec<u64>, u64), All
     let mut offsets = Vec::with_capacity(children.len());
     let mut size = 0u64;
     for c in children {
-        let at = align_up(size, c.align);
+        let at = align_up_saturating(size, c.align);
         offsets.push(at);
         size = at.saturating_add(c.size);
     }

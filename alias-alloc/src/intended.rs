@@ -15,11 +15,11 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
+use linear_layout::address::align_up_saturating;
 use linear_layout::BufferMap;
 
 use crate::distinct_packing::{distinct_layout, Child};
 use crate::error::map_err;
-use crate::plan::align_up;
 use crate::plan::Placed;
 use crate::tree_rules::check_tree;
 use crate::{
@@ -62,7 +62,7 @@ pub(crate) fn plan_intended(program: &Program) -> Result<Placed, AllocError> {
                 }
                 let sizer = Sizer::new(program, t)?;
                 let sized = sizer.group(t)?;
-                let u = align_up(sized.size, sized.align);
+                let u = align_up_saturating(sized.size, sized.align);
                 let mut place = Placer {
                     program,
                     sizer: &sizer,
@@ -276,7 +276,7 @@ impl Sizer {
         }
         match g.kind {
             GroupKind::Shared if g.group_size > 1 => {
-                let w = align_up(size, align);
+                let w = align_up_saturating(size, align);
                 size = w.saturating_mul(g.group_size - 1).saturating_add(size);
             }
             GroupKind::Shared => {}
@@ -320,7 +320,7 @@ impl Sizer {
             size = size.max(s.size);
             align = align.max(s.align);
         }
-        Ok(align_up(size, align))
+        Ok(align_up_saturating(size, align))
     }
 }
 

@@ -5,7 +5,9 @@
 use linear_layout::BufferMap;
 
 use crate::error::map_err;
-use crate::{AllocError, AllocId, AllocPlan, Origin, Program, Reindex, Reuse, SpecPlan, Storage};
+use crate::{
+    AllocError, AllocId, AllocPlan, Origin, Program, Reindex, Reuse, SpecPlan, Storage, TlxRewrite,
+};
 
 /// Regions for plain allocations and their legacy views, numbered from `first_region`.
 pub(crate) fn plain_regions(
@@ -77,12 +79,7 @@ pub(crate) fn plain_regions(
             alignment: a.alignment()?,
             explicit: placement.clone(),
             placement,
-            reindex: Some(Reindex::Tlx {
-                scale: 1,
-                offset: 0,
-                group_size: 1,
-                rewritten: false,
-            }),
+            reindex: Some(Reindex::Tlx(TlxRewrite::IDENTITY)),
             alias_shape: Some(alias_shape),
             address_map: None,
         });

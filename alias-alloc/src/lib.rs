@@ -60,7 +60,7 @@ pub use arena::{Arena, ArenaSlot, PackOptions, PackedPlan};
 pub use dtype::DType;
 pub use error::{AllocError, Warning};
 pub use lifetime::Lifetime;
-pub use lowering::reindex::Reindex;
+pub use lowering::reindex::{Reindex, TlxRewrite};
 pub use plan::{AllocPlan, Mode, Origin, Plan, PlanOptions, SpecPlan};
 pub use program::{Overlap, Program};
 pub use reuse_group::{GroupKind, Member, ReuseGroup};

@@ -147,13 +147,3 @@ pub(crate) struct Placed {
     pub allocs: Vec<AllocPlan>,
     pub warnings: Vec<Warning>,
 }
-
-/// `alignUp(v, a)`: `v` rounded up to a multiple of `a`, saturating (`a = 0` leaves `v`), as
-/// both modes and TLX compute it.
-pub(crate) fn align_up(v: u64, a: u64) -> u64 {
-    if a == 0 {
-        v
-    } else {
-        v.div_ceil(a).saturating_mul(a)
-    }
-}

@@ -8,7 +8,7 @@
 use alias_alloc::checker::{check, Violation};
 use alias_alloc::{
     AllocError, AllocId, AllocLayout, Allocation, CtaMode, DType, Mode, Plan, PlanOptions, Program,
-    Reindex, Reuse, ReuseGroup, SpecId, Storage, Warning,
+    Reindex, Reuse, ReuseGroup, SpecId, Storage, TlxRewrite, Warning,
 };
 use linear_layout::families::TensorMemory;
 use linear_layout::Address;
@@ -143,12 +143,11 @@ fn fa_forward_tlx_compatible() -> R {
     assert_eq!(spec.group_stride, Some(128));
     assert_eq!(
         tlx.alloc("p")?.reindex,
-        Some(Reindex::Tlx {
+        Some(Reindex::Tlx(TlxRewrite {
             scale: 2,
             offset: 0,
             group_size: 2,
-            rewritten: true
-        })
+        }))
     );
     assert_eq!(slots(&tlx, "p")?, Some(vec![0, 3, 4, 7]));
     assert_eq!(starts(&tlx, "p")?, [0, 96, 128, 224]);
@@ -626,12 +625,11 @@ fn tlx_scale_one_with_offset_collides() -> R {
     let tlx = plan(&p, Mode::TlxCompatible)?;
     assert_eq!(
         tlx.alloc("p")?.reindex,
-        Some(Reindex::Tlx {
+        Some(Reindex::Tlx(TlxRewrite {
             scale: 1,
             offset: 1,
             group_size: 2,
-            rewritten: true
-        })
+        }))
     );
     assert_eq!(slots(&tlx, "p")?, Some(vec![1, 3, 3, 5]));
     assert!(overlaps(&tlx, "p", 1, "p", 2), "{:?}", tlx.warnings);
@@ -657,13 +655,13 @@ fn tlx_identity_under_nested_group_sizes() -> R {
     let tlx = plan(&p, Mode::TlxCompatible)?;
     assert_eq!(
         tlx.alloc("a")?.reindex,
-        Some(Reindex::Tlx {
+        Some(Reindex::Tlx(TlxRewrite {
             scale: 1,
             offset: 0,
             group_size: 4,
-            rewritten: false
-        })
+        }))
     );
+    assert!(matches!(tlx.alloc("a")?.reindex, Some(Reindex::Tlx(r)) if !r.rewrites()));
     assert_eq!(starts(&tlx, "a")?, [0, 1, 2, 3]);
     assert_eq!(tlx.alloc("a")?.explicit.offset(2).ok(), Some(3));
     assert!(disagrees(&tlx, "a"));

@@ -330,24 +330,14 @@ fn check_valid_tree(spec: &TreeSpec, choices: &[u32]) -> Result<(), TestCaseErro
     }
     let mut disagree = false;
     for a in &tlx.allocs {
-        let Some(Reindex::Tlx {
-            scale,
-            offset,
-            group_size,
-            rewritten,
-        }) = a.reindex.clone()
-        else {
+        let Some(Reindex::Tlx(rewrite)) = a.reindex.clone() else {
             return Err(fail(format!(
                 "{}: TLX plan without a TLX reindexing\n{d}",
                 a.name
             )));
         };
-        let reindex = Reindex::Tlx {
-            scale,
-            offset,
-            group_size,
-            rewritten,
-        };
+        let group_size = rewrite.group_size;
+        let reindex = Reindex::Tlx(rewrite);
         let mut differs = false;
         for i in 0..a.num {
             let slot = reindex.slot(i).map_err(fail)?;
@@ -365,16 +355,18 @@ fn check_valid_tree(spec: &TreeSpec, choices: &[u32]) -> Result<(), TestCaseErro
             if group_size <= 1 {
                 ensure!(
                     explicit == at,
-                    "{}[{i}] (scale {scale}, offset {offset}): explicit {explicit} ≠ TLX {at}\n{d}",
-                    a.name
+                    "{}[{i}] (scale {}, offset {}): explicit {explicit} ≠ TLX {at}\n{d}",
+                    a.name,
+                    rewrite.scale,
+                    rewrite.offset
                 );
             }
             differs |= explicit != at;
         }
         if differs {
             disagree = true;
-            if scale == 1 {
-                bump(&VALID.scale1[usize::from(rewritten)]);
+            if rewrite.scale == 1 {
+                bump(&VALID.scale1[usize::from(rewrite.rewrites())]);
             }
             ensure!(
                 tlx.warnings

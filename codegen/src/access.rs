@@ -1,5 +1,6 @@
 //! What an address emitter is asked to do: an [`Access`] (load or store, element width,
-//! widest vector), the [`BufferIndex`] (a constant or a run-time register) and how the buffer
+//! widest vector), the [`BufferIndex`] (a constant or a run-time register; in a kernel, from an
+//! [`IndexSource`]) and how the buffer
 //! part of the address is lowered ([`BufferLowering`]: the `AddressMap`'s own mixed-radix map,
 //! or TLX's reindexing, [`TlxReindex`], for comparison).
 //!
@@ -8,11 +9,12 @@
 //! let a = Access::store(16).with_max_vector_bytes(8);
 //! assert_eq!((a.op, a.element_bits, a.max_vector_bytes), (MemoryOp::Store, 16, 8));
 //! // TLX: slot = 2·i + 1 + i mod 2, 4 KiB per slot.
-//! let tlx = TlxReindex { scale: 2, offset: 1, group_size: 2, unit: 4096 };
-//! assert_eq!(tlx.byte_offset(3), 4096 * (6 + 1 + 1));
+//! let tlx = TlxReindex::new(2, 1, 2, 4096);
+//! assert_eq!(tlx.byte_offset(3), Some(4096 * (6 + 1 + 1)));
 //! assert!(matches!(BufferLowering::TlxReindex(tlx), BufferLowering::TlxReindex(_)));
 //! ```
 
+use alias_alloc::TlxRewrite;
 use linear_layout::{BufferMap, LayoutError};
 
 use crate::ptx::Reg;
@@ -153,10 +155,59 @@ impl BufferIndex {
     }
 }
 
-/// TLX's reindexing of a buffer index into its storage alias (fbtriton 3.7.4): the alias is an
-/// array of slots of `unit` bytes, and buffer `i` of the allocation lives in slot
-/// `scale·i + offset + (i mod group_size)`. TLX rewrites the index only when `scale > 1` or
-/// `offset > 0`; otherwise slot `i`.
+/// Where a kernel's buffer index comes from: constants known when emitting, or the kernel's
+/// `.u32` buffer-index parameter (`index` in the SMEM test kernels, [`BUFFER_PARAM`] in the
+/// TMEM round trip).
+///
+/// [`BUFFER_PARAM`]: crate::tmem::BUFFER_PARAM
+///
+/// ```
+/// use codegen::access::IndexSource;
+/// assert_eq!(IndexSource::Const(vec![0, 2]).indices(), Some(&[0, 2][..]));
+/// assert_eq!(IndexSource::Param.indices(), None);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum IndexSource {
+    /// These constants, one access after the other in one kernel (the TMEM round trip takes
+    /// exactly one).
+    Const(Vec<u64>),
+    /// The kernel's `.u32` buffer-index parameter: one kernel, run once per index.
+    Param,
+}
+
+impl IndexSource {
+    /// The constant indices, if any.
+    ///
+    /// ```
+    /// use codegen::access::IndexSource;
+    /// assert_eq!(IndexSource::Const(vec![3]).indices(), Some(&[3][..]));
+    /// ```
+    pub fn indices(&self) -> Option<&[u64]> {
+        match self {
+            IndexSource::Const(v) => Some(v),
+            IndexSource::Param => None,
+        }
+    }
+
+    /// One entry per emission of the access: each constant index, or `None` once for the
+    /// run-time index parameter.
+    ///
+    /// ```
+    /// use codegen::access::IndexSource;
+    /// assert_eq!(IndexSource::Const(vec![0, 2]).emissions(), [Some(0), Some(2)]);
+    /// assert_eq!(IndexSource::Param.emissions(), [None]);
+    /// ```
+    pub fn emissions(&self) -> Vec<Option<u64>> {
+        match self {
+            IndexSource::Const(v) => v.iter().map(|&i| Some(i)).collect(),
+            IndexSource::Param => vec![None],
+        }
+    }
+}
+
+/// TLX's reindexing lowered in code: its [`TlxRewrite`] (buffer `i` in slot
+/// `scale·i + offset + (i mod group_size)`, the formula `alias_alloc` defines once) and the
+/// bytes per slot (`unit`, the alias's per-buffer stride).
 ///
 /// The same placement as a mixed-radix [`BufferMap`] (what the explicit lowering uses) is
 /// [`TlxReindex::buffer_map`]: with `U = unit·scale`, buffer `i = j + group_size·k` sits at
@@ -164,81 +215,65 @@ impl BufferIndex {
 ///
 /// ```
 /// use codegen::access::TlxReindex;
-/// let t = TlxReindex { scale: 2, offset: 0, group_size: 2, unit: 1024 };
+/// let t = TlxReindex::new(2, 0, 2, 1024);
 /// let explicit = t.buffer_map(4)?;
 /// assert_eq!(explicit.to_string(), "(2,2):(3072,4096)");
 /// for i in 0..4 {
-///     assert_eq!(explicit.offset(i)?, t.byte_offset(i));
+///     assert_eq!(Some(explicit.offset(i)?), t.byte_offset(i));
 /// }
 /// # Ok::<(), linear_layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct TlxReindex {
-    /// `s`: slots per buffer index.
-    pub scale: u64,
-    /// `off`: the first slot.
-    pub offset: u64,
-    /// `gs`: buffers sharing one group (the `i mod gs` subtile term); at least 1.
-    pub group_size: u64,
+    /// The slot formula.
+    pub rewrite: TlxRewrite,
     /// Bytes per slot: the alias's per-buffer stride.
     pub unit: u64,
 }
 
 impl TlxReindex {
-    /// Whether TLX rewrites the index at all (`scale > 1 || offset > 0`).
+    /// `unit · (scale·i + offset + i mod group_size)`.
     ///
     /// ```
     /// use codegen::access::TlxReindex;
-    /// assert!(!TlxReindex { scale: 1, offset: 0, group_size: 2, unit: 64 }.reindexes());
+    /// assert_eq!(TlxReindex::new(3, 1, 3, 64).rewrite.slot(4), Some(3 * 4 + 1 + 1));
     /// ```
-    pub fn reindexes(&self) -> bool {
-        self.scale > 1 || self.offset > 0
-    }
-
-    /// The slot of buffer `i` (wrapping; `group_size` 0 is treated as 1).
-    ///
-    /// ```
-    /// use codegen::access::TlxReindex;
-    /// let t = TlxReindex { scale: 3, offset: 1, group_size: 3, unit: 64 };
-    /// assert_eq!(t.slot(4), 3 * 4 + 1 + 1);
-    /// ```
-    pub fn slot(&self, i: u64) -> u64 {
-        if self.reindexes() {
-            self.scale
-                .wrapping_mul(i)
-                .wrapping_add(self.offset)
-                .wrapping_add(i % self.group_size.max(1))
-        } else {
-            i
+    pub const fn new(scale: u64, offset: u64, group_size: u64, unit: u64) -> TlxReindex {
+        TlxReindex {
+            rewrite: TlxRewrite {
+                scale,
+                offset,
+                group_size,
+            },
+            unit,
         }
     }
 
-    /// `unit · slot(i)`: the byte offset of buffer `i` (wrapping).
+    /// `unit · slot(i)`: the byte offset of buffer `i`, or `None` past `u64::MAX`.
     ///
     /// ```
     /// use codegen::access::TlxReindex;
-    /// assert_eq!(TlxReindex { scale: 1, offset: 0, group_size: 1, unit: 512 }.byte_offset(3), 1536);
+    /// assert_eq!(TlxReindex::new(1, 0, 1, 512).byte_offset(3), Some(1536));
     /// ```
-    pub fn byte_offset(&self, i: u64) -> u64 {
-        self.unit.wrapping_mul(self.slot(i))
+    pub fn byte_offset(&self, i: u64) -> Option<u64> {
+        self.unit.checked_mul(self.rewrite.slot(i)?)
     }
 
-    /// The explicit [`BufferMap`] with the same offsets for buffers `0..num_buffers`:
-    /// `unit·offset + (group_size, num_buffers/group_size):(U + unit, group_size·U)`,
-    /// `U = unit·scale` (just `(num_buffers):(unit)` when TLX does not reindex).
+    /// The explicit [`BufferMap`] with the same offsets for buffers `0..num_buffers`
+    /// ([`TlxRewrite::placement`]).
     ///
     /// Errors ([`LayoutError::InvalidParameter`]): `group_size` 0 or not dividing
     /// `num_buffers`; offsets past `u64::MAX`.
     ///
     /// ```
     /// use codegen::access::TlxReindex;
-    /// let t = TlxReindex { scale: 1, offset: 2, group_size: 1, unit: 256 };
-    /// assert_eq!(t.buffer_map(3)?.to_string(), "512 + (1,3):(512,256)");
-    /// assert!(TlxReindex { group_size: 2, ..t }.buffer_map(3).is_err());
+    /// let t = TlxReindex::new(1, 2, 1, 256);
+    /// assert_eq!(t.buffer_map(3)?.to_string(), "512 + (3):(256)");
+    /// assert!(TlxReindex::new(1, 2, 2, 256).buffer_map(3).is_err());
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn buffer_map(&self, num_buffers: u64) -> Result<BufferMap, LayoutError> {
-        let gs = self.group_size;
+        let gs = self.rewrite.group_size;
         if gs == 0 || num_buffers % gs != 0 {
             return Err(LayoutError::invalid_parameter(
                 "tlx_reindex",
@@ -247,22 +282,7 @@ impl TlxReindex {
                 format!("must be at least 1 and divide the {num_buffers} buffers"),
             ));
         }
-        if !self.reindexes() {
-            return BufferMap::new(0, &[(num_buffers, self.unit)]);
-        }
-        let overflow = || {
-            LayoutError::invalid_parameter(
-                "tlx_reindex",
-                "unit",
-                &self.unit,
-                "slot offsets overflow u64",
-            )
-        };
-        let u = self.unit.checked_mul(self.scale).ok_or_else(overflow)?;
-        let base = self.unit.checked_mul(self.offset).ok_or_else(overflow)?;
-        let sub = u.checked_add(self.unit).ok_or_else(overflow)?;
-        let group = gs.checked_mul(u).ok_or_else(overflow)?;
-        BufferMap::new(base, &[(gs, sub), (num_buffers / gs, group)])
+        self.rewrite.placement(num_buffers, self.unit)
     }
 }
 
@@ -271,7 +291,7 @@ impl TlxReindex {
 /// ```
 /// use codegen::access::{BufferLowering, TlxReindex};
 /// assert_eq!(BufferLowering::default(), BufferLowering::Explicit);
-/// let t = BufferLowering::TlxReindex(TlxReindex { scale: 2, offset: 1, group_size: 2, unit: 8192 });
+/// let t = BufferLowering::TlxReindex(TlxReindex::new(2, 1, 2, 8192));
 /// assert_ne!(t, BufferLowering::Explicit);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]

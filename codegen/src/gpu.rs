@@ -20,7 +20,8 @@
 //! ```
 //! use codegen::access::{BufferLowering, MemoryOp};
 //! use codegen::gpu::require_gpu;
-//! use codegen::smem::kernels::{address_dump, IndexSource};
+//! use codegen::smem::kernels::address_dump;
+//! use codegen::access::IndexSource;
 //! use linear_layout::{AddressMap, BufferMap, families::{Blocked, NvmmaShared, SharedEncoding}};
 //! let regs = Blocked { size_per_thread: vec![1, 8], threads_per_warp: vec![4, 8],
 //!     warps_per_cta: vec![1, 1], order: vec![1, 0], cga_layout: vec![] }.to_linear_layout(&[8, 64])?;

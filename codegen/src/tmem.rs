@@ -5,7 +5,7 @@
 //! | concept | what it is | file |
 //! |---|---|---|
 //! | [`TmemPlan`], [`TmemMessage`], [`WarpOffset`], [`alloc_columns`] | the register layout taken apart into messages | `tmem/plan.rs` |
-//! | [`TmemContext`], [`BufferIndex`], [`TmemAddress`], [`thread_sync`] | allocation protocol, addresses, `ld`/`st` emission | `tmem/emit.rs` |
+//! | [`TmemContext`], [`TmemAddress`], [`thread_sync`] | allocation protocol, addresses, `ld`/`st` emission | `tmem/emit.rs` |
 //! | [`roundtrip_kernel`], [`roundtrip_value`] | whole store-then-load test kernels | `tmem/kernel.rs` |
 //! | [`TmemError`] | why a layout or an emission was refused | `tmem/error.rs` |
 //!
@@ -24,7 +24,8 @@
 //! ```
 //! use codegen::interp::{run, AccessKind, Config, Location, ParamValue};
 //! use codegen::ptx::parse;
-//! use codegen::tmem::{roundtrip_kernel, IndexSource, TmemPlan};
+//! use codegen::access::IndexSource;
+//! use codegen::tmem::{roundtrip_kernel, TmemPlan};
 //! use linear_layout::{Address, AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
 //! // FA's S: f32 128 × 128, two buffers at columns 0 and 128; buffer chosen at run time.
 //! let tm = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false };
@@ -48,7 +49,7 @@ mod error;
 mod kernel;
 mod plan;
 
-pub use emit::{thread_sync, BufferIndex, TmemAddress, TmemContext, TMEM_SLOT};
+pub use emit::{thread_sync, TmemAddress, TmemContext, TMEM_SLOT};
 pub use error::TmemError;
-pub use kernel::{roundtrip_kernel, roundtrip_value, IndexSource, BUFFER_PARAM, OUT_PARAM};
+pub use kernel::{roundtrip_kernel, roundtrip_value, BUFFER_PARAM, OUT_PARAM};
 pub use plan::{alloc_columns, shape_of, TmemMessage, TmemPlan, WarpOffset};

@@ -22,11 +22,12 @@
 
 mod smem_cases;
 
+use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
 use codegen::gpu::{device_ptx, require_gpu, Gpu};
 use codegen::interp::run;
 use codegen::ptx::parse;
-use codegen::smem::kernels::{address_dump, round_trip, IndexSource, TestKernel};
+use codegen::smem::kernels::{address_dump, round_trip, TestKernel};
 use linear_layout::BufferMap;
 use smem_cases::{cases, Named};
 use test_support::smem::{random_gf2_layout, random_layout, Rng, SharedSpec};
@@ -191,12 +192,7 @@ fn random_kernels() -> Vec<(String, TestKernel)> {
             .unwrap_or_else(|e| panic!("{what}: {e}"));
             out.push((format!("{what} round trip {index:?}"), k));
         }
-        let tlx = TlxReindex {
-            scale: 2,
-            offset: 1,
-            group_size: 2,
-            unit: span,
-        };
+        let tlx = TlxReindex::new(2, 1, 2, span);
         if (2 * 3 + 1 + 2) * span > 200 * 1024 {
             continue;
         }

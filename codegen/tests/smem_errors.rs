@@ -119,12 +119,7 @@ fn plans_refuse_what_they_cannot_emit() {
     assert!(matches!(r, Err(SmemError::Layout(_))));
 
     // TLX with group size 0.
-    let tlx = BufferLowering::TlxReindex(TlxReindex {
-        scale: 1,
-        offset: 1,
-        group_size: 0,
-        unit: 512,
-    });
+    let tlx = BufferLowering::TlxReindex(TlxReindex::new(1, 1, 0, 512));
     let r = SmemPlan::new(&m32, &regs(128), Access::load(32), tlx);
     assert!(matches!(
         r,

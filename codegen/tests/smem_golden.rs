@@ -14,8 +14,9 @@ mod smem_cases;
 
 use std::fmt::Write as _;
 
+use codegen::access::IndexSource;
 use codegen::access::MemoryOp;
-use codegen::smem::kernels::{access_kernel, address_dump, round_trip, IndexSource, TestKernel};
+use codegen::smem::kernels::{access_kernel, address_dump, round_trip, TestKernel};
 use smem_cases::{cases, Named};
 use test_support::smem::{assemble, check_run};
 

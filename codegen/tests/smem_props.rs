@@ -15,10 +15,11 @@
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
 use codegen::interp::Config;
 use codegen::ptx::{parse, Builder, SpecialReg, Target};
-use codegen::smem::kernels::{address_dump, round_trip, IndexSource};
+use codegen::smem::kernels::{address_dump, round_trip};
 use codegen::smem::TidLinear;
 use linear_layout::families::{Blocked, DistributedEncoding, DotOperand, NvidiaMma};
 use linear_layout::{BufferMap, LinearLayout};
@@ -319,7 +320,7 @@ proptest! {
         };
         let bytes = u64::from(c.bits / 8);
         let unit = (b.map.element_span() + pad).div_ceil(bytes) * bytes;
-        let tlx = TlxReindex { scale, offset, group_size: gs, unit };
+        let tlx = TlxReindex::new(scale, offset, gs, unit);
         let n = gs * groups;
         let explicit = b.map.with_buffer(tlx.buffer_map(n).map_err(|e| TestCaseError::fail(e.to_string()))?);
         if (scale * (n - 1) + offset + gs) * unit > 200 * 1024 {

@@ -11,7 +11,8 @@
     clippy::indexing_slicing
 )] // test code: a failed check panics
 
-use codegen::tmem::{roundtrip_kernel, IndexSource, TmemPlan};
+use codegen::access::IndexSource;
+use codegen::tmem::{roundtrip_kernel, TmemPlan};
 use linear_layout::families::Tcgen05Atom;
 use linear_layout::BufferMap;
 use test_support::tmem::{assemble_all, check_roundtrip, tmem, Alloc};

@@ -9,8 +9,9 @@
     clippy::indexing_slicing
 )] // test code: a failed check panics
 
+use codegen::access::{BufferIndex, IndexSource};
 use codegen::ptx::{Builder, IntType, Reg, RegType, Target};
-use codegen::tmem::{roundtrip_kernel, BufferIndex, IndexSource, TmemContext, TmemError, TmemPlan};
+use codegen::tmem::{roundtrip_kernel, TmemContext, TmemError, TmemPlan};
 use linear_layout::families::{tmem_reg_layout, Tcgen05Atom, TensorMemory};
 use linear_layout::{AddressMap, BufferMap, LayoutError, LinearLayout};
 use test_support::tmem::{assemble_all, check_roundtrip, tmem, Alloc};
@@ -182,7 +183,13 @@ fn reversed_registers_are_single_messages() {
     assert!(plan.messages().iter().all(|m| m.num == 1));
     assert_eq!(plan.messages()[1].column, 16);
     assert_eq!(plan.messages()[3].column, 16 + 8);
-    check_roundtrip("reversed", &alloc, &plan, &plan, IndexSource::Const(0));
+    check_roundtrip(
+        "reversed",
+        &alloc,
+        &plan,
+        &plan,
+        IndexSource::Const(vec![0]),
+    );
 }
 
 fn f32_tile() -> Alloc {
@@ -408,7 +415,7 @@ fn error_roundtrip_kernel() {
     let four = alloc.plan(Tcgen05Atom::M32x32b, 4).unwrap();
     let eight = alloc.plan(Tcgen05Atom::M32x32b, 8).unwrap();
     assert_eq!(
-        roundtrip_kernel("k", &four, &eight, IndexSource::Const(0)),
+        roundtrip_kernel("k", &four, &eight, IndexSource::Const(vec![0])),
         Err(TmemError::WarpMismatch { store: 4, load: 8 })
     );
     // 128 × 1024 bf16 elements: row-major indices need 17 bits.
@@ -421,7 +428,7 @@ fn error_roundtrip_kernel() {
     let plan = big.plan(Tcgen05Atom::M32x32b, 4).unwrap();
     assert_eq!(plan.messages().len(), 4);
     assert_eq!(
-        roundtrip_kernel("k", &plan, &plan, IndexSource::Const(0)),
+        roundtrip_kernel("k", &plan, &plan, IndexSource::Const(vec![0])),
         Err(TmemError::IndexWidth {
             elements: 131072,
             element_bits: 16

@@ -13,7 +13,8 @@
     clippy::indexing_slicing
 )] // test code: a failed check panics
 
-use codegen::tmem::{IndexSource, TmemError};
+use codegen::access::IndexSource;
+use codegen::tmem::TmemError;
 use linear_layout::families::Tcgen05Atom;
 use linear_layout::BufferMap;
 use test_support::tmem::{assemble_all, check_roundtrip, tmem, Alloc};
@@ -59,7 +60,7 @@ fn buffer_maps(span: u64) -> Vec<(&'static str, BufferMap, IndexSource)> {
         (
             "one",
             BufferMap::new(0, &[]).unwrap(),
-            IndexSource::Const(0),
+            IndexSource::Const(vec![0]),
         ),
         (
             "pair",
@@ -69,7 +70,7 @@ fn buffer_maps(span: u64) -> Vec<(&'static str, BufferMap, IndexSource)> {
         (
             "fa3",
             BufferMap::new(0, &[(2, 32), (2, 128)]).unwrap(),
-            IndexSource::Const(3),
+            IndexSource::Const(vec![3]),
         ),
         (
             "fa",

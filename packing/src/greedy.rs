@@ -14,6 +14,8 @@
 //! costs `O((k + 1) log n + k log k)` for `k` time-conflicting placed buffers, via
 //! [`TimeIndex`].
 
+use linear_layout::address::align_up;
+
 use super::time_index::TimeIndex;
 use super::{Buffer, PackError, Placement, Problem};
 
@@ -129,14 +131,9 @@ fn set(
     Ok(())
 }
 
-/// The smallest multiple of `b.alignment` that is ≥ `x`.
-fn align_up(x: u64, b: &Buffer) -> Result<u64, PackError> {
-    let rem = x % b.alignment;
-    if rem == 0 {
-        return Ok(x);
-    }
-    x.checked_add(b.alignment - rem)
-        .ok_or_else(|| PackError::Overflow { id: b.id.clone() })
+/// The smallest multiple of `b.alignment` that is ≥ `x`, or the overflow error naming `b`.
+fn aligned(x: u64, b: &Buffer) -> Result<u64, PackError> {
+    align_up(x, b.alignment).ok_or_else(|| PackError::Overflow { id: b.id.clone() })
 }
 
 /// `offset + size` for a candidate, or the overflow error naming `b`.
@@ -154,7 +151,7 @@ fn lowest_fit(busy: &[(u64, u64)], b: &Buffer) -> Result<u64, PackError> {
             return Ok(candidate);
         }
         if end > candidate {
-            candidate = align_up(end, b)?;
+            candidate = aligned(end, b)?;
         }
     }
     Ok(candidate)
@@ -166,7 +163,7 @@ fn smallest_fit(busy: &[(u64, u64)], b: &Buffer) -> Result<u64, PackError> {
     let mut top = 0u64;
     let mut best: Option<(u64, u64)> = None;
     for &(start, end) in busy {
-        let candidate = align_up(top, b)?;
+        let candidate = aligned(top, b)?;
         if end_of(candidate, b)? <= start {
             let gap = start - candidate;
             if best.is_none_or(|(g, _)| gap < g) {
@@ -177,6 +174,6 @@ fn smallest_fit(busy: &[(u64, u64)], b: &Buffer) -> Result<u64, PackError> {
     }
     match best {
         Some((_, offset)) => Ok(offset),
-        None => align_up(top, b),
+        None => aligned(top, b),
     }
 }

@@ -11,7 +11,7 @@ use alias_alloc::plan_file::PlanFile;
 use alias_alloc::{
     report, AllocError, AllocPlan, Mode, Origin, Plan, PlanOptions, Program, Reindex,
 };
-use alias_alloc::{Arena, PackOptions, SpecPlan};
+use alias_alloc::{Arena, PackOptions, SpecPlan, TlxRewrite};
 use codegen::plan_ptx::{PlanPtx, PlanPtxOptions};
 use serde_json::{json, Value};
 
@@ -183,15 +183,12 @@ fn region_line(s: &SpecPlan) -> String {
 fn rewrite_text(a: &AllocPlan) -> String {
     match &a.reindex {
         None => "explicit only".into(),
-        Some(Reindex::Tlx {
-            rewritten: false, ..
-        }) => "identity".into(),
-        Some(Reindex::Tlx {
+        Some(Reindex::Tlx(r)) if !r.rewrites() => "identity".into(),
+        Some(Reindex::Tlx(TlxRewrite {
             scale,
             offset,
             group_size,
-            ..
-        }) => {
+        })) => {
             let sub = if *group_size > 1 {
                 format!(" + i mod {group_size}")
             } else {

@@ -5,8 +5,9 @@
 use std::fmt::Write as _;
 
 use alias_alloc::DType;
+use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
-use codegen::smem::kernels::{access_kernel, round_trip, IndexSource, TestKernel};
+use codegen::smem::kernels::{access_kernel, round_trip, TestKernel};
 use linear_layout::families::{Encoding, SharedEncoding};
 use linear_layout::{AddressMap, BufferMap, LinearLayout};
 
@@ -30,16 +31,12 @@ pub fn run(args: PtxArgs) -> Result<String, CliError> {
         Lowering::Explicit => BufferLowering::Explicit,
         Lowering::Tlx => {
             let [scale, offset, group_size] = args.tlx;
-            BufferLowering::TlxReindex(TlxReindex {
-                scale,
-                offset,
-                group_size,
-                unit: map
-                    .buffer()
-                    .modes()
-                    .first()
-                    .map_or(0, |&(_, stride)| stride),
-            })
+            let unit = map
+                .buffer()
+                .modes()
+                .first()
+                .map_or(0, |&(_, stride)| stride);
+            BufferLowering::TlxReindex(TlxReindex::new(scale, offset, group_size, unit))
         }
     };
     let index = match args.index {

@@ -5,9 +5,10 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
+use codegen::access::IndexSource;
 use codegen::interp::{run, AccessKind, Config, Location, ParamValue};
 use codegen::ptx::{parse, Kernel, Op, Stmt};
-use codegen::tmem::{roundtrip_kernel, roundtrip_value, IndexSource, TmemError, TmemPlan};
+use codegen::tmem::{roundtrip_kernel, roundtrip_value, TmemError, TmemPlan};
 use linear_layout::families::{Tcgen05Atom, TensorMemory};
 use linear_layout::{Address, AddressMap, BufferMap, LinearLayout};
 
@@ -171,13 +172,13 @@ fn check_run(
     map: &AddressMap,
     (st, want_st): (&TmemPlan, &Expect),
     (ld, want_ld): (&TmemPlan, &Expect),
-    index: IndexSource,
+    index: &IndexSource,
     i: u64,
 ) -> usize {
     let threads = 32 * st.num_warps();
     let out_len = (threads * ld.registers() * 4) as usize;
     let mut params = vec![ParamValue::Buffer(vec![0xEE; out_len])];
-    if index == IndexSource::Param {
+    if *index == IndexSource::Param {
         params.push(ParamValue::U32(i as u32));
     }
     let out = run(k, &Config::new(threads), &params)
@@ -268,7 +269,7 @@ pub fn check_roundtrip(
     ld: &TmemPlan,
     index: IndexSource,
 ) -> (Kernel, usize) {
-    let kernel = roundtrip_kernel(name, st, ld, index).unwrap();
+    let kernel = roundtrip_kernel(name, st, ld, index.clone()).unwrap();
     let k = parse(&kernel.to_string()).unwrap();
     assert_eq!(k, kernel, "the printed text parses back to the kernel");
     let want_st = Expect::new(st);
@@ -278,8 +279,8 @@ pub fn check_roundtrip(
         Some(Expect::new(ld))
     };
     let want_ld = want_ld.as_ref().unwrap_or(&want_st);
-    let indices: Vec<u64> = match index {
-        IndexSource::Const(i) => vec![i],
+    let indices: Vec<u64> = match &index {
+        IndexSource::Const(v) => v.clone(),
         IndexSource::Param => {
             let n = alloc.map.buffer().num_buffers();
             let elements: u64 = alloc.shape.iter().product();
@@ -292,7 +293,7 @@ pub fn check_roundtrip(
     };
     let cells = indices
         .into_iter()
-        .map(|i| check_run(&k, &alloc.map, (st, &want_st), (ld, want_ld), index, i))
+        .map(|i| check_run(&k, &alloc.map, (st, &want_st), (ld, want_ld), &index, i))
         .sum();
     (kernel, cells)
 }

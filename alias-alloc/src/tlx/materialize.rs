@@ -11,7 +11,9 @@ use super::size::{backing, TlxBacking};
 use crate::error::map_err;
 use crate::plan::Placed;
 use crate::tree_rules::check_tree;
-use crate::{AllocError, AllocPlan, Origin, Program, Reindex, Reuse, SpecPlan, Storage, Warning};
+use crate::{
+    AllocError, AllocPlan, Origin, Program, Reindex, Reuse, SpecPlan, Storage, TlxRewrite, Warning,
+};
 
 /// Runs TLX's three steps over `program`, failing with TLX's first error.
 pub(crate) fn plan_tlx(program: &Program) -> Result<Placed, AllocError> {
@@ -120,7 +122,7 @@ pub(crate) fn plan_tlx(program: &Program) -> Result<Placed, AllocError> {
         if unit == 0 {
             return Err(a.shape_error("one buffer is smaller than one byte"));
         }
-        let (reindex, explicit) = match map.get(&id) {
+        let (rewrite, explicit) = match map.get(&id) {
             Some(o) => {
                 if o.units % unit != 0 {
                     return Err(AllocError::UnitsNotMultiple {
@@ -137,25 +139,20 @@ pub(crate) fn plan_tlx(program: &Program) -> Result<Placed, AllocError> {
                     });
                 }
                 let (scale, offset) = (o.units / unit, o.offset / unit);
-                let r = Reindex::Tlx {
+                let r = TlxRewrite {
                     scale,
                     offset,
                     group_size: o.group_size,
-                    rewritten: scale > 1 || offset > 0,
                 };
                 (r, documented(o, a.num)?)
             }
             None => (
-                Reindex::Tlx {
-                    scale: 1,
-                    offset: 0,
-                    group_size: 1,
-                    rewritten: false,
-                },
+                TlxRewrite::IDENTITY,
                 map_err(BufferMap::new(0, &[(a.num, unit)]))?,
             ),
         };
-        let placement = tlx_placement(&reindex, a.num, unit)?;
+        let placement = map_err(rewrite.placement(a.num, unit))?;
+        let reindex = Reindex::Tlx(rewrite);
         if let Some(i) = probes(&explicit, a.num)
             .into_iter()
             .find(|&i| placement.offset(i).ok() != explicit.offset(i).ok())
@@ -207,34 +204,6 @@ fn probes(documented: &BufferMap, num: u64) -> Vec<u64> {
     out.sort_unstable();
     out.dedup();
     out
-}
-
-/// TLX's physical placement: slot `s·i + off + (i mod gs)` times the unit, as a buffer map.
-fn tlx_placement(r: &Reindex, num: u64, unit: u64) -> Result<BufferMap, AllocError> {
-    let modes = match *r {
-        Reindex::Tlx {
-            scale,
-            offset,
-            group_size,
-            rewritten: true,
-        } => {
-            let u = scale.saturating_mul(unit);
-            let base = offset.saturating_mul(unit);
-            if group_size > 1 {
-                let groups = num.div_ceil(group_size);
-                return map_err(BufferMap::new(
-                    base,
-                    &[
-                        (group_size, u.saturating_add(unit)),
-                        (groups, u.saturating_mul(group_size)),
-                    ],
-                ));
-            }
-            return map_err(BufferMap::new(base, &[(num, u)]));
-        }
-        _ => [(num, unit)],
-    };
-    map_err(BufferMap::new(0, &modes))
 }
 
 /// TLX's offsets with the documented subtile rule: subtile digits (innermost fastest) at the

@@ -9,5 +9,3 @@
 pub mod materialize;
 pub mod offsets;
 pub mod size;
-
-pub(crate) use crate::plan::align_up;

@@ -3,7 +3,8 @@
 
 use std::collections::HashMap;
 
-use super::align_up;
+use linear_layout::address::align_up_saturating;
+
 use crate::{AllocError, AllocId, GroupKind, Member, Program, ReuseGroup, Storage};
 
 /// What step 2 records for one leaf: TLX's `(buffer_offset, units_between_buffer_groups,
@@ -105,7 +106,7 @@ impl TlxTree {
             GroupKind::Distinct => {
                 let mut t = 0;
                 for c in &g.members {
-                    t = align_up(t, self.child_align(c, root_align)?)
+                    t = align_up_saturating(t, self.child_align(c, root_align)?)
                         .saturating_add(self.size_in(c, root_align)?);
                 }
                 Ok(t)
@@ -130,7 +131,7 @@ pub fn offsets(
 ) -> Result<(u64, HashMap<AllocId, TlxOffset>), AllocError> {
     let t = TlxTree::new(program, tree, storage == Storage::Tmem)?;
     let root_align = t.align_group(tree)?;
-    let units = align_up(t.size_group_in(tree, Some(root_align))?, root_align);
+    let units = align_up_saturating(t.size_group_in(tree, Some(root_align))?, root_align);
     let mut out = HashMap::new();
     let mut walk = Walk {
         tree: &t,
@@ -199,7 +200,7 @@ impl Walk<'_> {
             GroupKind::Distinct => {
                 let mut r = offset;
                 for c in &g.members {
-                    r = align_up(r, self.tree.child_align(c, self.root_align)?);
+                    r = align_up_saturating(r, self.tree.child_align(c, self.root_align)?);
                     self.member(c, r, units, gs, subtiles)?;
                     r = r.saturating_add(self.tree.size_in(c, self.root_align)?);
                 }

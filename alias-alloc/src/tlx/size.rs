@@ -1,6 +1,7 @@
 //! TLX step 1 (`StorageAliasSizeDefinition.cpp`): the backing size and shape of each spec.
 
-use super::align_up;
+use linear_layout::address::align_up_saturating;
+
 use super::offsets::TlxTree;
 use crate::{AllocError, AllocLayout, CtaMode, Program, SpecId, Storage};
 
@@ -35,7 +36,7 @@ pub fn backing(program: &Program, spec: SpecId) -> Result<Option<TlxBacking>, Al
                     let first = program.allocation(*first)?;
                     first_user_count = Some((first.name.clone(), first.num));
                     let a = t.align_group(tree)?;
-                    align_up(t.size_group(tree)?, a).saturating_mul(first.num)
+                    align_up_saturating(t.size_group(tree)?, a).saturating_mul(first.num)
                 }
                 None => {
                     let mut m = 0;

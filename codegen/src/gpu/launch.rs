@@ -216,7 +216,8 @@ impl Gpu {
     /// ```
     /// use codegen::access::BufferLowering;
     /// use codegen::gpu::Gpu;
-    /// use codegen::smem::kernels::{round_trip, IndexSource};
+    /// use codegen::smem::kernels::round_trip;
+    /// use codegen::access::IndexSource;
     /// use linear_layout::{AddressMap, BufferMap, LinearLayout};
     /// let smem = LinearLayout::identity_1d(64, "offset", "dim0")?;
     /// let map = AddressMap::shared(BufferMap::new(0, &[])?, 16, &smem)?;

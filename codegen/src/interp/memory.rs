@@ -2,6 +2,8 @@
 //! configuration ([`Config`]), parameter values and global buffers ([`ParamValue`]), and
 //! tensor memory ([`Tmem`]).
 
+use linear_layout::address::align_up_saturating;
+
 use crate::ptx::Kernel;
 
 use super::error::InterpError;
@@ -124,11 +126,6 @@ pub struct SharedLayout {
     pub end: u32,
 }
 
-fn align_up(x: u64, align: u32) -> u64 {
-    let a = u64::from(align.max(1));
-    x.div_ceil(a) * a
-}
-
 impl SharedLayout {
     /// Places the kernel's variables; [`InterpError::SharedCapacity`] if they exceed
     /// `config.shared_limit`.
@@ -150,14 +147,14 @@ impl SharedLayout {
         for s in &kernel.shared {
             match s.size {
                 Some(size) => {
-                    cur = align_up(cur, s.align);
+                    cur = align_up_saturating(cur, u64::from(s.align));
                     vars.push((s.name.clone(), cur));
                     cur += u64::from(size);
                 }
                 None => dyn_align = dyn_align.max(s.align),
             }
         }
-        let dynamic_start = align_up(cur, dyn_align);
+        let dynamic_start = align_up_saturating(cur, u64::from(dyn_align));
         let end = dynamic_start + u64::from(config.dynamic_shared_bytes);
         let needed = end - u64::from(config.shared_base);
         if needed > u64::from(config.shared_limit) || end > u64::from(u32::MAX) {

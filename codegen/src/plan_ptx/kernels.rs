@@ -11,8 +11,9 @@ use linear_layout::{AddressMap, LinearLayout};
 use super::error::PlanPtxError;
 use super::registers::store_layout;
 use crate::access::BufferLowering;
+use crate::access::IndexSource;
 use crate::ptx::{Kernel, Module};
-use crate::smem::kernels::{round_trip, IndexSource, TestKernel};
+use crate::smem::kernels::{round_trip, TestKernel};
 use crate::tmem::{self, TmemPlan};
 
 /// How the kernels of a plan are made.
@@ -59,7 +60,7 @@ pub enum AllocationKernel {
     /// [`IndexSource::Param`] (`.param .u64 out`, `.param .u32 index`), sm_90a.
     Smem(Box<TestKernel>),
     /// Tensor memory: [`tmem::roundtrip_kernel`] through Gluon's register layout for
-    /// [`PlanPtxOptions::tmem_atom`], with [`tmem::IndexSource::Param`]
+    /// [`PlanPtxOptions::tmem_atom`], with [`IndexSource::Param`]
     /// (`.param .u64 out`, `.param .u32 buffer`), sm_100a.
     Tmem {
         /// The kernel.
@@ -307,7 +308,7 @@ fn allocation_kernel(
                 options.num_warps,
             );
             let built = plan.and_then(|plan| {
-                tmem::roundtrip_kernel(name, &plan, &plan, tmem::IndexSource::Param).map(|kernel| {
+                tmem::roundtrip_kernel(name, &plan, &plan, IndexSource::Param).map(|kernel| {
                     AllocationKernel::Tmem {
                         kernel: Box::new(kernel),
                         plan: Box::new(plan),

@@ -56,7 +56,7 @@ pub(crate) fn emit(
                         }
                         .into());
                     }
-                    t.byte_offset(i)
+                    tlx_offset(t, i)?
                 }
             };
             let fits = offset
@@ -194,6 +194,15 @@ fn divide(b: &mut Builder, i: Reg, d: u32) -> Result<Reg, PtxError> {
     }
 }
 
+/// [`TlxReindex::byte_offset`], or [`SmemError::Tlx`] past `u64::MAX`.
+pub(crate) fn tlx_offset(t: &TlxReindex, i: u64) -> Result<u64, SmemError> {
+    t.byte_offset(i).ok_or(SmemError::Tlx {
+        param: "buffer index",
+        value: i,
+        reason: "its slot's byte offset overflows u64",
+    })
+}
+
 /// `smem + unit·(scale·i + offset + i mod gs)`.
 fn tlx(b: &mut Builder, t: &TlxReindex, i: Reg, smem: Reg) -> Result<Reg, SmemError> {
     let narrow = |param: &'static str, value: u64| {
@@ -203,10 +212,11 @@ fn tlx(b: &mut Builder, t: &TlxReindex, i: Reg, smem: Reg) -> Result<Reg, SmemEr
             reason: "does not fit 32 bits",
         })
     };
-    let (scale, offset) = (narrow("scale", t.scale)?, narrow("offset", t.offset)?);
-    let (gs, unit) = (narrow("group_size", t.group_size)?, narrow("unit", t.unit)?);
+    let r = &t.rewrite;
+    let (scale, offset) = (narrow("scale", r.scale)?, narrow("offset", r.offset)?);
+    let (gs, unit) = (narrow("group_size", r.group_size)?, narrow("unit", t.unit)?);
     let mut slot = i;
-    if t.reindexes() {
+    if r.rewrites() {
         slot = match scale {
             1 => i,
             s if s.is_power_of_two() => b.shl(Width::B32, i, s.trailing_zeros())?,

@@ -14,7 +14,8 @@
 //! ```
 //! use codegen::access::BufferLowering;
 //! use codegen::interp::run;
-//! use codegen::smem::kernels::{round_trip, IndexSource};
+//! use codegen::smem::kernels::round_trip;
+//! use codegen::access::IndexSource;
 //! use linear_layout::{AddressMap, BufferMap, families::{Blocked, SwizzledShared}};
 //! let blocked = |spt: Vec<u32>, tpw: Vec<u32>| Blocked { size_per_thread: spt, threads_per_warp: tpw,
 //!     warps_per_cta: vec![2, 1], order: vec![1, 0], cga_layout: vec![] }.to_linear_layout(&[32, 32]);
@@ -29,11 +30,12 @@
 
 use linear_layout::{AddressMap, Dim, LinearLayout};
 
+use super::buffer::tlx_offset;
 use super::emit::{Emitted, SmemContext};
 use super::error::SmemError;
 use super::plan::SmemPlan;
 use super::thread::TidLinear;
-use crate::access::{Access, BufferIndex, BufferLowering, MemoryOp};
+use crate::access::{Access, BufferIndex, BufferLowering, IndexSource, MemoryOp};
 use crate::interp::{Config, ParamValue};
 use crate::ptx::{
     Address, Builder, DataType, IntType, Kernel, ParamType, Reg, RegType, Role, StateSpace, Target,
@@ -52,56 +54,12 @@ pub const SMEM: &str = "smem";
 /// ```
 pub const SMEM_ALIGN: u32 = 1024;
 
-/// Where a test kernel's buffer index comes from.
-///
-/// ```
-/// use codegen::smem::kernels::IndexSource;
-/// assert_eq!(IndexSource::Const(vec![0, 2]).indices(), Some(&[0, 2][..]));
-/// assert_eq!(IndexSource::Param.indices(), None);
-/// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum IndexSource {
-    /// These constants, one after the other in one kernel.
-    Const(Vec<u64>),
-    /// The `.u32` parameter `index`: one kernel, run once per index.
-    Param,
-}
-
-impl IndexSource {
-    /// The constant indices, if any.
-    ///
-    /// ```
-    /// use codegen::smem::kernels::IndexSource;
-    /// assert_eq!(IndexSource::Const(vec![3]).indices(), Some(&[3][..]));
-    /// ```
-    pub fn indices(&self) -> Option<&[u64]> {
-        match self {
-            IndexSource::Const(v) => Some(v),
-            IndexSource::Param => None,
-        }
-    }
-
-    /// One entry per emission of the access: each constant index, or `None` once for the
-    /// run-time index parameter.
-    ///
-    /// ```
-    /// use codegen::smem::kernels::IndexSource;
-    /// assert_eq!(IndexSource::Const(vec![0, 2]).emissions(), [Some(0), Some(2)]);
-    /// assert_eq!(IndexSource::Param.emissions(), [None]);
-    /// ```
-    pub fn emissions(&self) -> Vec<Option<u64>> {
-        match self {
-            IndexSource::Const(v) => v.iter().map(|&i| Some(i)).collect(),
-            IndexSource::Param => vec![None],
-        }
-    }
-}
-
 /// What a test kernel does, with the layouts needed to predict its output.
 ///
 /// ```
 /// # use codegen::access::{BufferLowering, MemoryOp};
-/// # use codegen::smem::kernels::{address_dump, IndexSource};
+/// # use codegen::smem::kernels::address_dump;
+/// # use codegen::access::IndexSource;
 /// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
 /// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
 /// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
@@ -140,7 +98,8 @@ pub enum TestKind {
 ///
 /// ```
 /// # use codegen::access::{BufferLowering, MemoryOp};
-/// # use codegen::smem::kernels::{address_dump, IndexSource};
+/// # use codegen::smem::kernels::address_dump;
+/// # use codegen::access::IndexSource;
 /// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
 /// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
 /// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
@@ -166,7 +125,8 @@ pub struct Emission {
 ///
 /// ```
 /// # use codegen::access::{BufferLowering, MemoryOp};
-/// # use codegen::smem::kernels::{address_dump, IndexSource};
+/// # use codegen::smem::kernels::address_dump;
+/// # use codegen::access::IndexSource;
 /// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
 /// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
 /// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
@@ -203,7 +163,8 @@ impl TestKernel {
     ///
     /// ```
     /// # use codegen::access::{BufferLowering, MemoryOp};
-    /// # use codegen::smem::kernels::{address_dump, IndexSource};
+    /// # use codegen::smem::kernels::address_dump;
+    /// # use codegen::access::IndexSource;
     /// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
     /// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
     /// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
@@ -221,7 +182,8 @@ impl TestKernel {
     ///
     /// ```
     /// # use codegen::access::{BufferLowering, MemoryOp};
-    /// # use codegen::smem::kernels::{address_dump, IndexSource};
+    /// # use codegen::smem::kernels::address_dump;
+    /// # use codegen::access::IndexSource;
     /// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
     /// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
     /// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
@@ -247,7 +209,8 @@ impl TestKernel {
     ///
     /// ```
     /// # use codegen::access::{BufferLowering, MemoryOp};
-    /// # use codegen::smem::kernels::{address_dump, IndexSource};
+    /// # use codegen::smem::kernels::address_dump;
+    /// # use codegen::access::IndexSource;
     /// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
     /// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
     /// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
@@ -273,7 +236,8 @@ impl TestKernel {
     ///
     /// ```
     /// # use codegen::access::{BufferLowering, MemoryOp};
-    /// # use codegen::smem::kernels::{address_dump, IndexSource};
+    /// # use codegen::smem::kernels::address_dump;
+    /// # use codegen::access::IndexSource;
     /// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
     /// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
     /// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
@@ -362,7 +326,7 @@ fn supplied_element(matrix: Option<(crate::ptx::MatrixCount, bool)>, t: u32) -> 
 /// use linear_layout::{AddressMap, BufferMap, LinearLayout};
 /// let l = LinearLayout::identity_1d(16, "offset", "dim0")?;
 /// let map = AddressMap::shared(BufferMap::new(0, &[(4, 64)])?, 32, &l)?;
-/// let tlx = BufferLowering::TlxReindex(TlxReindex { scale: 2, offset: 1, group_size: 2, unit: 64 });
+/// let tlx = BufferLowering::TlxReindex(TlxReindex::new(2, 1, 2, 64));
 /// assert_eq!(expected_address(&map, &BufferLowering::Explicit, 3, &[5])?, 3 * 64 + 20);
 /// assert_eq!(expected_address(&map, &tlx, 3, &[5])?, 64 * (6 + 1 + 1) + 20);
 /// # Ok::<(), codegen::smem::SmemError>(())
@@ -385,7 +349,7 @@ pub fn expected_address(
             }
             // Buffer 0 starts at the map's base: what is left is the element part.
             let element = byte(map.address(0, coords)?).wrapping_sub(map.buffer().base());
-            Ok(element.wrapping_add(t.byte_offset(i)))
+            Ok(element.wrapping_add(tlx_offset(t, i)?))
         }
     }
 }
@@ -612,7 +576,7 @@ fn shared_bytes(
     for i in all {
         let start = match lowering {
             BufferLowering::Explicit => map.buffer().offset(i)?,
-            BufferLowering::TlxReindex(t) => t.byte_offset(i),
+            BufferLowering::TlxReindex(t) => tlx_offset(t, i)?,
         };
         end = end.max(start.saturating_add(map.element_span()));
     }
@@ -701,7 +665,8 @@ fn buffer_index(index: Option<Reg>, constant: Option<u64>) -> BufferIndex {
 ///
 /// ```
 /// use codegen::access::BufferLowering;
-/// use codegen::smem::kernels::{round_trip, IndexSource};
+/// use codegen::smem::kernels::round_trip;
+/// use codegen::access::IndexSource;
 /// use linear_layout::{AddressMap, BufferMap, LinearLayout};
 /// let smem = LinearLayout::identity_1d(64, "offset", "dim0")?;
 /// let map = AddressMap::shared(BufferMap::new(0, &[])?, 16, &smem)?;
@@ -791,7 +756,8 @@ pub fn round_trip(
 /// ```
 /// use codegen::access::{BufferLowering, MemoryOp};
 /// use codegen::interp::run;
-/// use codegen::smem::kernels::{address_dump, IndexSource};
+/// use codegen::smem::kernels::address_dump;
+/// use codegen::access::IndexSource;
 /// use linear_layout::{AddressMap, BufferMap, families::{Blocked, NvmmaShared, SharedEncoding}};
 /// let regs = Blocked { size_per_thread: vec![1, 8], threads_per_warp: vec![4, 8],
 ///     warps_per_cta: vec![1, 1], order: vec![1, 0], cga_layout: vec![] }.to_linear_layout(&[8, 64])?;
@@ -882,7 +848,8 @@ pub fn address_dump(
 ///
 /// ```
 /// use codegen::access::{BufferLowering, MemoryOp};
-/// use codegen::smem::kernels::{access_kernel, IndexSource};
+/// use codegen::smem::kernels::access_kernel;
+/// use codegen::access::IndexSource;
 /// use linear_layout::{AddressMap, BufferMap, LinearLayout};
 /// let smem = LinearLayout::identity_1d(256, "offset", "dim0")?;
 /// let map = AddressMap::shared(BufferMap::new(0, &[(2, 1024)])?, 32, &smem)?;

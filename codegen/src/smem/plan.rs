@@ -602,7 +602,7 @@ fn buffer_alignment(map: &AddressMap, lowering: &BufferLowering) -> Result<(u32,
             Ok((runtime.min(align_of(buffer.base())), runtime))
         }
         BufferLowering::TlxReindex(t) => {
-            if t.group_size == 0 {
+            if t.rewrite.group_size == 0 {
                 return Err(SmemError::Tlx {
                     param: "group_size",
                     value: 0,
@@ -626,12 +626,8 @@ fn check_extent(map: &AddressMap, lowering: &BufferLowering) -> Result<(), SmemE
                 acc.checked_add(stride.checked_mul(size.saturating_sub(1))?)
             }),
         BufferLowering::TlxReindex(t) => {
-            let n = buffer.num_buffers().saturating_sub(1);
-            t.scale
-                .checked_mul(n)
-                .and_then(|s| s.checked_add(t.offset))
-                .and_then(|s| s.checked_add(t.group_size.saturating_sub(1)))
-                .and_then(|s| s.checked_mul(t.unit))
+            let bound = t.rewrite.slot_bound(buffer.num_buffers());
+            bound.and_then(|s| s.checked_mul(t.unit))
         }
     };
     let end = last_start.and_then(|s| s.checked_add(map.element_span()));

@@ -5,6 +5,7 @@ use linear_layout::families::tcgen05_alloc_columns;
 
 use super::error::TmemError;
 use super::plan::TmemPlan;
+use crate::access::BufferIndex;
 use crate::ptx::{
     Address, Builder, CmpOp, DataType, Guard, IntType, PtxError, Reg, RegType, Role, SpecialReg,
     StateSpace,
@@ -12,20 +13,6 @@ use crate::ptx::{
 
 /// The `.shared` word `tcgen05.alloc` writes the TMEM base address to.
 pub const TMEM_SLOT: &str = "tmem_slot";
-
-/// Which buffer of the map an access uses.
-///
-/// ```
-/// use codegen::tmem::BufferIndex;
-/// assert_eq!(BufferIndex::Const(3), BufferIndex::Const(3));
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum BufferIndex {
-    /// Known when emitting: its column offset folds into the immediates (0 ALU).
-    Const(u64),
-    /// A warp-uniform `.b32` register holding an index below the map's buffer count.
-    Runtime(Reg),
-}
 
 /// A buffer's TMEM address for one warp ([`TmemPlan::address`]): message `m` is at
 /// `[reg + column + m.offset()]`.
@@ -156,6 +143,7 @@ impl TmemPlan {
     ///
     /// ```
     /// use codegen::ptx::{Builder, Target};
+    /// use codegen::access::BufferIndex;
     /// use codegen::tmem::{TmemContext, TmemPlan};
     /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
     /// let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
@@ -201,7 +189,8 @@ impl TmemPlan {
     ///
     /// ```
     /// use codegen::ptx::{Builder, IntType, Target};
-    /// use codegen::tmem::{BufferIndex, TmemAddress, TmemContext, TmemPlan};
+    /// use codegen::access::BufferIndex;
+    /// use codegen::tmem::{TmemAddress, TmemContext, TmemPlan};
     /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
     /// let tm = TensorMemory { block_m: 128, block_n: 1, col_stride: 1, cga_layout: vec![], two_ctas: false };
     /// let alpha = AddressMap::tensor_memory(BufferMap::new(64, &[(2, 128)])?, 32, &tm, &[128, 1])?;
@@ -295,7 +284,8 @@ impl TmemPlan {
     ///
     /// ```
     /// use codegen::ptx::{Builder, Target};
-    /// use codegen::tmem::{BufferIndex, TmemContext, TmemPlan};
+    /// use codegen::access::BufferIndex;
+    /// use codegen::tmem::{TmemContext, TmemPlan};
     /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
     /// let tm = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false };
     /// let s = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 128)])?, 32, &tm, &[128, 128])?;
@@ -325,6 +315,7 @@ impl TmemPlan {
     ///
     /// ```
     /// use codegen::ptx::{Builder, Target};
+    /// use codegen::access::BufferIndex;
     /// use codegen::tmem::{TmemAddress, TmemContext, TmemPlan};
     /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
     /// let tm = TensorMemory { block_m: 128, block_n: 8, col_stride: 1, cga_layout: vec![], two_ctas: false };
@@ -354,7 +345,8 @@ impl TmemPlan {
     ///
     /// ```
     /// use codegen::ptx::{Builder, IntType, Target};
-    /// use codegen::tmem::{BufferIndex, TmemContext, TmemPlan};
+    /// use codegen::access::BufferIndex;
+    /// use codegen::tmem::{TmemContext, TmemPlan};
     /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
     /// let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
     /// let p = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 32), (2, 128)])?, 16, &tm, &[128, 64])?;

@@ -179,6 +179,12 @@ pub enum TmemError {
         /// The load plan's warps.
         load: u32,
     },
+    /// A round trip given other than one constant buffer index.
+    #[error("the TMEM round trip takes one constant buffer index, {count} given")]
+    ConstIndices {
+        /// The constants given.
+        count: usize,
+    },
     /// Test-kernel values (linear element indices) that do not fit the element width.
     #[error("{elements} elements: linear indices do not fit {element_bits}-bit elements")]
     IndexWidth {

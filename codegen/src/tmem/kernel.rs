@@ -3,9 +3,10 @@
 
 use linear_layout::LinearLayout;
 
-use super::emit::{thread_sync, BufferIndex, TmemContext};
+use super::emit::{thread_sync, TmemContext};
 use super::error::TmemError;
 use super::plan::{alloc_columns, TmemPlan};
+use crate::access::{BufferIndex, IndexSource};
 use crate::ptx::{
     Address, Builder, DataType, IntType, Kernel, ParamType, PtxError, Reg, RegType, Role,
     StateSpace, Target, Width,
@@ -15,20 +16,6 @@ use crate::ptx::{
 pub const OUT_PARAM: &str = "out";
 /// The round-trip kernel's run-time buffer index parameter (`.u32`), with [`IndexSource::Param`].
 pub const BUFFER_PARAM: &str = "buffer";
-
-/// Where a round-trip kernel's buffer index comes from.
-///
-/// ```
-/// use codegen::tmem::IndexSource;
-/// assert_ne!(IndexSource::Const(0), IndexSource::Param);
-/// ```
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum IndexSource {
-    /// A constant, folded into the immediates.
-    Const(u64),
-    /// The `.u32` parameter [`BUFFER_PARAM`].
-    Param,
-}
 
 /// The linear (row-major) index of each basis of `dim`: out-dims concatenated, the last one
 /// lowest. Out-dims are powers of two, so this is linear over GF(2).
@@ -155,12 +142,14 @@ fn emit_values(b: &mut Builder, plan: &TmemPlan, tid: Reg) -> Result<Vec<Reg>, T
 /// `out[k · threads + t]` (`.b32`), then frees the columns. With the same plan on both sides,
 /// `out` holds the stored values; with another atom, `load`'s own [`roundtrip_value`]s.
 ///
-/// Errors: [`TmemError::WarpMismatch`], [`TmemError::IndexWidth`], the plans' emission errors.
+/// Errors: [`TmemError::WarpMismatch`], [`TmemError::IndexWidth`], [`TmemError::ConstIndices`]
+/// for other than one constant index, the plans' emission errors.
 ///
 /// ```
 /// use codegen::interp::{run, Config, ParamValue};
 /// use codegen::ptx::parse;
-/// use codegen::tmem::{roundtrip_kernel, roundtrip_value, IndexSource, TmemPlan};
+/// use codegen::access::IndexSource;
+/// use codegen::tmem::{roundtrip_kernel, roundtrip_value, TmemPlan};
 /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
 /// let tm = TensorMemory { block_m: 128, block_n: 16, col_stride: 1, cga_layout: vec![], two_ctas: false };
 /// let map = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 32)])?, 32, &tm, &[128, 16])?;
@@ -194,7 +183,10 @@ pub fn roundtrip_kernel(
     }
     let ctx = TmemContext::alloc(&mut b, alloc_columns(&[store, load])?)?;
     let index = match index {
-        IndexSource::Const(i) => BufferIndex::Const(i),
+        IndexSource::Const(ref v) => match v.as_slice() {
+            &[i] => BufferIndex::Const(i),
+            _ => return Err(TmemError::ConstIndices { count: v.len() }),
+        },
         IndexSource::Param => {
             BufferIndex::Runtime(b.with_role(Role::Address, |b| b.ld_param(BUFFER_PARAM))?)
         }

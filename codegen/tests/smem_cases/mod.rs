@@ -3,8 +3,8 @@
 //! `stmatrix`, and a run-time buffer index lowered explicitly and through TLX's reindexing.
 #![allow(dead_code)]
 
+use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
-use codegen::smem::kernels::IndexSource;
 use linear_layout::families::{
     Blocked, DistributedEncoding, DotOperand, NvidiaMma, NvmmaShared, SharedEncoding,
     SwizzledShared,
@@ -95,12 +95,7 @@ pub fn plain(shape: [u64; 2]) -> LinearLayout {
     blocked([1, 4], [8, 4], [4, 1], true, shape)
 }
 
-pub const TLX: TlxReindex = TlxReindex {
-    scale: 2,
-    offset: 1,
-    group_size: 2,
-    unit: 8192,
-};
+pub const TLX: TlxReindex = TlxReindex::new(2, 1, 2, 8192);
 
 pub fn cases() -> Vec<Named> {
     let one = |stride| BufferMap::new(0, &[(2, stride)]).unwrap();

@@ -7,6 +7,7 @@
 //! | [`AddressMap`] | `BufferMap` + a GF(2) element layout `E`, in shared or tensor memory | `address_map.rs` |
 //! | [`HardwareSwizzle`] | the swizzle TMA/MMA apply to absolute shared addresses | `swizzle.rs` |
 //! | [`Address`], [`MemorySpace`] | a byte, or a TMEM lane and column | `space.rs` |
+//! | [`align_up`] | an offset rounded up to an alignment | `align.rs` |
 //!
 //! The buffer part is integer arithmetic, so a reuse group of 3 buffers or a stride of 96 KiB
 //! are fine; the element part is a [`LinearLayout`](crate::LinearLayout) (XOR swizzles). The two
@@ -24,12 +25,14 @@
 //! ```
 
 pub mod address_map;
+mod align;
 pub mod buffer_map;
 mod element;
 pub mod space;
 pub mod swizzle;
 
 pub use address_map::AddressMap;
+pub use align::{align_up, align_up_saturating};
 pub use buffer_map::BufferMap;
 pub use space::{Address, MemorySpace};
 pub use swizzle::HardwareSwizzle;

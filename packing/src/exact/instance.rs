@@ -12,6 +12,8 @@
 //! (MiniMalloc's sections). Every buffer is a member of a contiguous run of sections, its
 //! *span*; the search keeps, per section, the sum of the sizes of its unplaced members.
 
+use linear_layout::address::align_up_saturating;
+
 use super::super::problem::time_partitions;
 use super::super::{PackError, Problem};
 
@@ -331,7 +333,7 @@ impl Instance {
     pub(crate) fn lift(&self, j: usize, floor: u64) -> u64 {
         let a = self.align.get(j).copied().unwrap_or(1);
         let s = self.size.get(j).copied().unwrap_or(0);
-        let mut p = align_up(floor, a);
+        let mut p = align_up_saturating(floor, a);
         let obstacles = self.obstacles(j);
         if obstacles.is_empty() {
             return p;
@@ -343,22 +345,9 @@ impl Instance {
             if p.saturating_add(s) <= o {
                 break;
             }
-            p = align_up(e, a);
+            p = align_up_saturating(e, a);
         }
         p
-    }
-}
-
-/// The smallest multiple of `a` (≥ 1) that is ≥ `x`, saturating (no division for powers of
-/// two: this is on the search's hot path).
-pub(crate) fn align_up(x: u64, a: u64) -> u64 {
-    if a.is_power_of_two() {
-        let m = a - 1;
-        return x.checked_add(m).map_or(u64::MAX, |y| y & !m);
-    }
-    match x % a {
-        0 => x,
-        r => x.saturating_add(a - r),
     }
 }
 
@@ -424,14 +413,5 @@ mod tests {
             (14, 24, 24)
         );
         assert_eq!(fixed_collision(&p), None);
-    }
-
-    #[test]
-    fn align_up_saturates() {
-        assert_eq!(align_up(5, 4), 8);
-        assert_eq!(align_up(6, 3), 6);
-        assert_eq!(align_up(7, 3), 9);
-        assert_eq!(align_up(u64::MAX - 1, 4), u64::MAX);
-        assert_eq!(align_up(u64::MAX - 1, 3), u64::MAX);
     }
 }
