@@ -28,7 +28,7 @@
 use std::hint::black_box;
 
 use alias_alloc::checker::check;
-use alias_alloc::lowering::explicit::{address_map, clear_cache};
+use alias_alloc::lowering::explicit::{address_map, LoweringCache};
 use alias_alloc::{
     AllocError, GroupKind, Member, Mode, PlanOptions, Program, ReuseGroup, Storage, Target,
 };
@@ -160,19 +160,20 @@ fn planning(c: &mut Criterion) {
     for (name, programs) in [("fa_forward", &fa), ("random40", &random)] {
         for (mode, label) in [(Mode::Intended, "intended"), (Mode::TlxCompatible, "tlx")] {
             let opts = options(mode);
-            // Warm: the element layouts are in the lowering cache (re-planning, autotuning).
+            // Warm: the element layouts are in the caller's lowering cache (re-planning,
+            // autotuning).
+            let mut cache = LoweringCache::new();
             c.bench_function(&format!("plan/{name}/{label}"), |b| {
                 b.iter(|| {
                     for p in programs {
-                        black_box(black_box(p).plan(&opts).expect("plans"));
+                        black_box(black_box(p).plan_with(&opts, &mut cache).expect("plans"));
                     }
                 })
             });
-            // Cold: every element layout is inverted and compiled again.
+            // Cold: every element layout is inverted and compiled again (a fresh cache).
             c.bench_function(&format!("plan_cold/{name}/{label}"), |b| {
                 b.iter(|| {
                     for p in programs {
-                        clear_cache();
                         black_box(black_box(p).plan(&opts).expect("plans"));
                     }
                 })
@@ -191,10 +192,10 @@ fn planning(c: &mut Criterion) {
             c.bench_function(&format!("lower_cold/{name}/{label}"), |b| {
                 b.iter(|| {
                     for (p, plan) in programs.iter().zip(&plans) {
-                        clear_cache();
+                        let mut cache = LoweringCache::new();
                         for a in &plan.allocs {
                             let alloc = p.allocation(a.alloc).expect("allocation");
-                            black_box(address_map(alloc, a.explicit.clone()).ok());
+                            black_box(address_map(alloc, a.explicit.clone(), &mut cache).ok());
                         }
                     }
                 })

@@ -19,6 +19,7 @@ use packing::diagnose::explain;
 use packing::exact::{minimize, SolveOptions};
 use packing::{Buffer, PackError, Problem};
 
+use crate::lowering::explicit::LoweringCache;
 use crate::{AllocError, AllocPlan, Lifetime, Plan, PlanOptions, Program, Storage};
 
 /// How to pack: the plan's options and the solver's time budget.
@@ -186,7 +187,17 @@ impl Program {
     ///
     /// See [`PackedPlan::buffer_start`] for an example.
     pub fn pack(&self, options: &PackOptions) -> Result<PackedPlan, AllocError> {
-        let plan = self.plan_regions(&options.plan, true)?;
+        self.pack_with(options, &mut LoweringCache::new())
+    }
+
+    /// [`pack`](Program::pack), taking element layouts from `cache` and keeping the ones it
+    /// builds there (see [`LoweringCache`]).
+    pub fn pack_with(
+        &self,
+        options: &PackOptions,
+        cache: &mut LoweringCache,
+    ) -> Result<PackedPlan, AllocError> {
+        let plan = self.plan_regions(&options.plan, true, cache)?;
         let span = self.kernel_span();
         let mut arenas = Vec::new();
         for storage in [Storage::Smem, Storage::Tmem] {

@@ -5,7 +5,7 @@ use crate::capacity::capacity_issues;
 use crate::checker::{check, MAX_BUFFERS};
 use crate::intended::plan_intended;
 use crate::legacy::plain_regions;
-use crate::lowering::explicit::address_map;
+use crate::lowering::explicit::{address_map, LoweringCache};
 use crate::tlx::materialize::plan_tlx;
 use crate::{AllocError, Mode, Plan, PlanOptions, Program, Warning};
 
@@ -18,14 +18,26 @@ impl Program {
     /// become [`Warning::AcceptedByTlx`], and whatever the independent checker finds wrong with
     /// TLX's placement becomes [`Warning::Unsafe`].
     pub fn plan(&self, options: &PlanOptions) -> Result<Plan, AllocError> {
-        self.plan_regions(options, false)
+        self.plan_with(options, &mut LoweringCache::new())
     }
 
-    /// [`plan`](Program::plan), with the capacity totals left to the arena when `packed`.
+    /// [`plan`](Program::plan), taking element layouts from `cache` and keeping the ones it
+    /// builds there (see [`LoweringCache`]).
+    pub fn plan_with(
+        &self,
+        options: &PlanOptions,
+        cache: &mut LoweringCache,
+    ) -> Result<Plan, AllocError> {
+        self.plan_regions(options, false, cache)
+    }
+
+    /// [`plan_with`](Program::plan_with), with the capacity totals left to the arena when
+    /// `packed`.
     pub(crate) fn plan_regions(
         &self,
         options: &PlanOptions,
         packed: bool,
+        cache: &mut LoweringCache,
     ) -> Result<Plan, AllocError> {
         let tlx = options.mode == Mode::TlxCompatible;
         let placed = if tlx {
@@ -47,7 +59,7 @@ impl Program {
         }
         for a in &mut allocs {
             let alloc = self.allocation(a.alloc)?;
-            a.address_map = match address_map(alloc, a.explicit.clone()) {
+            a.address_map = match address_map(alloc, a.explicit.clone(), cache) {
                 Ok(m) => m,
                 Err(e) if tlx => {
                     warnings.push(Warning::AcceptedByTlx(e));

@@ -36,7 +36,7 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use alias_alloc::checker::{self, check, Violation};
-use alias_alloc::lowering::explicit::address_map;
+use alias_alloc::lowering::explicit::{address_map, LoweringCache};
 use alias_alloc::{
     AllocError, AllocId, AllocLayout, Allocation, CtaMode, DType, GroupKind, Member, Mode,
     PlanOptions, Program, Reindex, Reuse, ReuseGroup, SpecId, Storage, Target, Warning,
@@ -261,9 +261,13 @@ fn check_valid_tree(spec: &TreeSpec, choices: &[u32]) -> Result<(), TestCaseErro
                 a.name
             );
         }
-        let base0 = address_map(alloc, BufferMap::new(0, &[]).map_err(fail)?)
-            .map_err(fail)?
-            .ok_or_else(|| fail(format!("{}: no base-0 map\n{d}", a.name)))?;
+        let base0 = address_map(
+            alloc,
+            BufferMap::new(0, &[]).map_err(fail)?,
+            &mut LoweringCache::new(),
+        )
+        .map_err(fail)?
+        .ok_or_else(|| fail(format!("{}: no base-0 map\n{d}", a.name)))?;
         let dims: Vec<u64> = map.element().in_dims().iter().map(|(_, s)| *s).collect();
         let coords = coords_to_try(&dims, &mut rng);
         VALID

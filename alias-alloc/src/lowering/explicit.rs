@@ -1,24 +1,75 @@
 //! Explicit buffer lowering: each allocation's buffer map composed with its element layout,
 //! an [`AddressMap`] — no index rewrite, no expanded alias.
 
-use std::cell::RefCell;
-
 use linear_layout::{AddressMap, BufferMap};
 
 use crate::error::map_err;
 use crate::{AllocError, AllocLayout, Allocation};
 
-/// The address map of `alloc` whose buffers start at `buffers` (plan units). `Ok(None)` when
-/// the element layout has no GF(2) form (a tile TLX accepts that is not a power of two).
+/// Element layouts the explicit lowering has built, kept by whoever plans: inverting a layout
+/// and compiling its evaluator is most of the cost of lowering a plan, and compilers re-plan
+/// the same allocations (autotuning, re-specialisation). The most recent
+/// [`LoweringCache::CAPACITY`] layouts are kept; [`Program::plan`](crate::Program::plan) uses a
+/// fresh cache, [`Program::plan_with`](crate::Program::plan_with) the caller's.
 ///
 /// ```
-/// use alias_alloc::{lowering::explicit::address_map, DType, Program, Storage};
+/// use alias_alloc::lowering::explicit::LoweringCache;
+/// use alias_alloc::{DType, Mode, PlanOptions, Program, Storage};
+/// let mut p = Program::new();
+/// let s = p.storage_alias_spec("s", Storage::Smem, None)?;
+/// p.local_alloc("a", &[64, 64], DType::F16, 2, s)?;
+/// let mut cache = LoweringCache::new();
+/// let first = p.plan_with(&PlanOptions::new(Mode::Intended), &mut cache)?;
+/// assert_eq!(cache.len(), 1);
+/// let again = p.plan_with(&PlanOptions::new(Mode::Intended), &mut cache)?; // no layout rebuilt
+/// assert_eq!((first, cache.len()), (again, 1));
+/// # Ok::<(), alias_alloc::AllocError>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct LoweringCache {
+    /// Oldest first.
+    entries: Vec<(Key, AddressMap)>,
+}
+
+impl LoweringCache {
+    /// Layouts kept; the oldest goes first.
+    pub const CAPACITY: usize = 64;
+
+    /// An empty cache.
+    pub fn new() -> LoweringCache {
+        LoweringCache::default()
+    }
+
+    /// Layouts held.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Forgets every layout (to measure cold lowering).
+    pub fn clear(&mut self) {
+        self.entries.clear();
+    }
+}
+
+/// The address map of `alloc` whose buffers start at `buffers` (plan units), its element
+/// layout taken from `cache` or built and kept there. `Ok(None)` when the element layout has no
+/// GF(2) form (a tile TLX accepts that is not a power of two).
+///
+/// ```
+/// use alias_alloc::lowering::explicit::{address_map, LoweringCache};
+/// use alias_alloc::{DType, Program, Storage};
 /// use linear_layout::{Address, BufferMap};
 /// let mut p = Program::new();
 /// let s = p.storage_alias_spec("s", Storage::Tmem, None)?;
 /// let id = p.local_alloc("p", &[128, 64], DType::BF16, 4, s)?;
 /// let buffers = BufferMap::new(0, &[(2, 32), (2, 128)]).map_err(|e| alias_alloc::AllocError::Input(e.to_string()))?;
-/// let map = address_map(p.allocation(id)?, buffers)?.ok_or(alias_alloc::AllocError::Input("no GF(2) form".into()))?;
+/// let map = address_map(p.allocation(id)?, buffers, &mut LoweringCache::new())?
+///     .ok_or(alias_alloc::AllocError::Input("no GF(2) form".into()))?;
 /// // Buffer 3 (group 1, subtile 1) starts at column 160; element (5, 10) is in lane 5.
 /// assert_eq!(map.address(3, &[5, 10]).ok(), Some(Address::Tensor { lane: 5, column: 165 }));
 /// # Ok::<(), alias_alloc::AllocError>(())
@@ -26,40 +77,23 @@ use crate::{AllocError, AllocLayout, Allocation};
 pub fn address_map(
     alloc: &Allocation,
     buffers: BufferMap,
+    cache: &mut LoweringCache,
 ) -> Result<Option<AddressMap>, AllocError> {
     if !alloc.shape.iter().all(|d| d.is_power_of_two()) {
         return Ok(None);
     }
     let key = Key::of(alloc);
-    let hit = CACHE.with(|c| {
-        c.borrow()
-            .iter()
-            .find(|(k, _)| *k == key)
-            .map(|(_, m)| m.with_buffer(buffers.clone()))
-    });
-    if let Some(m) = hit {
-        return Ok(Some(m));
+    if let Some((_, m)) = cache.entries.iter().find(|(k, _)| *k == key) {
+        return Ok(Some(m.with_buffer(buffers)));
     }
     let map = build(alloc, buffers)?;
     if let Some(m) = &map {
-        CACHE.with(|c| {
-            let mut c = c.borrow_mut();
-            if c.len() >= CACHE_ENTRIES {
-                c.remove(0);
-            }
-            c.push((key, m.clone()));
-        });
+        if cache.entries.len() >= LoweringCache::CAPACITY {
+            cache.entries.remove(0);
+        }
+        cache.entries.push((key, m.clone()));
     }
     Ok(map)
-}
-
-/// Element layouts built recently on this thread. Inverting a layout and compiling its
-/// evaluator is most of the cost of lowering a plan; compilers re-plan the same allocations
-/// (autotuning, re-specialisation), so the last few are kept.
-const CACHE_ENTRIES: usize = 64;
-
-thread_local! {
-    static CACHE: RefCell<Vec<(Key, AddressMap)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// What an element layout depends on.
@@ -80,11 +114,6 @@ impl Key {
             dtype: a.dtype,
         }
     }
-}
-
-/// Empties this thread's cache of element layouts (to measure cold lowering).
-pub fn clear_cache() {
-    CACHE.with(|c| c.borrow_mut().clear());
 }
 
 fn build(alloc: &Allocation, buffers: BufferMap) -> Result<Option<AddressMap>, AllocError> {
