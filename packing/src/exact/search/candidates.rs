@@ -12,7 +12,7 @@
 //!   member starting at `level`, which must be an allowed candidate now (the section
 //!   inference alone cannot see the tie rule).
 
-use super::{Frame, Search};
+use super::{Candidate, Frame, Search};
 use crate::exact::instance::NONE;
 
 /// What [`Search::expand`] found.
@@ -72,7 +72,11 @@ impl Search<'_> {
                     continue;
                 }
             }
-            self.cands.push((m, r, j));
+            self.cands.push(Candidate {
+                offset: m,
+                rank: r,
+                buffer: j,
+            });
         }
         let end = self.cands.len();
         if start == end {
@@ -116,7 +120,7 @@ impl Search<'_> {
             .get(start..)
             .unwrap_or(&[])
             .iter()
-            .take_while(|&&(m, _, _)| m == level)
+            .take_while(|c| c.offset == level)
             .count();
         // The tight sections a buffer covers: a run of `tight` (sorted).
         let covered = |span: (usize, usize)| {
@@ -129,10 +133,10 @@ impl Search<'_> {
         let mut best = std::mem::take(&mut self.tight_rank);
         best.clear();
         best.resize(tight.len(), None);
-        for &(_, r, j) in self.cands.get(start..start + at_level).unwrap_or(&[]) {
-            let (from, to) = covered(self.span(j as usize));
+        for c in self.cands.get(start..start + at_level).unwrap_or(&[]) {
+            let (from, to) = covered(self.span(c.buffer as usize));
             for x in best.get_mut(from..to).unwrap_or(&mut []) {
-                *x = Some(x.map_or(r, |y| y.max(r)));
+                *x = Some(x.map_or(c.rank, |y| y.max(c.rank)));
             }
         }
         let ok = best.iter().all(Option::is_some);
@@ -158,15 +162,15 @@ impl Search<'_> {
             suffix.push(u32::MAX);
             let mut keep = start;
             for i in start..start + at_level {
-                let Some(&(m, r, j)) = self.cands.get(i) else {
+                let Some(&c) = self.cands.get(i) else {
                     break;
                 };
-                let (from, to) = covered(self.span(j as usize));
+                let (from, to) = covered(self.span(c.buffer as usize));
                 let left = prefix.get(from).copied().unwrap_or(u32::MAX);
                 let right = suffix.get(to).copied().unwrap_or(u32::MAX);
-                if left.min(right) > r {
+                if left.min(right) > c.rank {
                     if let Some(x) = self.cands.get_mut(keep) {
-                        *x = (m, r, j);
+                        *x = c;
                     }
                     keep += 1;
                 }

@@ -66,42 +66,93 @@ struct Frame {
     mark: usize,
 }
 
+/// A child of a node: an unplaced buffer at its minimum offset. Ordered best first: lowest
+/// offset, then preorder rank (the tie rule), then index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Candidate {
+    /// Where it would go: its minimum offset.
+    offset: u64,
+    /// Its preorder rank in the current component.
+    rank: u32,
+    /// The buffer (local index).
+    buffer: u32,
+}
+
 /// Search state for one instance and capacity; reusable across runs (orderings, limits).
+///
+/// Buffers are named by their local index `j` in the [`Instance`], sections by `s`. Per-buffer
+/// and per-section vectors are indexed by those; everything the search changes along a path is
+/// restored from a trail on backtrack.
 #[derive(Debug)]
 pub(crate) struct Search<'a> {
+    // The problem.
+    /// The instance: sizes, lifetimes as section spans, conflicts, fixed obstacles.
     inst: &'a Instance,
+    /// The capacity being decided.
     cap: u64,
+    /// The preorder of this run (WAT, TAW or TWA): how ties between equal offsets break.
     order: Preorder,
+
+    // Per buffer.
+    /// `rank[j]`: `j`'s position in the preorder of the current component.
     rank: Vec<u32>,
     /// Ranks overwritten by component entries: `(buffer, old rank)`.
     rank_trail: Vec<(u32, u32)>,
+    /// Scratch: the unplaced buffers of the component being entered.
     members: Vec<u32>,
+    /// `zobrist[j]`: the two random words `j`'s (buffer, minimum offset) hash starts from.
     zobrist: Vec<[u64; 2]>,
+    /// `mo[j]`: the lowest offset `j` could take given the placed buffers it is live with.
     mo: Vec<u64>,
+    /// `offset[j]`: where `j` was placed (meaningful for placed buffers).
     offset: Vec<u64>,
+    /// `placed[j]`: whether `j` is placed on the current path.
     placed: Vec<bool>,
     /// Unplaced buffers as a sparse set: `unplaced[upos[j]] == j`.
     unplaced: Vec<u32>,
+    /// Positions in `unplaced`.
     upos: Vec<u32>,
+    /// `(buffer, old mo)` for every minimum offset raised on the current path.
+    trail: Vec<(u32, u64)>,
+
+    // Per section.
+    /// `total[s]`: the summed sizes of the unplaced buffers live in section `s`.
     total: Vec<u64>,
+    /// Range maxima of `total` (the tightest section of a component).
     tree: MaxTree,
     /// `cut[s]`: unplaced buffers live across the boundary between sections `s` and `s + 1`.
     cut: Vec<u32>,
     /// Set by [`Search::place`] when it brought some cut to 0.
     new_cut: bool,
+    /// `witness[s]`: an unplaced member of `s` that can start the stack of its unplaced
+    /// members, re-checked only when it is placed or its minimum offset rises.
     witness: Vec<u32>,
+    /// `watch[j]`: the sections `j` is the witness of.
     watch: Vec<Vec<u32>>,
-    trail: Vec<(u32, u64)>,
+
+    // The path.
+    /// The Zobrist hash of every unplaced buffer's (index, minimum offset): the state key.
     key: Key,
+    /// The open nodes, root first.
     frames: Vec<Frame>,
-    cands: Vec<(u64, u32, u32)>,
+    /// The candidates of every open node, each node's a slice (`Frame::start..end`).
+    cands: Vec<Candidate>,
+    /// The open AND nodes of the dynamic decomposition, outermost first.
     scopes: Vec<Scope>,
+    /// The components of every scope, as section ranges `[a, b)`.
     comps: Vec<(u32, u32)>,
+
+    // Scratch, kept to avoid allocating per node.
+    /// The buffers whose minimum offset the last placement raised.
     changed: Vec<u32>,
+    /// The tight sections of a node ([`Search::tight_sections`]).
     tight: Vec<u32>,
+    /// Per tight section, the best rank of a candidate covering it.
     tight_rank: Vec<Option<u32>>,
+    /// Running minima of `tight_rank` from the left and from the right.
     prefix: Vec<u32>,
     suffix: Vec<u32>,
+
     /// Nodes (placements) tried, over all runs.
     pub nodes: u64,
 }
@@ -312,7 +363,15 @@ impl<'a> Search<'a> {
                 }
                 continue;
             }
-            let (o, r, c) = self.cands.get(f.next).copied().unwrap_or((0, 0, 0));
+            let Candidate {
+                offset: o,
+                rank: r,
+                buffer: c,
+            } = self.cands.get(f.next).copied().unwrap_or(Candidate {
+                offset: 0,
+                rank: 0,
+                buffer: 0,
+            });
             f.next += 1;
             f.child = c;
             f.mark = self.trail.len();
