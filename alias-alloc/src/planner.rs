@@ -4,8 +4,8 @@
 use crate::capacity::capacity_issues;
 use crate::checker::{check, MAX_BUFFERS};
 use crate::intended::plan_intended;
-use crate::legacy::plain_regions;
 use crate::lowering::explicit::{address_map, LoweringCache};
+use crate::plain_regions::plain_regions;
 use crate::tlx::materialize::plan_tlx;
 use crate::{AllocError, Mode, Plan, PlanOptions, Program, Warning};
 

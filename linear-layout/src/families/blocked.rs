@@ -2,7 +2,8 @@
 //! distributed families share with it.
 
 use super::attribute::Attribute;
-use super::standard::{check_cga, check_order, check_shape, combine_cta_cga, identity_standard_nd};
+use super::checks::{check_cga, check_order, check_shape};
+use super::tiling::{combine_cta_cga, identity_standard_nd};
 use crate::text::attr::{cga_suffix, list_text, AttrParser};
 use crate::{LayoutError, LinearLayout, Result};
 

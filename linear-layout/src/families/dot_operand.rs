@@ -1,9 +1,10 @@
 //! [`DotOperand`]: `#ttg.dot_op`, the A/B operand layout of a parent MMA or blocked layout.
 
 use super::attribute::Attribute;
+use super::checks::check_shape;
 use super::encoding::parse_parent;
 use super::mma::{matrix_order, nvidia_mma_tile};
-use super::standard::{check_shape, combine_cta_cga, identity_standard_nd};
+use super::tiling::{combine_cta_cga, identity_standard_nd};
 use super::{Blocked, DistributedEncoding, NvidiaMma};
 use crate::text::attr::AttrParser;
 use crate::{Dim, LayoutError, LinearLayout, Result};

@@ -3,7 +3,8 @@
 
 use super::attribute::Attribute;
 use super::blocked::{check_pow2_list, widen};
-use super::standard::{check_cga, check_shape, combine_cta_cga, identity_standard_nd};
+use super::checks::{check_cga, check_shape};
+use super::tiling::{combine_cta_cga, identity_standard_nd};
 use crate::text::attr::{cga_suffix, list_text, AttrParser};
 use crate::{Dim, LayoutError, LinearLayout, Result};
 

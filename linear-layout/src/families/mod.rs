@@ -16,6 +16,7 @@
 
 mod attribute;
 pub mod blocked;
+pub mod checks;
 pub mod cute;
 pub mod dot_operand;
 pub mod encoding;
@@ -23,8 +24,8 @@ pub mod linear;
 pub mod mma;
 pub mod nvmma;
 pub mod slice;
-pub mod standard;
 pub mod swizzled;
+pub mod tiling;
 pub mod tmem;
 pub mod tmem_access;
 pub mod tmem_scales;

@@ -8,9 +8,10 @@
 //! the tensor. Offsets count elements.
 
 use super::attribute::Attribute;
+use super::checks::check_shape;
 use super::cute::CuteSwizzle;
-use super::standard::{check_shape, combine_cta_cga, ensure_not_smaller_than, standard_out_dims};
 use super::swizzled::{require_offset_bits, shape_per_cta};
+use super::tiling::{combine_cta_cga, ensure_not_smaller_than, standard_out_dims};
 use crate::text::attr::{cga_suffix, AttrParser};
 use crate::{Dim, LayoutError, LinearLayout, Result};
 

@@ -2,8 +2,8 @@
 //! result, or of the operand of an `expand_dims`).
 
 use super::attribute::Attribute;
+use super::checks::check_shape;
 use super::encoding::parse_parent;
-use super::standard::check_shape;
 use super::DistributedEncoding;
 use crate::text::attr::AttrParser;
 use crate::{Dim, LayoutError, LinearLayout, Result};

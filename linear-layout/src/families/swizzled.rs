@@ -7,10 +7,8 @@
 //! tensor has; the remaining dims `order[2..]` follow unswizzled. Offsets count elements.
 
 use super::attribute::Attribute;
-use super::standard::{
-    cga_layout, check_order, check_pow2, check_shape, combine_cta_cga, ensure_not_larger_than,
-    standard_out_dims,
-};
+use super::checks::{check_order, check_pow2, check_shape};
+use super::tiling::{cga_layout, combine_cta_cga, ensure_not_larger_than, standard_out_dims};
 use crate::text::attr::{cga_suffix, list_text, AttrParser};
 use crate::{Dim, LayoutError, LinearLayout, Result};
 

@@ -14,7 +14,8 @@
 //! `tcgen05.alloc` size is [`tcgen05_alloc_columns`].
 
 use crate::families::attribute::Attribute;
-use crate::families::standard::{cga_layout, check_shape};
+use crate::families::checks::check_shape;
+use crate::families::tiling::cga_layout;
 use crate::text::attr::{cga_suffix, AttrParser};
 use crate::{LayoutError, LinearLayout, Result};
 

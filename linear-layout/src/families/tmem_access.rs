@@ -12,7 +12,7 @@ use std::str::FromStr;
 
 use super::tmem::{dim1_bases, split_buffers, TensorMemory, TmemBases};
 use crate::dims::{Dim, DimSize};
-use crate::families::standard::check_shape;
+use crate::families::checks::check_shape;
 use crate::{LayoutError, LinearLayout, Result};
 
 const FAMILY: &str = "tmem_reg_layout";

@@ -3,7 +3,7 @@
 //! [`tmem`](super::tmem).
 
 use super::attribute::Attribute;
-use super::standard::check_shape;
+use super::checks::check_shape;
 use super::tmem::{bad_shape, cga_parts, dim0_bases, dim1_bases, total_columns, TmemBases};
 use crate::text::attr::{bases_text, AttrParser};
 use crate::{LinearLayout, Result};

@@ -1,90 +1,18 @@
-//! The building blocks every family shares: standard `dim0..` names, N-d identities in a dim
-//! order, Triton's `ensureLayoutNotSmallerThan` / `ensureLayoutNotLargerThan`, and the CTA × CGA
-//! combination that fits a per-CTA layout to a tensor shape.
+//! How the families fit a per-CTA layout to a tensor: standard `dim0..` names, N-d identities
+//! in a dim order, Triton's `ensureLayoutNotSmallerThan` / `ensureLayoutNotLargerThan`, the CGA
+//! layout and the CTA × CGA combination that fits a per-CTA layout to a tensor shape.
 
+use super::checks::check_cga;
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
 /// `dim0, dim1, …, dim{rank-1}`.
 ///
 /// ```
-/// use linear_layout::families::standard::standard_out_dims;
+/// use linear_layout::families::tiling::standard_out_dims;
 /// assert_eq!(standard_out_dims(2).iter().map(|d| d.name()).collect::<Vec<_>>(), ["dim0", "dim1"]);
 /// ```
 pub fn standard_out_dims(rank: usize) -> Vec<Dim> {
     (0..rank).map(Dim::standard).collect()
-}
-
-/// Check that `shape` is non-empty, of the expected rank, and made of powers of two.
-///
-/// ```
-/// use linear_layout::families::standard::check_shape;
-/// assert!(check_shape("blocked", &[64, 32], 2).is_ok());
-/// assert!(check_shape("blocked", &[24, 32], 2).is_err());
-/// ```
-pub fn check_shape(family: &'static str, shape: &[u64], rank: usize) -> Result<()> {
-    let bad = |reason: String| LayoutError::InvalidShape {
-        family,
-        shape: shape.to_vec(),
-        reason,
-    };
-    if shape.len() != rank {
-        return Err(bad(format!(
-            "expected rank {rank}, got rank {}",
-            shape.len()
-        )));
-    }
-    if let Some((d, s)) = shape.iter().enumerate().find(|(_, s)| !s.is_power_of_two()) {
-        return Err(bad(format!("dim{d} = {s} is not a positive power of two")));
-    }
-    if let Some((d, s)) = shape.iter().enumerate().find(|(_, &s)| s > 1 << 30) {
-        return Err(bad(format!("dim{d} = {s} is larger than 2^30")));
-    }
-    Ok(())
-}
-
-/// Check that `order` is a permutation of `0..rank`.
-///
-/// ```
-/// use linear_layout::families::standard::check_order;
-/// assert!(check_order("blocked", &[1, 0], 2).is_ok());
-/// assert!(check_order("blocked", &[1, 1], 2).is_err());
-/// ```
-pub fn check_order(family: &'static str, order: &[usize], rank: usize) -> Result<()> {
-    let mut seen = vec![false; rank];
-    let ok = order.len() == rank
-        && order
-            .iter()
-            .all(|&d| seen.get_mut(d).is_some_and(|s| !std::mem::replace(s, true)));
-    if ok {
-        Ok(())
-    } else {
-        Err(LayoutError::InvalidParameter {
-            family,
-            param: "order",
-            value: format!("{order:?}"),
-            reason: format!("must be a permutation of 0..{rank}"),
-        })
-    }
-}
-
-/// Check a parameter that must be a positive power of two.
-///
-/// ```
-/// use linear_layout::families::standard::check_pow2;
-/// assert!(check_pow2("swizzled_shared", "vec", 8).is_ok());
-/// assert!(check_pow2("swizzled_shared", "vec", 3).is_err());
-/// ```
-pub fn check_pow2(family: &'static str, param: &'static str, value: u64) -> Result<()> {
-    if value.is_power_of_two() && value <= 1 << 30 {
-        Ok(())
-    } else {
-        Err(LayoutError::InvalidParameter {
-            family,
-            param,
-            value: value.to_string(),
-            reason: "must be a power of two between 1 and 2^30".into(),
-        })
-    }
 }
 
 /// Triton's `identityStandardND(in_dim, shape, order)`: the product of
@@ -92,7 +20,7 @@ pub fn check_pow2(family: &'static str, param: &'static str, value: u64) -> Resu
 /// in that order (which decides where [`ensure_not_smaller_than`] adds bases first).
 ///
 /// ```
-/// use linear_layout::families::standard::identity_standard_nd;
+/// use linear_layout::families::tiling::identity_standard_nd;
 /// let l = identity_standard_nd("lane", &[8, 4], &[1, 0])?;
 /// assert_eq!(l.out_dims().iter().map(|(d, s)| (d.name(), *s)).collect::<Vec<_>>(), [("dim1", 4), ("dim0", 8)]);
 /// assert_eq!(l.bases_of("lane")?, vec![vec![1, 0], vec![2, 0], vec![0, 1], vec![0, 2], vec![0, 4]]);
@@ -119,7 +47,7 @@ pub fn identity_standard_nd(in_dim: &str, shape: &[u64], order: &[usize]) -> Res
 /// `offset`).
 ///
 /// ```
-/// use linear_layout::{LinearLayout, families::standard::ensure_not_smaller_than};
+/// use linear_layout::{LinearLayout, families::tiling::ensure_not_smaller_than};
 /// let l = LinearLayout::identity_1d(4, "register", "dim0")?;
 /// let g = ensure_not_smaller_than(&l, &[("dim0", 16)])?;
 /// assert_eq!(g.bases_of("register")?, vec![vec![1], vec![2], vec![4], vec![8]]);
@@ -147,7 +75,7 @@ pub fn ensure_not_smaller_than(
 /// `broadcast_registers == false`, `register` bases that became zero are dropped instead.
 ///
 /// ```
-/// use linear_layout::{LinearLayout, families::standard::ensure_not_larger_than};
+/// use linear_layout::{LinearLayout, families::tiling::ensure_not_larger_than};
 /// let l = LinearLayout::identity_1d(16, "lane", "dim0")?;
 /// let s = ensure_not_larger_than(&l, &[("dim0", 4)], true)?;
 /// assert_eq!(s.bases_of("lane")?, vec![vec![1], vec![2], vec![0], vec![0]]);
@@ -189,7 +117,7 @@ pub fn ensure_not_larger_than(
 /// the same element: MMA, dot operands) or dropped (Blocked).
 ///
 /// ```
-/// use linear_layout::{LinearLayout, families::standard::combine_cta_cga};
+/// use linear_layout::{LinearLayout, families::tiling::combine_cta_cga};
 /// let cta = LinearLayout::identity_1d(8, "offset", "dim0")?;
 /// // Two CTAs split dim0: block 1 holds elements 8..16.
 /// let l = combine_cta_cga(&cta, &[vec![1]], &[16], true)?;
@@ -229,7 +157,7 @@ pub fn combine_cta_cga(
 /// does; an empty list is one CTA).
 ///
 /// ```
-/// use linear_layout::families::standard::cga_layout;
+/// use linear_layout::families::tiling::cga_layout;
 /// let l = cga_layout(&[vec![0, 1], vec![1, 0]], 2)?;
 /// assert_eq!(l.out_dims().iter().map(|d| d.1).collect::<Vec<_>>(), [2, 2]);
 /// # Ok::<(), linear_layout::LayoutError>(())
@@ -261,67 +189,6 @@ pub fn cga_layout(bases: &[Vec<u64>], rank: usize) -> Result<LinearLayout> {
             reason: format!("not a CGA layout: {e}"),
         },
     )
-}
-
-/// Gluon 3.9's check on a `cga_layout` (bases `block → dim*` in units of one CTA tile): every
-/// basis has one component per dim, and once the zero (broadcast) bases are removed the rest form
-/// a permutation matrix — each basis a single power of two, no power repeated, and each dim's
-/// powers exactly `1, 2, 4, …` (in any order).
-///
-/// ```
-/// use linear_layout::families::standard::check_cga;
-/// assert!(check_cga("blocked", &[vec![0, 1], vec![0, 0], vec![1, 0]], 2).is_ok());
-/// assert!(check_cga("blocked", &[vec![2, 0], vec![1, 0]], 2).is_ok());
-/// assert!(check_cga("blocked", &[vec![1, 1]], 2).is_err()); // two dims at once
-/// assert!(check_cga("blocked", &[vec![2, 0]], 2).is_err()); // CTA tile 1 never reached
-/// assert!(check_cga("blocked", &[vec![1, 0], vec![1, 0]], 2).is_err()); // repeated
-/// ```
-pub fn check_cga(family: &'static str, bases: &[Vec<u64>], rank: usize) -> Result<()> {
-    let bad = |reason: String| LayoutError::InvalidParameter {
-        family,
-        param: "cga_layout",
-        value: format!("{bases:?}"),
-        reason,
-    };
-    const PERMUTATION: &str =
-        "after removing broadcast (zero) bases the CGA layout must be a permutation matrix";
-    // Per dim, the powers of two seen so far, as a bit mask.
-    let mut seen = vec![0u64; rank];
-    for b in bases {
-        if b.len() != rank {
-            return Err(bad(format!(
-                "basis {b:?} needs {rank} components, one per tensor dim"
-            )));
-        }
-        let mut nonzero = b.iter().enumerate().filter(|&(_, &v)| v != 0);
-        let (Some((d, &v)), None) = (nonzero.next(), nonzero.next()) else {
-            if b.iter().any(|&v| v != 0) {
-                return Err(bad(format!(
-                    "basis {b:?} moves along several dims; {PERMUTATION}"
-                )));
-            }
-            continue;
-        };
-        let mask = seen.get_mut(d);
-        match mask {
-            Some(m) if v.is_power_of_two() && v <= 1 << 30 && *m & v == 0 => *m |= v,
-            _ => {
-                return Err(bad(format!(
-                    "basis {b:?} is repeated or not a power of two; {PERMUTATION}"
-                )))
-            }
-        }
-    }
-    if let Some((d, m)) = seen
-        .iter()
-        .enumerate()
-        .find(|(_, &m)| !(m + 1).is_power_of_two())
-    {
-        return Err(bad(format!(
-            "dim{d} is split by CTA tiles {m:#b} (as a bit mask), not 1, 2, 4, …; {PERMUTATION}"
-        )));
-    }
-    Ok(())
 }
 
 fn lookup(shape: &[(&str, u64)], dim: Dim) -> Result<u64> {
