@@ -24,13 +24,7 @@
 //!
 //! Run: `cargo bench --bench algebra` (filter: `cargo bench --bench algebra -- compose/`).
 
-#![allow(
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // bench code (criterion_main! writes an undocumented main): a failed check panics
+#![allow(missing_docs, clippy::restriction)] // criterion_main! has no docs; checks panic
 
 use std::hint::black_box;
 use std::time::Duration;
@@ -38,25 +32,12 @@ use std::time::Duration;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use linear_layout::{Dim, Evaluator, LinearLayout};
 use serde_json::Value;
+use test_support::random_tree::XorShift;
 
 const LAYOUTS: &str = include_str!("data/bench_layouts.json");
 const APPLY_BATCH: usize = 4096;
 const CHECKED_BATCH: usize = 256;
 const SEED: u64 = 0x5EED_1234_ABCD_0001;
-
-/// xorshift64* — a fixed-seed PRNG for the apply inputs.
-struct XorShift64(u64);
-
-impl XorShift64 {
-    fn next(&mut self) -> u64 {
-        let mut s = self.0;
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        self.0 = s;
-        s.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-}
 
 struct Case {
     name: String,
@@ -122,8 +103,8 @@ fn apply_inputs(cvt: &LinearLayout, count: usize) -> (Vec<u64>, Vec<Vec<(Dim, u6
     } else {
         (1u64 << bits) - 1
     };
-    let mut rng = XorShift64(SEED ^ u64::from(bits));
-    let flat: Vec<u64> = (0..count).map(|_| rng.next() & mask).collect();
+    let mut rng = XorShift(SEED ^ u64::from(bits));
+    let flat: Vec<u64> = (0..count).map(|_| rng.next_u64() & mask).collect();
     let named = flat
         .iter()
         .map(|&x| {

@@ -15,13 +15,7 @@
 //!
 //! Run: `cargo bench --bench emit -- --warm-up-time 1 --measurement-time 3`.
 
-#![allow(
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // bench code (criterion_main! writes an undocumented main): a failed check panics
+#![allow(missing_docs, clippy::restriction)] // criterion_main! has no docs; checks panic
 
 use std::hint::black_box;
 

@@ -15,13 +15,7 @@
 //! Run: `cargo bench --bench packing` (about 4 minutes), or one group with e.g.
 //! `cargo bench --bench packing -- challenging/`.
 
-#![allow(
-    missing_docs,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // bench code (criterion_main! writes an undocumented main): a failed check panics
+#![allow(missing_docs, clippy::restriction)] // criterion_main! has no docs; checks panic
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -1,11 +1,6 @@
 //! End-to-end tests of the `linalias` binary: real command lines, real stdout/stderr/exit codes.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use test_support::cli::{fails, linalias as linalias_stdin, ok};
 

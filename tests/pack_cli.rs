@@ -3,12 +3,7 @@
 //! with every packer; capacity from the file name or `--capacity`; JSON, SVG and CSV outputs;
 //! the diagnosis when the buffers do not fit; errors.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use std::path::PathBuf;
 

@@ -1,12 +1,7 @@
 //! End-to-end tests of `linalias plan`: the example plan files through the real binary, in both
 //! modes, with the numbers the TLX reference (§9) gives; the JSON and SVG outputs; errors.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use std::path::PathBuf;
 use std::process::Command;

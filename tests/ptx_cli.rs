@@ -4,12 +4,7 @@
 //! `benches/data/ours_ptx/*.ptx` (the kernels counted against Triton 3.9 in
 //! `docs/benchmarks.md`) equal to what `linalias` prints today; `BLESS=1` rewrites them.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

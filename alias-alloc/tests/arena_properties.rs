@@ -8,12 +8,7 @@
 //!
 //! 2,000 programs per run (override with `PROPTEST_CASES`).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use alias_alloc::checker::{check, check_packed};
 use alias_alloc::{AllocError, DType, Mode, PackOptions, PlanOptions, Storage};

@@ -26,12 +26,7 @@
 //! are cumulative over both halves; the half that finishes last prints the totals):
 //! `cargo test -p alias-alloc --test properties -- --nocapture`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -1,12 +1,7 @@
 //! The reports on real trees: Flash-Attention forward in both modes, an SMEM tree with holes,
 //! a TMEM spec the `tcgen05.alloc` rounding leaves half idle, and the SVG's well-formedness.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use alias_alloc::report::{self, GroupUtilisation, TmemSuggestion};
 use alias_alloc::{

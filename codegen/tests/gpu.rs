@@ -12,12 +12,7 @@
 //! `REQUIRE_GPU=1` makes that a failure. The text handed to the driver is assembled with
 //! ptxas for the devices it is meant for, GPU or not.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 #![cfg(feature = "gpu")]
 
 mod smem_cases;

@@ -1,12 +1,7 @@
 //! The interpreter's integer semantics, run as kernels: exact values for lop3 LUTs, bfe/bfi,
 //! prmt, shifts, wraparound; property tests against reference formulas.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use codegen::interp::{alu, run, Config, InterpError};
 use codegen::ptx::{

@@ -1,12 +1,7 @@
 //! Interpreter memories and control flow: shared layout, global buffers, branches and
 //! barriers, and the typed errors for undefined behaviour.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use codegen::interp::{run, AccessKind, Config, InterpError, Location, Machine, ParamValue};
 use codegen::ptx::{

@@ -1,12 +1,7 @@
 //! ldmatrix / stmatrix in the interpreter: which thread supplies which row, what each lane
 //! receives, .trans, and the round trip through stmatrix.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use codegen::interp::{AccessKind, Config, InterpError, Location, Machine};
 use codegen::ptx::{

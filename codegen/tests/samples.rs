@@ -5,12 +5,7 @@
 //! `misc90.ptx`'s wgmma (descriptors packed with `mov.b64 {lo, hi}`) and `umma100.ptx`
 //! (`tcgen05.mma`, `tcgen05.commit`) are outside the subset; the rest is here.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use codegen::interp::{AccessKind, Config, Location, Machine, ParamValue, Tmem};
 use codegen::ptx::{

@@ -1,11 +1,6 @@
 //! The emitter's refusals are typed errors naming the numbers, never panics.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use codegen::access::{Access, BufferIndex, BufferLowering, TlxReindex};
 use codegen::ptx::{Builder, Reg, RegType, Target};

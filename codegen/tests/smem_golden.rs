@@ -3,12 +3,7 @@
 //! against the `AddressMap` for every thread, register and buffer index, ptxas for sm_90a,
 //! and the table of address instructions per access (`tests/golden/smem_alu.txt`).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 mod smem_cases;
 

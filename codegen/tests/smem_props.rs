@@ -6,12 +6,7 @@
 //! reindexing must touch the same addresses as the explicit map of the same placement, with
 //! no fewer instructions. One case in 20 is also assembled by ptxas.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -1,12 +1,7 @@
 //! tcgen05 in the interpreter: the exact (lane, column) every thread's registers touch for
 //! each shape, the allocation protocol, and the errors for what hardware forbids.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use codegen::interp::{run, AccessKind, Config, InterpError, Location, Machine};
 use codegen::ptx::{

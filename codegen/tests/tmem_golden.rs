@@ -4,12 +4,7 @@
 //! round-trip kernel with a run-time buffer index; it must match `golden/tmem_*.ptx`
 //! (`BLESS=1` rewrites them), pass the interpreter check for every buffer and assemble.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use codegen::access::IndexSource;
 use codegen::tmem::{roundtrip_kernel, TmemPlan};

@@ -2,12 +2,7 @@
 //! layouts with permuted register bits (still moved exactly, by other messages), and the typed
 //! error of every refusal.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use codegen::access::{BufferIndex, IndexSource};
 use codegen::ptx::{Builder, IntType, Reg, RegType, Target};

@@ -6,12 +6,7 @@
 //! `AddressMap::address(i, coords)` with `coords` the register layout of (register, lane,
 //! warp), every value must come back (also through a second atom), and ptxas must assemble it.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use codegen::access::IndexSource;
 use codegen::tmem::TmemError;

@@ -2,12 +2,7 @@
 //! one-layout form against `address`, the swizzle inside against the swizzle outside, named
 //! flash-attention maps with concrete numbers, and random bad input (errors, never panics).
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use linear_layout::address::MemorySpace;
 use linear_layout::families::{NvmmaShared, SharedEncoding, SwizzledShared, TensorMemory};

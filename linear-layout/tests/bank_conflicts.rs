@@ -2,12 +2,7 @@
 //! `ttgl.bank_conflicts`, recorded by `tools/gen_family_goldens.py` in
 //! `tests/data/families/bank_conflicts.json`, plus the error cases Triton would abort on.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 mod common;
 

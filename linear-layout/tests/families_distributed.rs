@@ -9,12 +9,7 @@
 //! NVIDIA kernel can use them; we return a typed `InvalidParameter` instead, and the test
 //! checks exactly that.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 mod common;
 

@@ -5,12 +5,7 @@
 //! `#ttg.nvmma_shared`) and what Triton's parser accepts and rejects. Property tests check the
 //! round trip on random parameters; fuzz tests check that no input makes the parser panic.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 mod common;
 

@@ -3,12 +3,7 @@
 //! where Triton failed), the documented departures (typed errors where Triton silently builds a
 //! different map), the CuTe view of NVMMA's swizzle, and properties on random parameters.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 mod common;
 

@@ -10,12 +10,7 @@
 //! departures are listed in [`DEPARTURES`] (none of the generated goldens hits one; the
 //! hand-probed cases do) and must come out as the typed error named there.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 mod common;
 

@@ -2,12 +2,7 @@
 //! `Err`, never a panic. In debug builds this also checks the internal layout invariants, which
 //! the library asserts whenever an operation builds a layout.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 mod common;
 

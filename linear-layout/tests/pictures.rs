@@ -3,12 +3,7 @@
 //! picture and compares it with the committed file; `BLESS=1 cargo test -p linear-layout
 //! --test pictures` rewrites them.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use linear_layout::analysis::bank_conflicts;
 use linear_layout::families::tmem_access::tmem_reg_layout;

@@ -2,12 +2,7 @@
 //! the generators): small layouts, surjective and invertible ones, and wide ones with more than
 //! 64 input and output bits.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 mod common;
 

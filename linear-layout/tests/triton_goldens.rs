@@ -16,12 +16,7 @@
 //!
 //! Regenerate the data with `pip install triton==3.9.0 && python tools/gen_triton_ll_goldens.py`.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use linear_layout::{LayoutError, LinearLayout};
 use serde_json::Value;

@@ -1,12 +1,7 @@
 //! Triton's ASCII layout views (`tests/data/families/views.json`, recorded from Triton 3.9's
 //! Gluon `get_layout_view`) byte for byte, and content checks of the SVG pictures.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 mod common;
 

@@ -8,12 +8,7 @@
 //! with `cargo test --release -p packing --test exact -- --ignored`) runs all
 //! eleven.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use std::path::PathBuf;
 

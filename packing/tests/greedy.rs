@@ -9,12 +9,7 @@
 //!   a brute-force pairwise check, and names each kind of hand-made violation;
 //! - malformed CSV and random bytes never panic.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)] // test code: a failed check panics
+#![allow(clippy::restriction)] // test code: a failed check panics
 
 use test_support::dsa_cases::DSA;
 

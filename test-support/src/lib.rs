@@ -13,12 +13,7 @@
 //!
 //! Test code: a failed check panics, so the panic lints are off here.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::restriction)]
 
 pub mod cli;
 pub mod dsa_cases;

@@ -78,7 +78,7 @@ impl Source for Choices<'_> {
     }
 }
 
-/// xorshift64* with a fixed seed (the bench).
+/// xorshift64* with a fixed seed (the benches).
 pub struct XorShift(pub u64);
 
 impl XorShift {
