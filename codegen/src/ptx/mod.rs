@@ -10,8 +10,8 @@
 //! | [`Kernel`], [`InstStats`] | one `.entry` and its module header | `kernel.rs` |
 //! | [`Module`] | several kernels in one PTX file | `module.rs` |
 //! | `Display` impls, [`Op::opcode`] | PTX text | `display.rs` |
-//! | [`Builder`] | registers, checked instruction helpers | `builder.rs` |
-//! | [`parse::parse`] | text → [`Kernel`] for the printed subset | `parse.rs`, `lex.rs` |
+//! | [`Builder`] | registers, checked instruction helpers | `builder/` (by instruction kind) |
+//! | [`parse::parse`] | text → [`Kernel`] for the printed subset: the kernel, each instruction | `parse/`, `lex.rs` |
 //! | [`PtxError`] | why an instruction or kernel is invalid | `error.rs` |
 //!
 //! Imports run one way, leaves first: `reg`, `types` ← `error` ← `operands`, `inst`, `validate`
