@@ -6,7 +6,7 @@
 //! [`Stmt::Comment`], a trailing `// @data`-style comment sets the instruction's [`Role`],
 //! other trailing comments and comments outside the body are ignored. Beyond the printed
 //! forms it accepts `.shared` for `.shared::cta` and `mov.b32`/`mov.b64` for
-//! `mov.u32`/`mov.u64`. Every instruction is checked with [`Op::validate`], every register
+//! `mov.u32`/`mov.u64`. Every instruction is checked with [`Op::validate`](crate::ptx::Op::validate), every register
 //! against its `.reg` declaration, and the whole kernel with [`Kernel::validate`].
 //!
 //! ```
