@@ -8,10 +8,8 @@ use std::path::Path;
 
 use alias_alloc::checker::{check, check_packed, Violation};
 use alias_alloc::plan_file::PlanFile;
-use alias_alloc::{
-    report, AllocError, AllocPlan, Mode, Origin, Plan, PlanOptions, Program, Reindex,
-};
-use alias_alloc::{Arena, PackOptions, SpecPlan, TlxRewrite};
+use alias_alloc::{report, AllocError, AllocPlan, Mode, Origin, Plan, PlanOptions, Program};
+use alias_alloc::{Arena, PackOptions, SpecPlan};
 use codegen::plan_ptx::{PlanPtx, PlanPtxOptions};
 use serde_json::{json, Value};
 
@@ -21,8 +19,6 @@ use crate::cli::picture;
 
 /// Buffer starts listed per allocation before the rest are elided.
 const MAX_STARTS: usize = 16;
-/// Buffers looked at to decide whether a slot map is the identity.
-const MAX_IDENTITY_CHECK: u64 = 1 << 16;
 
 /// Runs `linalias plan` and returns its stdout.
 pub fn run(args: PlanArgs) -> Result<String, CliError> {
@@ -179,33 +175,12 @@ fn region_line(s: &SpecPlan) -> String {
     line
 }
 
-/// `slot(i) = 2·i + 0 + i mod 2`, `identity`, `slot(i) = (2,2):(1,4)` or `explicit only`.
+/// The allocation's index rewrite (`slot(i) = 2·i + 0 + i mod 2`, `identity`,
+/// `slot(i) = (2,2):(1,4)`), or `explicit only`.
 fn rewrite_text(a: &AllocPlan) -> String {
-    match &a.reindex {
-        None => "explicit only".into(),
-        Some(Reindex::Tlx(r)) if !r.rewrites() => "identity".into(),
-        Some(Reindex::Tlx(TlxRewrite {
-            scale,
-            offset,
-            group_size,
-        })) => {
-            let sub = if *group_size > 1 {
-                format!(" + i mod {group_size}")
-            } else {
-                String::new()
-            };
-            format!("slot(i) = {scale}·i + {offset}{sub}")
-        }
-        Some(Reindex::Slots(map)) => {
-            let n = map.num_buffers().min(MAX_IDENTITY_CHECK);
-            let identity = (0..n).all(|i| map.offset(i).is_ok_and(|o| o == i));
-            if identity && map.num_buffers() <= MAX_IDENTITY_CHECK {
-                "identity".into()
-            } else {
-                format!("slot(i) = {map}")
-            }
-        }
-    }
+    a.reindex
+        .as_ref()
+        .map_or_else(|| "explicit only".into(), ToString::to_string)
 }
 
 fn alias_shape_text(a: &AllocPlan) -> String {

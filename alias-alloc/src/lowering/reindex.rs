@@ -2,6 +2,8 @@
 //! [`TlxRewrite`], TLX's rewrite formula — written here once for the planner, its placement and
 //! codegen's TLX lowering.
 
+use std::fmt;
+
 use linear_layout::{BufferMap, LayoutError};
 
 use crate::AllocError;
@@ -95,6 +97,26 @@ impl TlxRewrite {
     }
 }
 
+impl fmt::Display for TlxRewrite {
+    /// `slot(i) = 2·i + 0 + i mod 2`, or `identity` when TLX does not rewrite.
+    ///
+    /// ```
+    /// use alias_alloc::TlxRewrite;
+    /// assert_eq!(TlxRewrite { scale: 2, offset: 1, group_size: 1 }.to_string(), "slot(i) = 2·i + 1");
+    /// assert_eq!(TlxRewrite::IDENTITY.to_string(), "identity");
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.rewrites() {
+            return f.write_str("identity");
+        }
+        write!(f, "slot(i) = {}·i + {}", self.scale, self.offset)?;
+        if self.group_size > 1 {
+            write!(f, " + i mod {}", self.group_size)?;
+        }
+        Ok(())
+    }
+}
+
 /// How a logical buffer index `i` becomes a slot of the allocation's alias of the backing
 /// (slot `k` starts at `k · unit`).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -104,6 +126,37 @@ pub enum Reindex {
     /// Intended mode: the explicit map divided by the unit (only when every offset and stride
     /// is a multiple of it).
     Slots(BufferMap),
+}
+
+/// Most slots [`Reindex`]'s `Display` compares with the identity.
+const MAX_IDENTITY_CHECK: u64 = 1 << 16;
+
+impl fmt::Display for Reindex {
+    /// TLX's rewrite as [`TlxRewrite`] prints it; intended slots as `slot(i) = <map>`, or
+    /// `identity` when slot `i` is `i`.
+    ///
+    /// ```
+    /// use alias_alloc::Reindex;
+    /// use linear_layout::BufferMap;
+    /// let slots = Reindex::Slots(BufferMap::new(0, &[(2, 1), (2, 4)])?);
+    /// assert_eq!(slots.to_string(), "slot(i) = (2,2):(1,4)");
+    /// assert_eq!(Reindex::Slots(BufferMap::new(0, &[(4, 1)])?).to_string(), "identity");
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Reindex::Tlx(r) => r.fmt(f),
+            Reindex::Slots(map) => {
+                let n = map.num_buffers().min(MAX_IDENTITY_CHECK);
+                let identity = (0..n).all(|i| map.offset(i).is_ok_and(|o| o == i));
+                if identity && map.num_buffers() <= MAX_IDENTITY_CHECK {
+                    f.write_str("identity")
+                } else {
+                    write!(f, "slot(i) = {map}")
+                }
+            }
+        }
+    }
 }
 
 impl Reindex {
