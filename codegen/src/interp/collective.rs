@@ -72,7 +72,27 @@ impl Exec<'_> {
             }
             // Stores take effect at once, so there is nothing to wait for.
             Op::TmemWaitSt | Op::BarSync { .. } => Ok(()),
-            _ => Ok(()),
+            // Per-thread ops never reach here (`OpClass::is_collective`).
+            Op::Mov { .. }
+            | Op::Arith { .. }
+            | Op::Logic { .. }
+            | Op::Not { .. }
+            | Op::MadLo { .. }
+            | Op::MulWide { .. }
+            | Op::Lop3 { .. }
+            | Op::Bfe { .. }
+            | Op::Bfi { .. }
+            | Op::Prmt { .. }
+            | Op::Cvt { .. }
+            | Op::Setp { .. }
+            | Op::Bra { .. }
+            | Op::LdParam { .. }
+            | Op::CvtaGlobal { .. }
+            | Op::Ld { .. }
+            | Op::St { .. }
+            | Op::TmemFenceBefore
+            | Op::TmemFenceAfter
+            | Op::Ret => Ok(()),
         }
     }
 
