@@ -126,6 +126,21 @@ pub struct Emission {
     pub emitted: Emitted,
 }
 
+impl Emission {
+    fn new(op: MemoryOp, index: Option<u64>, plan: &SmemPlan, emitted: Emitted) -> Emission {
+        let role = match op {
+            MemoryOp::Load => "load",
+            MemoryOp::Store => "store",
+        };
+        Emission {
+            role,
+            index,
+            plan: plan.clone(),
+            emitted,
+        }
+    }
+}
+
 /// A built test kernel and how to run and check it.
 ///
 /// ```
@@ -237,6 +252,38 @@ struct Frame {
     ctx: SmemContext,
     out: Reg,
     index: Option<Reg>,
+    shape: Shape,
+}
+
+/// A test kernel's threads and output words per thread.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    threads: u32,
+    words_per_thread: usize,
+}
+
+/// `ret`, then the kernel with what its checks need.
+fn close(
+    mut b: Builder,
+    shape: Shape,
+    map: &AddressMap,
+    lowering: BufferLowering,
+    index: &IndexSource,
+    kind: TestKind,
+    emissions: Vec<Emission>,
+) -> Result<TestKernel, SmemError> {
+    b.ret()?;
+    Ok(TestKernel {
+        kernel: b.finish()?,
+        threads: shape.threads,
+        dynamic_shared_bytes: shared_bytes(map, &lowering, index)?,
+        words_per_thread: shape.words_per_thread,
+        map: map.clone(),
+        lowering,
+        index: index.clone(),
+        kind,
+        emissions,
+    })
 }
 
 fn frame(
@@ -267,7 +314,17 @@ fn frame(
         };
         Ok((out, index))
     })?;
-    Ok(Frame { b, ctx, out, index })
+    let shape = Shape {
+        threads,
+        words_per_thread,
+    };
+    Ok(Frame {
+        b,
+        ctx,
+        out,
+        index,
+        shape,
+    })
 }
 
 /// `st.global` of `values` at word `first` of this thread's block, four at a time where
@@ -353,6 +410,7 @@ pub fn round_trip(
         mut ctx,
         out,
         index: index_reg,
+        shape,
     } = frame(name, threads, index, words_per_thread)?;
     let values = linear_index_values(&mut b, &ctx, map, store)?;
     let mut emissions = Vec::new();
@@ -363,34 +421,14 @@ pub fn round_trip(
         let loaded = load_plan.emit(&mut b, &mut ctx, i, &[])?;
         write_words(&mut b, out, p * per_index, &loaded.values)?;
         b.bar_sync(0)?;
-        emissions.push(Emission {
-            role: "store",
-            index: c,
-            plan: store_plan.clone(),
-            emitted: stored,
-        });
-        emissions.push(Emission {
-            role: "load",
-            index: c,
-            plan: load_plan.clone(),
-            emitted: loaded,
-        });
+        emissions.push(Emission::new(MemoryOp::Store, c, &store_plan, stored));
+        emissions.push(Emission::new(MemoryOp::Load, c, &load_plan, loaded));
     }
-    b.ret()?;
-    Ok(TestKernel {
-        kernel: b.finish()?,
-        threads,
-        dynamic_shared_bytes: shared_bytes(map, &lowering, index)?,
-        words_per_thread,
-        map: map.clone(),
-        lowering,
-        index: index.clone(),
-        kind: TestKind::RoundTrip {
-            store: store.clone(),
-            load: load.clone(),
-        },
-        emissions,
-    })
+    let kind = TestKind::RoundTrip {
+        store: store.clone(),
+        load: load.clone(),
+    };
+    close(b, shape, map, lowering, index, kind, emissions)
 }
 
 /// The accesses of `regs` (`op`; a store writes each element's linear index) for each buffer
@@ -433,6 +471,7 @@ pub fn address_dump(
         mut ctx,
         out,
         index: index_reg,
+        shape,
     } = frame(name, threads, index, words_per_thread)?;
     let values = match op {
         MemoryOp::Store => linear_index_values(&mut b, &ctx, map, regs)?,
@@ -453,33 +492,14 @@ pub fn address_dump(
             })?;
             addresses.push(rel);
         }
-        emissions.push(Emission {
-            role: if op == MemoryOp::Load {
-                "load"
-            } else {
-                "store"
-            },
-            index: c,
-            plan: plan.clone(),
-            emitted,
-        });
+        emissions.push(Emission::new(op, c, &plan, emitted));
     }
     write_words(&mut b, out, 0, &addresses)?;
-    b.ret()?;
-    Ok(TestKernel {
-        kernel: b.finish()?,
-        threads,
-        dynamic_shared_bytes: shared_bytes(map, &lowering, index)?,
-        words_per_thread,
-        map: map.clone(),
-        lowering,
-        index: index.clone(),
-        kind: TestKind::AddressDump {
-            regs: regs.clone(),
-            op,
-        },
-        emissions,
-    })
+    let kind = TestKind::AddressDump {
+        regs: regs.clone(),
+        op,
+    };
+    close(b, shape, map, lowering, index, kind, emissions)
 }
 
 /// The access alone, for reading and counting: a store takes each thread's registers from
@@ -525,6 +545,7 @@ pub fn access_kernel(
         mut ctx,
         out,
         index: index_reg,
+        shape,
     } = frame(name, threads, index, registers)?;
     let values = match op {
         MemoryOp::Store => read_words(&mut b, out, registers)?,
@@ -536,32 +557,13 @@ pub fn access_kernel(
         if op == MemoryOp::Load {
             write_words(&mut b, out, 0, &emitted.values)?;
         }
-        emissions.push(Emission {
-            role: if op == MemoryOp::Load {
-                "load"
-            } else {
-                "store"
-            },
-            index: c,
-            plan: plan.clone(),
-            emitted,
-        });
+        emissions.push(Emission::new(op, c, &plan, emitted));
     }
-    b.ret()?;
-    Ok(TestKernel {
-        kernel: b.finish()?,
-        threads,
-        dynamic_shared_bytes: shared_bytes(map, &lowering, index)?,
-        words_per_thread: registers,
-        map: map.clone(),
-        lowering,
-        index: index.clone(),
-        kind: TestKind::Access {
-            regs: regs.clone(),
-            op,
-        },
-        emissions,
-    })
+    let kind = TestKind::Access {
+        regs: regs.clone(),
+        op,
+    };
+    close(b, shape, map, lowering, index, kind, emissions)
 }
 
 /// `ld.global` of `n` words from this thread's block, four at a time where possible.
