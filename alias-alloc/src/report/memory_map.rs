@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::{
-    backing_text, group_range, mode_name, region_allocs, region_buffers, utilisation, BufferRow,
+    backing_text, group_range, region_allocs, region_buffers, region_title, utilisation, BufferRow,
 };
 use crate::{AllocPlan, Plan, Program, SpecPlan};
 
@@ -87,19 +87,7 @@ pub fn memory_map_text(program: &Program, plan: &Plan) -> String {
 }
 
 fn region_text(out: &mut String, program: &Program, plan: &Plan, region: usize, spec: &SpecPlan) {
-    let unit = spec.storage.unit();
-    let _ = write!(
-        out,
-        "{}: {}, {}, {} mode",
-        spec.name,
-        spec.storage,
-        backing_text(spec),
-        mode_name(plan.mode)
-    );
-    if let (Some(n), Some(u)) = (spec.groups, spec.group_stride) {
-        let s = if n == 1 { "" } else { "s" };
-        let _ = write!(out, ", {n} buffer group{s} of {u} {unit}");
-    }
+    out.push_str(&region_title(plan, spec));
     out.push('\n');
 
     let allocs = region_allocs(plan, region);

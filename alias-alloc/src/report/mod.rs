@@ -176,6 +176,26 @@ pub(crate) fn mode_name(mode: Mode) -> &'static str {
     }
 }
 
+/// A region's heading: `qk_storage: tmem, 256 columns × 128 lanes, Intended mode, 2 buffer
+/// groups of 128 columns`.
+pub(crate) fn region_title(plan: &Plan, spec: &SpecPlan) -> String {
+    let mut title = format!(
+        "{}: {}, {}, {} mode",
+        spec.name,
+        spec.storage,
+        backing_text(spec),
+        mode_name(plan.mode)
+    );
+    if let (Some(n), Some(u)) = (spec.groups, spec.group_stride) {
+        let s = if n == 1 { "" } else { "s" };
+        title.push_str(&format!(
+            ", {n} buffer group{s} of {u} {}",
+            spec.storage.unit()
+        ));
+    }
+    title
+}
+
 /// How the backing reads: `256 columns × 128 lanes` or `32768 bytes`.
 pub(crate) fn backing_text(spec: &SpecPlan) -> String {
     let unit = spec.storage.unit();

@@ -10,7 +10,7 @@ use linear_layout::views::style::{
 };
 
 use super::{
-    backing_text, extent, group_range, mode_name, region_allocs, region_buffers, utilisation,
+    extent, group_range, mode_name, region_allocs, region_buffers, region_title, utilisation,
     BufferRow, Utilisation,
 };
 use crate::{AllocPlan, Plan, Program, SpecPlan};
@@ -163,17 +163,7 @@ impl<'p> Region<'p> {
         usage: Option<&Utilisation>,
     ) -> Self {
         let unit = spec.storage.unit();
-        let mut title = format!(
-            "{}: {}, {}, {} mode",
-            spec.name,
-            spec.storage,
-            backing_text(spec),
-            mode_name(plan.mode)
-        );
-        if let (Some(n), Some(u)) = (spec.groups, spec.group_stride) {
-            let s = if n == 1 { "" } else { "s" };
-            let _ = write!(title, ", {n} buffer group{s} of {u} {unit}");
-        }
+        let title = region_title(plan, spec);
         let (rows, skipped) = region_buffers(plan, region);
         let domain = rows
             .iter()

@@ -351,14 +351,8 @@ impl Exec<'_> {
                         *p = true;
                     }
                 }
-                self.trace.push(Access {
-                    thread: t as u32,
-                    stmt: pc,
-                    kind: AccessKind::TmemLoad { reg: r as u16 },
-                    location: Location::Tmem { lane, column },
-                    bytes: 4,
-                    value: u128::from(v),
-                });
+                let kind = AccessKind::TmemLoad { reg: r as u16 };
+                self.trace_tmem(t, pc, kind, (lane, column), v);
             }
         }
         Ok(())
@@ -384,15 +378,28 @@ impl Exec<'_> {
         }
         for (t, r, lane, column, v) in cells {
             self.tmem.set(lane, column, v);
-            self.trace.push(Access {
-                thread: t as u32,
-                stmt: pc,
-                kind: AccessKind::TmemStore { reg: r as u16 },
-                location: Location::Tmem { lane, column },
-                bytes: 4,
-                value: u128::from(v),
-            });
+            let kind = AccessKind::TmemStore { reg: r as u16 };
+            self.trace_tmem(t, pc, kind, (lane, column), v);
         }
         Ok(())
+    }
+
+    /// Records thread `t`'s 32-bit access to the TMEM cell `(lane, column)` at statement `pc`.
+    fn trace_tmem(
+        &mut self,
+        t: usize,
+        pc: usize,
+        kind: AccessKind,
+        (lane, column): (u32, u32),
+        v: u32,
+    ) {
+        self.trace.push(Access {
+            thread: t as u32,
+            stmt: pc,
+            kind,
+            location: Location::Tmem { lane, column },
+            bytes: 4,
+            value: u128::from(v),
+        });
     }
 }
