@@ -369,14 +369,21 @@ impl TmemPlan {
         index: BufferIndex,
         values: &[Reg],
     ) -> Result<(), TmemError> {
-        if values.len() != self.registers() as usize {
-            return Err(TmemError::ValueCount {
-                expected: self.registers(),
-                found: values.len(),
-            });
-        }
+        self.check_values(values)?;
         let at = self.address(b, warp_taddr, index)?;
         self.store_at(b, at, values)
+    }
+
+    /// [`TmemError::ValueCount`] unless `values` has one register per register of the plan.
+    fn check_values(&self, values: &[Reg]) -> Result<(), TmemError> {
+        if values.len() == self.registers() as usize {
+            Ok(())
+        } else {
+            Err(TmemError::ValueCount {
+                expected: self.registers(),
+                found: values.len(),
+            })
+        }
     }
 
     /// [`store`](Self::store) to an [`address`](Self::address) already computed.
@@ -387,12 +394,7 @@ impl TmemPlan {
         at: TmemAddress,
         values: &[Reg],
     ) -> Result<(), TmemError> {
-        if values.len() != self.registers() as usize {
-            return Err(TmemError::ValueCount {
-                expected: self.registers(),
-                found: values.len(),
-            });
-        }
+        self.check_values(values)?;
         let per_message = values.len() / self.messages().len().max(1);
         for ((m, addr), src) in self
             .messages()
