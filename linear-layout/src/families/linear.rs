@@ -9,10 +9,11 @@
 //! ```
 //! use linear_layout::families::{Encoding, SharedEncoding, SharedLinear};
 //! let text = "#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 0], [2, 1]]}, alignment = 16>";
-//! let Encoding::Shared(SharedEncoding::Linear(s)) = Encoding::from_mlir(text)? else { panic!() };
-//! assert_eq!(s.alignment, 16);
-//! assert_eq!(s.layout.out_dims(), vec![("dim0".into(), 4), ("dim1".into(), 4)]);
-//! assert_eq!(Encoding::Shared(SharedEncoding::Linear(s)).to_mlir(), text);
+//! let enc = Encoding::from_mlir(text)?;
+//! let dims = vec![("dim0".into(), 4), ("dim1".into(), 4)];
+//! assert!(matches!(&enc, Encoding::Shared(SharedEncoding::Linear(SharedLinear { layout, alignment: 16 }))
+//!     if layout.out_dims() == dims));
+//! assert_eq!(enc.to_mlir(), text);
 //! # Ok::<(), linear_layout::LayoutError>(())
 //! ```
 
@@ -94,7 +95,7 @@ impl Attribute for SharedLinear {
             }
             Ok(())
         })?;
-        p.cursor.expect(A, ',', " before 'alignment'")?;
+        p.cursor.require(A, ',', " before 'alignment'")?;
         p.fields(A, Some(&["alignment"]), '>', |p, key| {
             alignment = Some(p.uint(A, key)?);
             Ok(())

@@ -468,7 +468,7 @@ impl Attribute for TensorMemory {
         const KEYS: [&str; 5] = ["blockM", "blockN", "colStride", "CGALayout", "twoCTAs"];
         let (mut block_m, mut block_n, mut col_stride) = (None, None, None);
         let (mut cga, mut two_ctas) = (Vec::new(), false);
-        p.cursor.expect(A, '<', "")?;
+        p.cursor.require(A, '<', "")?;
         p.fields(A, Some(&KEYS), '>', |p, key| {
             match key {
                 "blockM" => block_m = Some(p.int(A, key)?),

@@ -108,7 +108,7 @@ impl Attribute for TensorMemoryScales {
     fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
         const A: &str = TensorMemoryScales::NAME;
         let mut cga = Vec::new();
-        p.cursor.expect(A, '<', "")?;
+        p.cursor.require(A, '<', "")?;
         p.fields(A, Some(&["CGALayout"]), '>', |p, key| {
             cga = p.bases(A, key)?;
             Ok(())

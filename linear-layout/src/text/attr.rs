@@ -90,13 +90,13 @@ impl<'a> AttrParser<'a> {
 
     /// `<{`, the opening of every `#ttg` attribute.
     pub(crate) fn open_dict(&mut self, attr: &str) -> Result<()> {
-        self.cursor.expect(attr, '<', "")?;
-        self.cursor.expect(attr, '{', "")
+        self.cursor.require(attr, '<', "")?;
+        self.cursor.require(attr, '{', "")
     }
 
     /// The `>` after the `}` that `fields` consumed.
     pub(crate) fn close_dict(&mut self, attr: &str) -> Result<()> {
-        self.cursor.expect(attr, '>', "")
+        self.cursor.require(attr, '>', "")
     }
 
     /// `key = value, …` up to `close`, each key one of `keys` (or any identifier when `keys` is
@@ -130,7 +130,8 @@ impl<'a> AttrParser<'a> {
                 return Err(self.err_at(attr, start, format!("key '{name}' given twice")));
             }
             seen.push(name);
-            self.cursor.expect(attr, '=', &format!(" after '{name}'"))?;
+            self.cursor
+                .require(attr, '=', &format!(" after '{name}'"))?;
             field(self, name)?;
             if self.cursor.eat(',') {
                 continue;
@@ -217,7 +218,7 @@ impl<'a> AttrParser<'a> {
         mut item: impl FnMut(&mut Self) -> Result<T>,
     ) -> Result<Vec<T>> {
         self.cursor
-            .expect(attr, '[', &format!(" to open the list of '{key}'"))?;
+            .require(attr, '[', &format!(" to open the list of '{key}'"))?;
         let mut out = Vec::new();
         if self.cursor.eat(']') {
             return Ok(out);

@@ -163,7 +163,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// Consumes `c` or says what was there instead: `expected '{c}'{context}, found …`.
-    pub fn expect(&mut self, what: &str, c: char, context: &str) -> Result<(), LayoutError> {
+    pub fn require(&mut self, what: &str, c: char, context: &str) -> Result<(), LayoutError> {
         if self.eat(c) {
             Ok(())
         } else {
