@@ -1,7 +1,7 @@
 //! [`Allocation`]: TLX's `local_alloc(shape, dtype, num, storage, reuse, layout)`, and what
 //! one of its buffers occupies.
 
-use linear_layout::families::{SharedEncoding, SwizzledShared, TensorMemory};
+use linear_layout::families::{SharedEncoding, SwizzledShared, TensorMemory, TensorMemoryScales};
 
 use crate::{AllocError, DType, SpecId, Storage};
 
@@ -52,6 +52,9 @@ pub enum AllocLayout {
     Tmem(TensorMemory, CtaMode),
     /// TLX's `DummyTMEMLayout` (sub-16-bit, non-fp8 TMEM).
     DummyTmem,
+    /// `#ttng.tensor_memory_scales_encoding`: block-scale factors (E8M0 bytes) for
+    /// `tcgen05.mma` with block scaling, what TLX's dummy layout resolves to for `uint8`.
+    TmemScales(TensorMemoryScales),
 }
 
 /// `local_alloc(shape, dtype, num, storage, reuse, layout)`; build it with
@@ -174,11 +177,15 @@ impl Allocation {
     /// (`col_stride · block_n · repetitions`); `TwoCTA_RHS` stores half the columns (ignoring
     /// `col_stride`); `twoCTAs` with `block_m = 64` in the default CTA mode stacks both halves in 128 lanes, halving
     /// the columns; the dummy layout takes `ceil(M/32) · ceil(N/4)`. Sub-column tiles round up
-    /// to one column (TLX divides by zero there).
+    /// to one column (TLX divides by zero there). Scale tiles (`#ttng.tensor_memory_scales_encoding`)
+    /// take the dummy layout's count: TLX's `getTmemAllocSizes` gives 4 columns for the
+    /// `[128, 4]` `ui8` tiles of the mxfp8 FA kernel, as its index rewrite shows.
     pub fn tmem_columns(&self) -> Result<u64, AllocError> {
         let (m, n) = self.tmem_tile()?;
         match self.resolved_layout()? {
-            AllocLayout::DummyTmem => Ok(m.div_ceil(32).saturating_mul(n.div_ceil(4))),
+            AllocLayout::DummyTmem | AllocLayout::TmemScales(_) => {
+                Ok(m.div_ceil(32).saturating_mul(n.div_ceil(4)))
+            }
             AllocLayout::Tmem(tm, mode) => {
                 let one_cta = TensorMemory {
                     two_ctas: tm.two_ctas && !tm.cga_layout.is_empty(),
@@ -225,7 +232,8 @@ impl Allocation {
     }
 
     /// Alignment every buffer start needs, in plan units: the layout's (bytes for SMEM: the
-    /// swizzle repeat or vector width, at least the element; TMEM: 1 column) raised to
+    /// NVMMA swizzle repeat, a swizzled layout's `vec` elements, at least one element; TMEM: 1
+    /// column) raised to
     /// [`align`](Self::align) (default 128 B for SMEM).
     ///
     /// ```
@@ -243,6 +251,15 @@ impl Allocation {
     pub fn alignment(&self) -> Result<u64, AllocError> {
         let (own, default) = match (self.storage, self.resolved_layout()?) {
             (Storage::Tmem, _) => (1, 1),
+            // A swizzled layout is a software swizzle of logical offsets: its base needs only
+            // its widest access, `vec` contiguous elements (Triton's 16 is where it starts an
+            // allocation, not what buffer i of a memdesc gets).
+            (_, AllocLayout::Shared(SharedEncoding::Swizzled(s))) => (
+                u64::from(s.vec)
+                    .max(1)
+                    .saturating_mul(self.dtype.bytes_ceil()),
+                128,
+            ),
             (_, AllocLayout::Shared(enc)) => (enc.alignment().max(self.dtype.bytes_ceil()), 128),
             _ => (self.dtype.bytes_ceil(), 128),
         };

@@ -45,9 +45,21 @@ pub enum DType {
     I1,
     /// A global-memory pointer (64-bit).
     Ptr,
+    /// `ui8` (`uint8`): TLX's E8M0 scale bytes.
+    U8,
+    /// `ui16` (`uint16`).
+    U16,
+    /// `ui32` (`uint32`).
+    U32,
+    /// `ui64` (`uint64`).
+    U64,
+    /// `i128`.
+    I128,
+    /// `ui128`: a cluster-launch-control response (`clc_context`).
+    U128,
 }
 
-const ALL: [(DType, &str, &str); 14] = [
+const ALL: [(DType, &str, &str); 20] = [
     (DType::F64, "f64", "f64"),
     (DType::F32, "f32", "f32"),
     (DType::F16, "f16", "f16"),
@@ -62,10 +74,16 @@ const ALL: [(DType, &str, &str); 14] = [
     (DType::I4, "i4", "i4"),
     (DType::I1, "i1", "i1"),
     (DType::Ptr, "ptr", "!tt.ptr<f16>"),
+    (DType::U8, "u8", "ui8"),
+    (DType::U16, "u16", "ui16"),
+    (DType::U32, "u32", "ui32"),
+    (DType::U64, "u64", "ui64"),
+    (DType::I128, "i128", "i128"),
+    (DType::U128, "u128", "ui128"),
 ];
 
 /// Other spellings users write: Triton's `tl.float8e4nv`, `fp16`, `float32`…
-const ALIASES: [(&str, DType); 13] = [
+const ALIASES: [(&str, DType); 26] = [
     ("fp64", DType::F64),
     ("float64", DType::F64),
     ("fp32", DType::F32),
@@ -79,16 +97,31 @@ const ALIASES: [(&str, DType); 13] = [
     ("float8e5", DType::F8E5M2),
     ("fp4", DType::F4),
     ("int1", DType::I1),
+    ("int8", DType::I8),
+    ("int16", DType::I16),
+    ("int32", DType::I32),
+    ("int64", DType::I64),
+    ("uint8", DType::U8),
+    ("uint16", DType::U16),
+    ("uint32", DType::U32),
+    ("uint64", DType::U64),
+    // The other 8-bit float encodings MLIR prints: sized (and placed) as the two above.
+    ("f8E4M3FNUZ", DType::F8E4M3),
+    ("f8E4M3B11FNUZ", DType::F8E4M3),
+    ("f8E4M3", DType::F8E4M3),
+    ("f8E5M2FNUZ", DType::F8E5M2),
+    ("fp8e4b15", DType::F8E4M3),
 ];
 
 impl DType {
     /// Bits per element (pointers: 64).
     pub fn bits(self) -> u32 {
         match self {
-            DType::F64 | DType::I64 | DType::Ptr => 64,
-            DType::F32 | DType::I32 => 32,
-            DType::F16 | DType::BF16 | DType::I16 => 16,
-            DType::F8E4M3 | DType::F8E5M2 | DType::I8 => 8,
+            DType::I128 | DType::U128 => 128,
+            DType::F64 | DType::I64 | DType::U64 | DType::Ptr => 64,
+            DType::F32 | DType::I32 | DType::U32 => 32,
+            DType::F16 | DType::BF16 | DType::I16 | DType::U16 => 16,
+            DType::F8E4M3 | DType::F8E5M2 | DType::I8 | DType::U8 => 8,
             DType::F4 | DType::I4 => 4,
             DType::I1 => 1,
         }

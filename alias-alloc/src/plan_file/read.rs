@@ -332,7 +332,8 @@ fn parse_layout(
         match Encoding::from_mlir(t).map_err(|e| e.to_string())? {
             Encoding::Shared(s) => AllocLayout::Shared(s),
             Encoding::TensorMemory(tm) => AllocLayout::Tmem(tm, cta_mode.unwrap_or_default()),
-            _ => return Err(format!("'{t}' cannot hold an allocation: give a shared-memory attribute (#ttg.swizzled_shared, #ttg.nvmma_shared, #ttg.shared_linear), #ttng.tensor_memory_encoding or \"{DUMMY_TMEM}\"")),
+            Encoding::TensorMemoryScales(sc) => AllocLayout::TmemScales(sc),
+            _ => return Err(format!("'{t}' cannot hold an allocation: give a shared-memory attribute (#ttg.swizzled_shared, #ttg.nvmma_shared, #ttg.shared_linear), #ttng.tensor_memory_encoding, #ttng.tensor_memory_scales_encoding or \"{DUMMY_TMEM}\"")),
         }
     } else {
         return Err(format!(
@@ -343,10 +344,12 @@ fn parse_layout(
         (AllocLayout::Shared(_), true) => {
             Err("a shared-memory layout on a tensor-memory allocation".into())
         }
-        (AllocLayout::Tmem(..) | AllocLayout::DummyTmem, false) => Err(format!(
-            "a tensor-memory layout on a {storage} allocation (set storage = \"tmem\")"
-        )),
-        (AllocLayout::Shared(_) | AllocLayout::DummyTmem, _)
+        (AllocLayout::Tmem(..) | AllocLayout::DummyTmem | AllocLayout::TmemScales(_), false) => {
+            Err(format!(
+                "a tensor-memory layout on a {storage} allocation (set storage = \"tmem\")"
+            ))
+        }
+        (AllocLayout::Shared(_) | AllocLayout::DummyTmem | AllocLayout::TmemScales(_), _)
             if !matches!(cta_mode, None | Some(CtaMode::Default)) =>
         {
             Err("cta_mode needs a #ttng.tensor_memory_encoding layout".into())

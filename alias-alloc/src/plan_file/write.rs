@@ -98,6 +98,10 @@ fn write_alloc(out: &mut String, program: &Program, a: &Allocation) {
             out.push_str(&format!("layout = {}\n", quoted(&attr)));
         }
         AllocLayout::DummyTmem => out.push_str(&format!("layout = {}\n", quoted(DUMMY_TMEM))),
+        AllocLayout::TmemScales(sc) => {
+            let attr = Encoding::TensorMemoryScales(sc.clone()).to_mlir();
+            out.push_str(&format!("layout = {}\n", quoted(&attr)));
+        }
         AllocLayout::Tmem(tm, mode) => {
             // A CTA mode on TLX's default encoding needs no layout: parse rebuilds it.
             let default = Allocation {

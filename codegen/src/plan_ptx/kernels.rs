@@ -287,6 +287,11 @@ fn allocation_kernel(
                 "no tensor-memory layout (TLX's placeholder for sub-16-bit elements)",
             )))
         }
+        (None, AllocLayout::TmemScales(_)) => {
+            return Ok(Err(unsupported(
+                "block-scale factors in tensor memory are written by tcgen05.cp, not addressed per element",
+            )))
+        }
         (None, AllocLayout::Tmem(_, mode)) if *mode != CtaMode::Default => {
             return Ok(Err(unsupported(
                 "a two-CTA tensor-memory layout is not emitted",
