@@ -13,7 +13,7 @@ use crate::checker::Violation;
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AllocError {
     /// An element type name this crate does not know.
-    #[error("unknown dtype '{name}' (expected f64, f32, f16, bf16, f8e4m3, f8e5m2, f4, i64, i32, i16, i8, i4, i1 or ptr)")]
+    #[error("unknown dtype '{name}' (expected f64, f32, f16, bf16, f8e4m3, f8e5m2, f4, i128, i64, i32, i16, i8, i4, i1, u128, u64, u32, u16, u8 or ptr)")]
     UnknownDType {
         /// The name given.
         name: String,
@@ -252,6 +252,16 @@ pub enum AllocError {
     /// A plan or CLI input file that cannot be read.
     #[error("{0}")]
     Input(String),
+    /// A TTGIR module that cannot be read or planned, at a place in its text.
+    #[error("line {line}, column {column}: {message}")]
+    Mlir {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column, in characters.
+        column: usize,
+        /// What is wrong there.
+        message: String,
+    },
     /// The regions of one storage kind do not fit the target even packed by lifetime.
     #[error("{storage} arena does not fit: {diagnosis}")]
     ArenaOverflow {
@@ -354,6 +364,21 @@ pub enum Warning {
         count: u64,
         /// The buffer groups of the tree.
         tree_groups: u64,
+    },
+    /// TlxCompatible: an alias view outgrows the backing `tlx-storage-alias-lowering` made, and
+    /// `tlx-rewrite-local-alias` (the next pass) re-allocates the backing as that alias's type.
+    #[error("spec '{spec}': tlx-rewrite-local-alias grows the backing from {from} to {to} {unit} to hold the alias of '{alloc}'")]
+    BackingGrown {
+        /// The spec.
+        spec: String,
+        /// The allocation whose alias is the largest.
+        alloc: String,
+        /// Units the storage-alias pass allocated.
+        from: u64,
+        /// Units the rewritten backing has.
+        to: u64,
+        /// `bytes` or `columns`.
+        unit: &'static str,
     },
     /// TlxCompatible: TLX accepts what Intended mode rejects.
     #[error("TLX accepts this, Intended mode rejects it: {0}")]

@@ -43,6 +43,7 @@ pub mod error;
 mod intended;
 pub mod lifetime;
 pub mod lowering;
+pub mod mlir;
 mod plain_regions;
 pub mod plan;
 pub mod plan_file;

@@ -1,7 +1,7 @@
 //! Explicit buffer lowering: each allocation's buffer map composed with its element layout,
 //! an [`AddressMap`] — no index rewrite, no expanded alias.
 
-use linear_layout::{AddressMap, BufferMap};
+use linear_layout::{AddressMap, BufferMap, Dim, LinearLayout};
 
 use crate::error::map_err;
 use crate::{AllocError, AllocLayout, Allocation};
@@ -118,6 +118,21 @@ impl Key {
 
 fn build(alloc: &Allocation, buffers: BufferMap) -> Result<Option<AddressMap>, AllocError> {
     let bits = alloc.dtype.bits();
+    if alloc.storage != crate::Storage::Tmem && bits > 64 {
+        // A 128-bit element (a `ui128` cluster-launch-control response) is one unit for
+        // `ld/st.shared.v2.b64`; no element layout addresses it.
+        return Ok(None);
+    }
+    if alloc.storage != crate::Storage::Tmem && alloc.elements() == 1 {
+        // One element per buffer (an mbarrier): no offset bits for a layout to map — Gluon
+        // refuses such a shared layout — and nothing to map: the element is the buffer start.
+        let dims: Vec<(Dim, u64)> = (0..alloc.shape.len())
+            .map(|d| (Dim::from(format!("dim{d}").as_str()), 1))
+            .collect();
+        let none: [(&str, Vec<Vec<u64>>); 1] = [("offset", vec![])];
+        let element = map_err(LinearLayout::from_bases(&none, &dims, true))?;
+        return map_err(AddressMap::shared(buffers, bits, &element)).map(Some);
+    }
     match alloc.resolved_layout()? {
         AllocLayout::Shared(enc) => map_err(AddressMap::from_shared_encoding(
             buffers,
