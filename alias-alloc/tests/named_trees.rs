@@ -87,6 +87,16 @@ fn outside(plan: &Plan, alloc: &str, index: u64) -> bool {
     )
 }
 
+/// `(from, to)` of the backing `tlx-rewrite-local-alias` grows, if it does.
+fn grown(plan: &Plan, spec: &str) -> Option<(u64, u64)> {
+    plan.warnings.iter().find_map(|w| match w {
+        Warning::BackingGrown {
+            spec: s, from, to, ..
+        } if s == spec => Some((*from, *to)),
+        _ => None,
+    })
+}
+
 fn disagrees(plan: &Plan, alloc: &str) -> bool {
     plan.warnings
         .iter()
@@ -256,9 +266,11 @@ fn fa_forward_four_mma_slices() -> R {
     assert_eq!(slots(&tlx, "p")?, Some(vec![0, 3, 6, 9, 8, 11, 14, 17]));
     assert_eq!(starts(&tlx, "p")?, [0, 48, 96, 144, 128, 176, 224, 272]);
     assert_eq!(alias_shape(&tlx, "p")?, Some(vec![18, 128, 32]));
-    // p[3] (group 0) lands in qk[1]'s columns; p[7] ends at 288, past the 256 columns.
+    // p[3] (group 0) lands in qk[1]'s columns; p[7] ends at 288, past the pass's 256
+    // columns, so tlx-rewrite-local-alias re-allocates the backing as p's 18-buffer alias.
     assert!(overlaps(&tlx, "qk", 1, "p", 3), "{:?}", tlx.warnings);
-    assert!(outside(&tlx, "p", 7), "{:?}", tlx.warnings);
+    assert!(!outside(&tlx, "p", 7), "{:?}", tlx.warnings);
+    assert_eq!(grown(&tlx, "qk_storage"), Some((256, 288)));
     assert!(disagrees(&tlx, "p"));
     assert!(!check(&p, &tlx).is_empty());
 
@@ -404,15 +416,18 @@ fn smem_probe_subtiles_overlap_in_tlx() -> R {
     p.set_buffer_overlap(s, ReuseGroup::shared(vec![a.into(), distinct.into()])?)?;
 
     let tlx = plan(&p, Mode::TlxCompatible)?;
-    assert_eq!(tlx.spec("s")?.backing_units, 32768);
+    assert_eq!(tlx.spec("s")?.backing_shape, [32768]);
+    assert_eq!(tlx.spec("s")?.backing_units, 40960);
     assert_eq!(slots(&tlx, "a")?, Some(vec![0, 1]));
     assert_eq!(slots(&tlx, "x")?, Some(vec![0, 2]));
     assert_eq!(slots(&tlx, "p")?, Some(vec![2, 5, 6, 9]));
     assert_eq!(alias_shape(&tlx, "p")?, Some(vec![10, 64, 32]));
     assert_eq!(starts(&tlx, "p")?, [8192, 20480, 24576, 36864]);
-    // p[1] (group 0) overlaps x[1] (group 1); p[3] ends at 40960, past 32768.
+    // p[1] (group 0) overlaps x[1] (group 1); p[3] ends at 40960, past the pass's 32768:
+    // the rewritten backing is p's alias, 40960 bytes.
     assert!(overlaps(&tlx, "x", 1, "p", 1), "{:?}", tlx.warnings);
-    assert!(outside(&tlx, "p", 3), "{:?}", tlx.warnings);
+    assert!(!outside(&tlx, "p", 3), "{:?}", tlx.warnings);
+    assert_eq!(grown(&tlx, "s"), Some((32768, 40960)));
 
     let plan = plan(&p, Mode::Intended)?;
     assert_eq!(plan.spec("s")?.backing_units, 32768);

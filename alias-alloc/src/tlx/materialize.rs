@@ -181,11 +181,49 @@ pub(crate) fn plan_tlx(program: &Program) -> Result<Placed, AllocError> {
             address_map: None,
         });
     }
+    rewrite_local_alias(program, &mut specs, &allocs, &mut warnings)?;
     Ok(Placed {
         specs,
         allocs,
         warnings,
     })
+}
+
+/// fbtriton's `tlx-rewrite-local-alias`, the pass after the storage-alias lowering: every
+/// `tlx.local_alias` becomes a `ttg.memdesc_reinterpret` of the backing, and a backing that an
+/// alias view outgrows is re-allocated as the largest alias's type. So what runs has
+/// `max(backing, alias_buffers · unit)` units — the verdict on buffers past the pass's backing
+/// is taken against that.
+fn rewrite_local_alias(
+    program: &Program,
+    specs: &mut [SpecPlan],
+    allocs: &[AllocPlan],
+    warnings: &mut Vec<Warning>,
+) -> Result<(), AllocError> {
+    for spec in specs.iter_mut() {
+        let mut largest: Option<(u64, &AllocPlan)> = None;
+        for a in allocs.iter().filter(|a| spec.members.contains(&a.alloc)) {
+            let buffers = a.alias_shape.as_ref().and_then(|s| s.first()).copied();
+            let units = buffers.unwrap_or(a.num).saturating_mul(a.unit);
+            if largest.is_none_or(|(u, _)| units > u) {
+                largest = Some((units, a));
+            }
+        }
+        if let Some((units, a)) = largest {
+            if units > spec.backing_units {
+                warnings.push(Warning::BackingGrown {
+                    spec: spec.name.clone(),
+                    alloc: program.allocation(a.alloc)?.name.clone(),
+                    from: spec.backing_units,
+                    to: units,
+                    unit: spec.storage.unit(),
+                });
+                // `buffer_size_bytes` stays the pass's: an explicit size is checked against it.
+                spec.backing_units = units;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The buffer indices where two placements of one allocation can first differ, ascending.
