@@ -11,15 +11,18 @@
 //!    disjoint [lifetimes](crate::Lifetime), or when `a ≠ b`, their
 //!    lowest common ancestor is a `shared` group, and they agree on `k` and on every subtile
 //!    digit of the common ancestors (a `distinct` ancestor keeps its children apart at the
-//!    same index; different indices never share memory); without a tree, only buffers of
-//!    one allocation are kept apart;
+//!    same index; different indices never share memory) — or their lowest common ancestor is
+//!    a phase pool, a `shared` group without `group_size` whose children have different
+//!    buffer-group counts (`num` over the subtile group sizes above it; a group's count is
+//!    its children's common one, or 1 for a pool), whose children are never live together
+//!    at all; without a tree, only buffers of one allocation are kept apart;
 //! 2. every interval lies inside the region's backing;
 //! 3. every `start(a, i)` is a multiple of the alignment `a`'s layout needs;
 //! 4. where the layout has a hardware swizzle, the address with the swizzle outside
 //!    (`Sw(start + linear(x))`, what TMA and wgmma compute) equals the one with the swizzle
 //!    inside (`start + Sw(linear(x))`, what the planner's map says) for every element.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 
 use crate::{AllocId, GroupKind, Member, Plan, Program, ReuseGroup, Storage};
@@ -426,9 +429,11 @@ fn check_swizzle(name: &str, num: u64, p: &crate::AllocPlan, out: &mut Vec<Viola
     }
 }
 
-/// Tree coordinates of every leaf: its path of (group kind, group size) from the root.
+/// Tree coordinates of every leaf: its path of (group kind, group size) from the root, and
+/// the phase pools (by pre-order number).
 struct Coordinates {
     paths: HashMap<AllocId, Vec<Step>>,
+    pools: HashSet<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -440,11 +445,47 @@ struct Step {
 }
 
 impl Coordinates {
-    fn new(_program: &Program, tree: &ReuseGroup) -> Self {
+    fn new(program: &Program, tree: &ReuseGroup) -> Self {
         let mut paths = HashMap::new();
         let mut counter = 0;
         Self::walk(tree, &mut Vec::new(), &mut counter, &mut paths);
-        Coordinates { paths }
+        let mut pools = HashSet::new();
+        let mut counter = 0;
+        Self::count(program, tree, &paths, &mut counter, &mut pools);
+        Coordinates { paths, pools }
+    }
+
+    /// Buffer groups of `g` (its children's common count, 1 for a pool), recording pools.
+    fn count(
+        program: &Program,
+        g: &ReuseGroup,
+        paths: &HashMap<AllocId, Vec<Step>>,
+        counter: &mut usize,
+        pools: &mut HashSet<usize>,
+    ) -> u64 {
+        let id = *counter;
+        *counter += 1;
+        let counts: Vec<u64> = g
+            .members
+            .iter()
+            .map(|m| match m {
+                Member::Alloc(a) => {
+                    let subtiles: u64 = paths
+                        .get(a)
+                        .map_or(1, |p| p.iter().map(|s| s.group_size).product());
+                    program
+                        .allocation(*a)
+                        .map_or(1, |x| x.num / subtiles.max(1))
+                }
+                Member::Group(c) => Self::count(program, c, paths, counter, pools),
+            })
+            .collect();
+        let mixed = counts.iter().any(|c| Some(c) != counts.first());
+        if mixed && g.kind == GroupKind::Shared && g.group_size <= 1 {
+            pools.insert(id);
+            return 1;
+        }
+        counts.first().copied().unwrap_or(1)
     }
 
     fn walk(
@@ -499,6 +540,9 @@ impl Coordinates {
             .take_while(|(a, b)| a.group == b.group)
             .count();
         let lca = common.checked_sub(1).and_then(|c| px.get(c))?;
+        if self.pools.contains(&lca.group) {
+            return None;
+        }
         let (dx, kx) = Self::digits(px, x.index);
         let (dy, ky) = Self::digits(py, y.index);
         if kx != ky {

@@ -168,8 +168,9 @@ pub enum AllocError {
         /// The spec.
         spec: String,
     },
-    /// Allocations of a tree whose buffer counts do not give the same number of buffer groups.
-    #[error("allocation '{alloc}': {num} buffers with group size {group_size} do not make the {groups} buffer groups of spec '{spec}' (first set by '{first}')")]
+    /// Members of a tree that are live together buffer group by buffer group but do not have the
+    /// same number of buffer groups (or a count that does not fill its subtile groups).
+    #[error("allocation '{alloc}': {num} buffers with group size {group_size} do not make the {groups} buffer groups of spec '{spec}' (first set by '{first}'): buffer group k holds buffer k of each of them, live together, so some k would have a buffer of one and none of the other; give them one count, or put them under a shared group of their own if no buffer of one is live while any of the other is")]
     BufferCountMismatch {
         /// The spec.
         spec: String,
@@ -379,6 +380,18 @@ pub enum Warning {
         to: u64,
         /// `bytes` or `columns`.
         unit: &'static str,
+    },
+    /// Intended: a shared group whose children have different buffer counts, planned as a
+    /// phase pool: each child lays out all its buffers, and no buffer of one may be live while
+    /// any buffer of another is (sched2tlx's multiphase GEMM, whose phases run one after another).
+    #[error("spec '{spec}': the shared group around '{first}' has members with {counts:?} buffer groups, planned as phases: each keeps all its buffers and they share bytes, so no buffer of one may be live while any buffer of another is")]
+    PhasePool {
+        /// The spec.
+        spec: String,
+        /// The first allocation of the group.
+        first: String,
+        /// Its children's buffer-group counts.
+        counts: Vec<u64>,
     },
     /// TlxCompatible: TLX accepts what Intended mode rejects.
     #[error("TLX accepts this, Intended mode rejects it: {0}")]

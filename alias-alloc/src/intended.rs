@@ -7,10 +7,15 @@
 //! * `distinct`: children in order, each moved up to its own alignment (not the root's); when
 //!   children carry disjoint [lifetimes](crate::Lifetime), packed by lifetime instead
 //!   ([`distinct_packing`](crate::distinct_packing));
-//! * root: `U = alignUp(size, align)`, backing `U × (groups − 1) + size`.
+//! * root: `U = alignUp(size, align)`, backing `U × (groups − 1) + size`;
+//! * a phase pool (a `shared` group whose children have different buffer-group counts, see
+//!   [`tree_rules`](crate::tree_rules)): each child sized with all its own groups,
+//!   `U_c × (groups_c − 1) + size_c`, the pool as large as the largest; the pool counts as one
+//!   buffer group above it.
 //!
 //! Buffer `i` of a leaf is at `o + Σ j_d·W_d + k·U` with the subtile digits `j_d` of its
-//! shared ancestors (innermost fastest) and buffer group `k` — a [`BufferMap`].
+//! shared ancestors (innermost fastest) and buffer group `k` (of the tree, or of the pool child
+//! it sits in, with that child's `U_c`) — a [`BufferMap`].
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -21,7 +26,7 @@ use linear_layout::BufferMap;
 use crate::distinct_packing::{distinct_layout, Child};
 use crate::error::map_err;
 use crate::plan::Placed;
-use crate::tree_rules::check_tree;
+use crate::tree_rules::{check_tree, Counts};
 use crate::{
     AllocError, AllocId, AllocPlan, GroupKind, Lifetime, Member, Origin, Program, Reindex,
     ReuseGroup, SpecId, SpecPlan, Storage, Warning,
@@ -60,23 +65,29 @@ pub(crate) fn plan_intended(program: &Program) -> Result<Placed, AllocError> {
                 if let Some(first) = issues.into_iter().next() {
                     return Err(first);
                 }
-                let sizer = Sizer::new(program, t)?;
+                for (first, counts) in &facts.pools {
+                    warnings.push(Warning::PhasePool {
+                        spec: s.name.clone(),
+                        first: first.clone(),
+                        counts: counts.clone(),
+                    });
+                }
+                let sizer = Sizer::new(program, t, facts.counts)?;
                 let sized = sizer.group(t)?;
                 let u = align_up_saturating(sized.size, sized.align);
+                let groups = sizer.counts.group(t);
                 let mut place = Placer {
                     program,
                     sizer: &sizer,
                     region,
-                    stride: u,
-                    groups: facts.groups,
                     out: &mut allocs,
                 };
-                place.group(t, 0, &[])?;
+                place.group(t, 0, &[], (groups, u))?;
                 // The last group needs no padding after its content.
                 let backing = u
-                    .saturating_mul(facts.groups.saturating_sub(1))
+                    .saturating_mul(groups.saturating_sub(1))
                     .saturating_add(sized.size);
-                (backing, Some(u), Some(facts.groups))
+                (backing, Some(u), Some(groups))
             }
             None => (no_tree(program, &users, region, &mut allocs)?, None, None),
         };
@@ -222,13 +233,14 @@ struct Sized {
 /// Sizes of a tree's nodes; each leaf's size and alignment are computed once.
 struct Sizer {
     leaves: HashMap<AllocId, Sized>,
+    counts: Counts,
     /// Offsets and size of each distinct group, solved once (keyed by the node's address,
     /// stable while the tree is borrowed).
     distinct: RefCell<HashMap<*const ReuseGroup, (Vec<u64>, u64)>>,
 }
 
 impl Sizer {
-    fn new(program: &Program, tree: &ReuseGroup) -> Result<Self, AllocError> {
+    fn new(program: &Program, tree: &ReuseGroup, counts: Counts) -> Result<Self, AllocError> {
         let mut leaves = HashMap::new();
         for id in tree.allocations() {
             let a = program.allocation(id)?;
@@ -243,6 +255,7 @@ impl Sizer {
         }
         Ok(Sizer {
             leaves,
+            counts,
             distinct: RefCell::new(HashMap::new()),
         })
     }
@@ -258,12 +271,29 @@ impl Sizer {
         }
     }
 
+    /// A member as its group lays it out: with all its own buffer groups in a phase pool, one
+    /// buffer group otherwise.
+    fn child(&self, g: &ReuseGroup, c: &Member) -> Result<Sized, AllocError> {
+        let s = self.member(c)?;
+        if !self.counts.pooled(g) {
+            return Ok(s);
+        }
+        let groups = self.counts.of(c);
+        let u = align_up_saturating(s.size, s.align);
+        Ok(Sized {
+            size: u
+                .saturating_mul(groups.saturating_sub(1))
+                .saturating_add(s.size),
+            ..s
+        })
+    }
+
     fn group(&self, g: &ReuseGroup) -> Result<Sized, AllocError> {
         let mut align = 1;
         let mut size = 0;
         let mut lifetime: Option<Option<Lifetime>> = None;
         for c in &g.members {
-            let s = self.member(c)?;
+            let s = self.child(g, c)?;
             align = align.max(s.align);
             lifetime = Some(match (lifetime, s.lifetime) {
                 (None, l) => l,
@@ -328,28 +358,29 @@ struct Placer<'a, 'p> {
     program: &'p Program,
     sizer: &'a Sizer,
     region: usize,
-    stride: u64,
-    groups: u64,
     out: &'a mut Vec<AllocPlan>,
 }
 
 impl Placer<'_, '_> {
+    /// Places `m` at `offset`; `groups` is the buffer-group mode (count, stride) its leaves
+    /// take: the tree's, or that of the phase-pool child they sit in.
     fn member(
         &mut self,
         m: &Member,
         offset: u64,
         subtiles: &[(u64, u64)],
+        groups: (u64, u64),
     ) -> Result<(), AllocError> {
         match m {
             Member::Alloc(a) => {
                 let mut modes: Vec<(u64, u64)> = subtiles.iter().rev().copied().collect();
-                modes.push((self.groups, self.stride));
+                modes.push(groups);
                 let map = map_err(BufferMap::new(offset, &modes))?;
                 let plan = leaf_plan(self.program, *a, self.region, map)?;
                 self.out.push(plan);
                 Ok(())
             }
-            Member::Group(g) => self.group(g, offset, subtiles),
+            Member::Group(g) => self.group(g, offset, subtiles, groups),
         }
     }
 
@@ -358,22 +389,30 @@ impl Placer<'_, '_> {
         g: &ReuseGroup,
         offset: u64,
         subtiles: &[(u64, u64)],
+        groups: (u64, u64),
     ) -> Result<(), AllocError> {
         let sizer = self.sizer;
         match g.kind {
+            GroupKind::Shared if sizer.counts.pooled(g) => {
+                for c in &g.members {
+                    let s = sizer.member(c)?;
+                    let own = (sizer.counts.of(c), align_up_saturating(s.size, s.align));
+                    self.member(c, offset, subtiles, own)?;
+                }
+            }
             GroupKind::Shared => {
                 let mut inner = subtiles.to_vec();
                 if g.group_size > 1 {
                     inner.push((g.group_size, sizer.slot_width(g)?));
                 }
                 for c in &g.members {
-                    self.member(c, offset, &inner)?;
+                    self.member(c, offset, &inner, groups)?;
                 }
             }
             GroupKind::Distinct => {
                 let (offsets, _) = sizer.distinct_offsets(g)?;
                 for (c, at) in g.members.iter().zip(offsets) {
-                    self.member(c, offset.saturating_add(at), subtiles)?;
+                    self.member(c, offset.saturating_add(at), subtiles, groups)?;
                 }
             }
         }

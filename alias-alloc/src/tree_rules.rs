@@ -1,6 +1,17 @@
-//! The rules a reuse tree must follow that TLX does not enforce: one buffer-group count for
-//! every member, `group_size` only on shared groups, every allocation of the spec in the tree.
-//! Intended mode refuses the first broken rule; TlxCompatible mode warns about all of them.
+//! The rules a reuse tree must follow that TLX does not enforce: buffer counts that make whole
+//! buffer groups, one count for the members that are live together group by group,
+//! `group_size` only on shared groups, every allocation of the spec in the tree. Intended mode
+//! refuses the first broken rule; TlxCompatible mode warns about all of them.
+//!
+//! **Phase pools.** A `shared` group (without `group_size`) whose children have different
+//! buffer-group counts — sched2tlx's multiphase GEMM: `shared(distinct(L0 a, L0 b) ×2,
+//! distinct(L1 a, L1 b) ×2, distinct(L2 a, L2 b) ×3)` — cannot mean "buffer group k of each
+//! child shares bytes", as there is no common k. Its meaning is the phases': no buffer of one
+//! child is live while any buffer of another is, so each child lays out all its own buffer
+//! groups and the children share the pool's bytes. Intended mode plans it so, and says so
+//! ([`Warning::PhasePool`](crate::Warning::PhasePool)). Mixed counts anywhere else (inside a
+//! `distinct` group, a subtiled `shared` group, or leaves whose count is not a multiple of
+//! their subtile group) are refused.
 
 use std::collections::{HashMap, HashSet};
 
@@ -13,6 +24,48 @@ pub(crate) struct TreeFacts {
     pub groups: u64,
     /// Product of the shared ancestors' group sizes, per leaf.
     pub leaf_group_size: HashMap<AllocId, u64>,
+    /// Buffer groups of each leaf (`num / group size`).
+    pub counts: Counts,
+    /// The phase pools of the tree: the first allocation of each and its children's counts.
+    pub pools: Vec<(String, Vec<u64>)>,
+}
+
+/// Buffer-group counts of a tree's members.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct Counts {
+    leaf: HashMap<AllocId, u64>,
+}
+
+impl Counts {
+    /// A member's buffer groups: a leaf's `num / group size`; a group's common count, or 1 for
+    /// a phase pool (its children lay out all their own buffer groups).
+    pub(crate) fn of(&self, m: &Member) -> u64 {
+        match m {
+            Member::Alloc(a) => self.leaf.get(a).copied().unwrap_or(1),
+            Member::Group(g) => self.group(g),
+        }
+    }
+
+    /// [`Counts::of`] a group.
+    pub(crate) fn group(&self, g: &ReuseGroup) -> u64 {
+        if self.mixed(g) {
+            1
+        } else {
+            g.members.first().map_or(1, |c| self.of(c))
+        }
+    }
+
+    /// Whether the children of `g` have different counts.
+    fn mixed(&self, g: &ReuseGroup) -> bool {
+        let mut counts = g.members.iter().map(|c| self.of(c));
+        let first = counts.next();
+        counts.any(|c| Some(c) != first)
+    }
+
+    /// Whether `g` is a phase pool: a shared group without subtiles whose children differ.
+    pub(crate) fn pooled(&self, g: &ReuseGroup) -> bool {
+        g.kind == GroupKind::Shared && g.group_size <= 1 && self.mixed(g)
+    }
 }
 
 /// The facts of `tree` and every rule it breaks, in tree order.
@@ -33,30 +86,20 @@ pub(crate) fn check_tree(
         &mut issues,
     );
     let leaves = tree.allocations();
+    let mut counts = Counts::default();
     let mut groups = None;
-    let mut first = String::new();
     for id in &leaves {
         let a = program.allocation(*id)?;
         let gs = leaf_group_size.get(id).copied().unwrap_or(1);
-        let Some(g) = groups else {
-            groups = Some(a.num.div_ceil(gs));
-            first = a.name.clone();
-            if a.num % gs != 0 {
-                issues.push(mismatch(
-                    &spec_name,
-                    &a.name,
-                    a.num,
-                    gs,
-                    a.num.div_ceil(gs),
-                    &first,
-                ));
-            }
-            continue;
-        };
-        if a.num % gs != 0 || a.num / gs != g {
-            issues.push(mismatch(&spec_name, &a.name, a.num, gs, g, &first));
+        let count = a.num.div_ceil(gs);
+        counts.leaf.insert(*id, count);
+        let first = groups.get_or_insert((count, a.name.clone()));
+        if a.num % gs != 0 {
+            issues.push(mismatch(&spec_name, &a.name, a.num, gs, first.0, &first.1));
         }
     }
+    let mut pools = Vec::new();
+    mixing(program, &spec_name, tree, &counts, &mut pools, &mut issues)?;
     let in_tree: HashSet<AllocId> = leaves.into_iter().collect();
     for u in program.users(spec) {
         if !in_tree.contains(&u) {
@@ -68,11 +111,69 @@ pub(crate) fn check_tree(
     }
     Ok((
         TreeFacts {
-            groups: groups.unwrap_or(1),
+            groups: groups.map_or(1, |g| g.0),
             leaf_group_size,
+            counts,
+            pools,
         },
         issues,
     ))
+}
+
+/// Mixed counts where no phase pool takes them: the first member of each such group whose count
+/// differs from the group's first member's. Records the phase pools on the way.
+fn mixing(
+    program: &Program,
+    spec: &str,
+    g: &ReuseGroup,
+    counts: &Counts,
+    pools: &mut Vec<(String, Vec<u64>)>,
+    issues: &mut Vec<AllocError>,
+) -> Result<(), AllocError> {
+    for m in &g.members {
+        if let Member::Group(c) = m {
+            mixing(program, spec, c, counts, pools, issues)?;
+        }
+    }
+    if !counts.mixed(g) {
+        return Ok(());
+    }
+    if counts.pooled(g) {
+        pools.push((
+            program.member_name(&Member::Group(g.clone())),
+            g.members.iter().map(|c| counts.of(c)).collect(),
+        ));
+        return Ok(());
+    }
+    // The count most members have is the group's; the first member without it is the odd one.
+    let all: Vec<u64> = g.members.iter().map(|c| counts.of(c)).collect();
+    let want = all
+        .iter()
+        .enumerate()
+        .max_by_key(|&(i, c)| (all.iter().filter(|x| *x == c).count(), std::cmp::Reverse(i)))
+        .map_or(1, |(_, c)| *c);
+    let Some(first) = g.members.iter().find(|c| counts.of(c) == want) else {
+        return Ok(());
+    };
+    if let Some(odd) = g.members.iter().find(|c| counts.of(c) != want) {
+        let leaf = match odd {
+            Member::Alloc(a) => Some(*a),
+            Member::Group(c) => c.first_allocation(),
+        };
+        if let Some(a) = leaf {
+            let alloc = program.allocation(a)?;
+            let count = counts.leaf.get(&a).copied().unwrap_or(1).max(1);
+            issues.push(mismatch(
+                spec,
+                &alloc.name,
+                alloc.num,
+                alloc.num / count,
+                want,
+                &program.member_name(first),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn mismatch(spec: &str, alloc: &str, num: u64, gs: u64, groups: u64, first: &str) -> AllocError {

@@ -709,12 +709,28 @@ fn check_malformed(choices: &[u32]) -> Result<(), TestCaseError> {
                 t.members.push(Member::Alloc(extra));
             }
             q.set_buffer_overlap(s, t).map_err(fail)?;
-            expect_refused(
-                &q,
-                |e| matches!(e, AllocError::BufferCountMismatch { .. }),
-                true,
-                &d,
-            )?;
+            // Mixed counts under a shared group are a phase pool (planned, said, checked);
+            // anywhere else they are refused.
+            match q.plan(&options(Mode::Intended, Target::default())) {
+                Ok(plan) => {
+                    ensure!(
+                        plan.warnings
+                            .iter()
+                            .any(|w| matches!(w, Warning::PhasePool { .. })),
+                        "mixed counts planned without a phase pool: {:?}\n{d}",
+                        plan.warnings
+                    );
+                    let v = check(&q, &plan);
+                    ensure!(v.is_empty(), "phase pool fails the checker: {v:?}\n{d}");
+                }
+                Err(AllocError::TmemCapacity { .. } | AllocError::SmemCapacity { .. }) => {}
+                Err(_) => expect_refused(
+                    &q,
+                    |e| matches!(e, AllocError::BufferCountMismatch { .. }),
+                    true,
+                    &d,
+                )?,
+            }
         }
         6..=9 => {
             let mut a = Allocation {
