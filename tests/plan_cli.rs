@@ -420,3 +420,68 @@ fn lifetimes_pack_the_regions_into_one_arena() {
     let tlx = ok(&["plan", &file, "--mode", "tlx"]);
     assert!(tlx.contains("lifetimes: not used in tlx mode"), "{tlx}");
 }
+
+fn kernel(name: &str) -> String {
+    format!(
+        "{}/alias-alloc/tests/data/tlx_kernels/{name}/before.mlir",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// The README's real-kernel path: the multiphase GEMM's TTGIR, planned in both modes.
+#[test]
+fn real_kernel_plans_from_its_ir() {
+    let path = kernel("triple_gemm_multiphase");
+    let tlx = ok(&["plan", &path, "--mode", "tlx"]);
+    assert!(tlx.contains("region 'smem_pool' (smem spec): 163840 bytes, buffer_size_bytes 131072, U = 65536 bytes × 2 buffer groups"), "{tlx}");
+    assert_eq!(cell(&tlx, "L2_smem_1", REWRITE), "slot(i) = 4·i + 1");
+    assert!(tlx.contains("warning: spec 'smem_pool': tlx-rewrite-local-alias grows the backing from 131072 to 163840 bytes to hold the alias of 'L2_smem_1'"), "{tlx}");
+    assert!(tlx.ends_with("checker: ok\n"), "{tlx}");
+    let intended = ok(&["plan", &path]);
+    assert!(
+        intended.contains("region 'smem_pool' (smem spec): 131072 bytes"),
+        "{intended}"
+    );
+    assert_eq!(cell(&intended, "L2_smem_1", STARTS), "16384, 49152, 81920");
+    assert!(intended.contains("planned as phases"), "{intended}");
+    assert!(intended.ends_with("checker: ok\n"), "{intended}");
+}
+
+/// `--emit toml` writes the plan file of the module: planning it gives the same plan.
+#[test]
+fn emitted_toml_plans_as_the_module_does() {
+    for name in [
+        "fa_fwd_persistent",
+        "fa_bwd_2cta",
+        "fa_fwd_mxfp8",
+        "fa_ws_legacy_reuse",
+        "triple_gemm_multiphase",
+    ] {
+        let path = kernel(name);
+        let toml = ok(&["plan", &path, "--emit", "toml"]);
+        let file = PlanFile::parse(&toml).unwrap_or_else(|e| panic!("{name}: {e}\n{toml}"));
+        assert_eq!(file.target.map(|t| t.sm), Some(100), "{name}");
+        let written = temp_file(&format!("{name}.toml"), &toml);
+        for mode in ["tlx", "intended"] {
+            let strip =
+                |out: String| -> String { out.lines().skip(1).collect::<Vec<_>>().join("\n") };
+            let from_ir = strip(ok(&["plan", &path, "--mode", mode]));
+            let from_toml = strip(ok(&["plan", &written.arg(), "--mode", mode]));
+            assert_eq!(from_ir, from_toml, "{name} {mode}");
+        }
+    }
+}
+
+/// A malformed module is an input error (exit 2) at its line and column.
+#[test]
+fn malformed_module_names_line_and_column() {
+    let text = std::fs::read_to_string(kernel("fa_fwd_persistent")).expect("the dump exists");
+    let broken = text.replacen(
+        "tlx.storage_alias_local_alloc %qk_storage_alias",
+        "tlx.storage_alias_local_alloc %nowhere",
+        1,
+    );
+    let path = temp_file("broken.mlir", &broken);
+    let err = fails(&["plan", &path.arg()], 2);
+    assert!(err.contains("line 110, column 47: %nowhere is not a spec, allocation or reuse_group defined before this op"), "{err}");
+}

@@ -181,7 +181,8 @@ pub fn parse_tlx(text: &str) -> Result<[u64; 3], String> {
 #[derive(Debug, Args)]
 #[command(after_help = PLAN_HELP)]
 pub struct PlanArgs {
-    /// The plan file (TOML), or - to read stdin.
+    /// The plan file (TOML), a TTGIR module (.mlir, .ttgir: a kernel's IR as the TLX fork
+    /// prints it), or - to read stdin (either).
     #[arg(value_name = "FILE")]
     pub file: std::path::PathBuf,
     /// Which meaning of the reuse tree to plan with.
@@ -212,12 +213,18 @@ pub struct PlanArgs {
 pub enum Emit {
     /// PTX kernels.
     Ptx,
+    /// The equivalent plan file (TOML) of the program read.
+    Toml,
 }
 
 const PLAN_HELP: &str = "\
 FILE holds [[spec]] tables (name, storage = smem|tmem, size, overlap = { shared = [...] }),
 [[alloc]] tables (name, shape, dtype, num, spec or reuse, layout, cta_mode, align) and an
 optional target; see examples/flash_attention.toml and the alias_alloc::plan_file docs.
+Or FILE is a kernel's TTGIR (.mlir/.ttgir, or text starting with `module` or `#`): its
+tlx.storage_alias_spec / storage_alias_local_alloc / reuse_group / set_buffer_overlap /
+local_alias ops and plain ttg.local_alloc / ttng.tmem_alloc are planned as a plan file would be;
+dump it with MLIR_ENABLE_DUMP=1 (docs/plan-from-ir.md).
 Exit codes: 0 planned (the checker's verdict is in the output), 1 the planner refused the
 program, 2 an unreadable or invalid file or argument.";
 

@@ -1,12 +1,14 @@
-//! `linalias plan FILE.toml`: reads a plan file ([`alias_alloc::plan_file`]), plans it in one
-//! mode, runs the independent checker, and prints the regions, one row per allocation, the
-//! memory map, utilisation, warnings and the checker's verdict (or all of it as JSON).
+//! `linalias plan FILE`: reads a plan file ([`alias_alloc::plan_file`]) or a kernel's TTGIR
+//! ([`alias_alloc::mlir`]), plans it in one mode, runs the independent checker, and prints the
+//! regions, one row per allocation, the memory map, utilisation, warnings and the checker's
+//! verdict (or all of it as JSON).
 
 use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
 use alias_alloc::checker::{check, check_packed, Violation};
+use alias_alloc::mlir::read_module;
 use alias_alloc::plan_file::PlanFile;
 use alias_alloc::{report, AllocError, AllocPlan, Mode, Origin, Plan, PlanOptions, Program};
 use alias_alloc::{Arena, PackOptions, SpecPlan};
@@ -28,8 +30,16 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         PlanMode::Intended => Mode::Intended,
     };
     let text = read_file(&args.file)?;
-    let file = PlanFile::parse(&text).map_err(|e| CliError::input(&file_arg, message(&e, mode)))?;
+    let file = read_program(&args.file, &text)
+        .map_err(|e| CliError::input(&file_arg, message(&e, mode)))?;
     let target = args.target.or(file.target).unwrap_or_default();
+    if let Some(Emit::Toml) = args.emit {
+        let file = PlanFile {
+            target: Some(target),
+            ..file
+        };
+        return Ok(file.to_toml());
+    }
     let program = file.program;
     let options = PlanOptions { mode, target };
     let plan_error = |e: AllocError| CliError::Plan {
@@ -110,6 +120,40 @@ fn emit_ptx(
         )));
     }
     Ok(format!("// linalias plan {file} --emit ptx\n{ptx}"))
+}
+
+/// Whether `text` (from `path`) is a TTGIR module rather than a plan file: a `.mlir` or
+/// `.ttgir` file, or text with a line that opens a module (`module {`, `module attributes …`,
+/// `module @name …`), which no plan file has.
+fn is_module(path: &Path, text: &str) -> bool {
+    if matches!(
+        path.extension().and_then(|e| e.to_str()),
+        Some("mlir" | "ttgir")
+    ) {
+        return true;
+    }
+    text.lines().map(str::trim_start).any(|l| {
+        l.strip_prefix("module")
+            .is_some_and(|rest| rest.starts_with([' ', '{']) && !rest.trim_start().starts_with('='))
+    })
+}
+
+/// The program (and the target it names) of a plan file or TTGIR module.
+fn read_program(path: &Path, text: &str) -> Result<PlanFile, AllocError> {
+    if is_module(path, text) {
+        let module = read_module(text)?;
+        Ok(PlanFile {
+            target: module
+                .attributes
+                .target
+                .as_ref()
+                .map(|_| module.target())
+                .transpose()?,
+            program: module.program,
+        })
+    } else {
+        PlanFile::parse(text)
+    }
 }
 
 /// The file's text; `-` reads stdin.

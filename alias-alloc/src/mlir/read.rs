@@ -543,7 +543,7 @@ impl<'a> Reader<'a> {
         let values = split_top_level(inner)
             .into_iter()
             .filter(|s| !s.is_empty())
-            .map(|s| self.value(open, s))
+            .map(|s| self.value(open + 1 + inner.find(s).unwrap_or(0), s))
             .collect::<Result<Vec<_>, _>>()?;
         Ok((values, self.src.rest(end)))
     }
@@ -555,7 +555,8 @@ impl<'a> Reader<'a> {
             .into_iter()
             .nth(index)
             .unwrap_or("");
-        self.value(op.args_pos, text)
+        let at = op.args.find(text).filter(|_| !text.is_empty());
+        self.value(at.map_or(op.args_pos, |i| op.args_pos + i), text)
     }
 
     /// The value an SSA name stands for.

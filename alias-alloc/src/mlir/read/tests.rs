@@ -21,7 +21,7 @@ fn unknown_operand_is_placed() {
     let (line, column, message) = err(&format!(
         "{TMEM}module {{\n  %a = tlx.storage_alias_local_alloc %s : !tlx.storage_alias_spec<tmem> -> !ttg.memdesc<2x128x128xf32, #tmem, #ttng.tensor_memory, mutable>\n}}\n"
     ));
-    assert_eq!((line, column), (3, 37));
+    assert_eq!((line, column), (3, 38));
     assert!(message.contains("%s is not a spec"), "{message}");
 }
 
