@@ -14,6 +14,8 @@ mod aliases;
 mod memdesc;
 mod read;
 mod scan;
+mod write;
 
 pub use memdesc::MemDesc;
 pub use read::{read_module, AllocOp, KernelModule, ModuleAlloc, ModuleAttributes, ModuleSpec};
+pub use write::write_module;
