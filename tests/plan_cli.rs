@@ -411,7 +411,7 @@ fn lifetimes_pack_the_regions_into_one_arena() {
     );
     assert!(text.contains("checker: ok"), "{text}");
     let arena = &text[text.find("smem arena").unwrap()..];
-    assert_eq!(row(arena, "s"), ["s", "[3, 5)", "65536", "128", "98304"]);
+    assert_eq!(row(arena, "s"), ["s", "[3, 5)", "65536", "1024", "98304"]); // TLX's default NVMMA 128-byte swizzle
     let json: Value = serde_json::from_str(&ok(&["plan", &file, "--json"])).unwrap();
     let arena = &json["arenas"][0];
     assert_eq!(arena["peak"], 163840);

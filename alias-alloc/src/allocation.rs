@@ -1,7 +1,9 @@
 //! [`Allocation`]: TLX's `local_alloc(shape, dtype, num, storage, reuse, layout)`, and what
 //! one of its buffers occupies.
 
-use linear_layout::families::{SharedEncoding, SwizzledShared, TensorMemory, TensorMemoryScales};
+use linear_layout::families::{
+    NvmmaShared, SharedEncoding, SwizzledShared, TensorMemory, TensorMemoryScales,
+};
 
 use crate::{AllocError, DType, SpecId, Storage};
 
@@ -42,7 +44,9 @@ pub enum CtaMode {
 /// The element layout of an allocation: which byte or column each element of one buffer uses.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AllocLayout {
-    /// TLX's default: unswizzled row-major shared memory, or a TMEM encoding with
+    /// TLX's default (`local_alloc` without `layout`): for shared memory, the NVMMA layout
+    /// TLX picks on NVIDIA for two or more dims (row-major, the widest swizzle the row allows)
+    /// and an unswizzled one for one dim; for tensor memory, an encoding with
     /// `block_m = shape[0]`, `block_n = shape[1]`, `col_stride = 1` (the dummy layout for
     /// sub-16-bit types other than fp8).
     Default,
@@ -136,6 +140,25 @@ impl Allocation {
                     },
                     CtaMode::Default,
                 ))
+            }
+            (AllocLayout::Default, _) if self.shape.len() >= 2 => {
+                // TLX's `local_alloc` on NVIDIA: `nv_mma_shared_layout_encoding.make_default`,
+                // row-major, built by Triton's NVMMASharedEncodingAttr builder: the widest
+                // swizzle (128, 64, 32 bytes) that divides the contiguous row, none below 8
+                // rows.
+                let (row, rows) = self.shape.split_last().map_or((1, 1), |(r, rest)| {
+                    (*r, rest.iter().fold(1u64, |n, &d| n.saturating_mul(d)))
+                });
+                let bits = self.dtype.bits();
+                let row_bytes = row.saturating_mul(u64::from(bits)) / 8;
+                let swizzle = [128u32, 64, 32]
+                    .into_iter()
+                    .find(|&w| row_bytes >= u64::from(w) && row_bytes % u64::from(w) == 0)
+                    .filter(|_| rows >= 8)
+                    .unwrap_or(0);
+                NvmmaShared::new(swizzle, bits, false, false, vec![])
+                    .map(|n| AllocLayout::Shared(SharedEncoding::Nvmma(n)))
+                    .map_err(|source| self.layout_error(source))
             }
             (AllocLayout::Default, _) => {
                 let rank = self.shape.len();

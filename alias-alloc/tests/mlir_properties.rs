@@ -70,7 +70,8 @@ fn written_modules_read_back_to_the_same_plans() {
             }
             let d = spec.describe();
             let program = spec.build().map_err(|e| fail(format!("{e}\n{d}")))?.program;
-            let text = write_module(&program, big_target()).map_err(|e| fail(format!("{e}\n{d}")))?;
+            let text =
+                write_module(&program, big_target()).map_err(|e| fail(format!("{e}\n{d}")))?;
             let back = read_module(&text)
                 .map_err(|e| fail(format!("{e}\n{d}\n{text}")))?
                 .program;
@@ -113,7 +114,10 @@ fn truncated_dumps_never_panic() {
             }
             match read_module(&text[..cut]) {
                 Ok(_) | Err(AllocError::Mlir { .. }) => Ok(()),
-                Err(e) => Err(fail(format!("{}: cut at {cut}: not an MLIR error: {e}", KERNELS[k]))),
+                Err(e) => Err(fail(format!(
+                    "{}: cut at {cut}: not an MLIR error: {e}",
+                    KERNELS[k]
+                ))),
             }
         })
         .unwrap();
@@ -129,12 +133,18 @@ fn mutated_dumps_never_panic() {
     ];
     let dumps = dumps();
     let mut runner = TestRunner::new(cases(300));
-    let strategy = (0..KERNELS.len(), vec((any::<u64>(), 0..TRICKY.len()), 1..12));
+    let strategy = (
+        0..KERNELS.len(),
+        vec((any::<u64>(), 0..TRICKY.len()), 1..12),
+    );
     runner
         .run(&strategy, |(k, edits)| {
             // Edit near the aliasing ops, where the reader looks hardest.
             let text = &dumps[k];
-            let hot = text.find("storage_alias_spec").or_else(|| text.find("local_alias")).unwrap_or(0);
+            let hot = text
+                .find("storage_alias_spec")
+                .or_else(|| text.find("local_alias"))
+                .unwrap_or(0);
             let mut chars: Vec<char> = text.chars().collect();
             let hot = text[..hot].chars().count();
             for (at, c) in edits {
@@ -150,7 +160,10 @@ fn mutated_dumps_never_panic() {
                     Ok(())
                 }
                 Err(AllocError::Mlir { line, column, .. }) if line > 0 && column > 0 => Ok(()),
-                Err(e) => Err(fail(format!("{}: not a placed MLIR error: {e}", KERNELS[k]))),
+                Err(e) => Err(fail(format!(
+                    "{}: not a placed MLIR error: {e}",
+                    KERNELS[k]
+                ))),
             }
         })
         .unwrap();

@@ -40,6 +40,14 @@ fn layout(v: &Value, storage: Storage, tile: &[u64]) -> Result<AllocLayout, Allo
     }
     let err = |e: linear_layout::LayoutError| AllocError::Input(e.to_string());
     Ok(match s(&v["kind"]) {
+        // The generator's SMEM default is unswizzled (it writes the module itself; TLX's
+        // frontend would have picked an NVMMA layout).
+        "" if storage == Storage::Smem => {
+            let order = (0..tile.len()).rev().collect();
+            AllocLayout::Shared(SharedEncoding::Swizzled(
+                SwizzledShared::new(1, 1, 1, order, vec![]).map_err(err)?,
+            ))
+        }
         "" => AllocLayout::Default,
         "swizzled_shared" => {
             let order = v["order"].as_array().map_or(vec![], |o| {
