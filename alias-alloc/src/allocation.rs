@@ -239,16 +239,21 @@ impl Allocation {
         }
     }
 
-    /// TMEM lanes one buffer uses (64 or 128).
+    /// TMEM lanes one buffer uses (64 or 128). A 2-CTA operand (`TwoCTA_LHS`, `TwoCTA_RHS`)
+    /// stores both CTAs' row halves: twice its rows, at most 128 (TLX's
+    /// `StorageAliasSizeDefinition`: `blockM *= 2`).
     pub fn tmem_rows(&self) -> Result<u64, AllocError> {
         let (m, n) = self.tmem_tile()?;
         match self.resolved_layout()? {
-            AllocLayout::Tmem(tm, _) => TensorMemory {
+            AllocLayout::Tmem(tm, mode) => TensorMemory {
                 two_ctas: tm.two_ctas && !tm.cga_layout.is_empty(),
                 ..tm
             }
             .alloc_rows(&[m, n])
-            .map(u64::from)
+            .map(|rows| match mode {
+                CtaMode::Default => u64::from(rows),
+                CtaMode::TwoCtaLhs | CtaMode::TwoCtaRhs => (2 * u64::from(rows)).min(128),
+            })
             .map_err(|source| self.layout_error(source)),
             _ => Ok(if m <= 64 { 64 } else { 128 }),
         }
@@ -261,14 +266,16 @@ impl Allocation {
     ///
     /// ```
     /// use alias_alloc::{AllocLayout, Allocation, DType, Reuse, Storage};
-    /// use linear_layout::families::{NvmmaShared, SharedEncoding};
+    /// use linear_layout::families::{SharedEncoding, SwizzledShared};
+    /// // TLX's default layout for a bf16 [64, 64] tile: NVMMA with a 128-byte swizzle, which
+    /// // repeats every 1024 bytes.
     /// let mut a = Allocation { name: "a".into(), shape: vec![64, 64], dtype: DType::BF16, num: 2,
     ///     storage: Storage::Smem, reuse: Reuse::None, layout: AllocLayout::Default, align: None };
-    /// assert_eq!(a.alignment()?, 128);
+    /// assert_eq!(a.alignment()?, 1024);
+    /// a.layout = AllocLayout::Shared(SharedEncoding::Swizzled(SwizzledShared::new(8, 1, 8, vec![1, 0], vec![])?));
+    /// assert_eq!(a.alignment()?, 128); // 8 bf16 per access, raised to the default 128
     /// a.align = Some(16);
     /// assert_eq!(a.alignment()?, 16);
-    /// a.layout = AllocLayout::Shared(SharedEncoding::Nvmma(NvmmaShared::new(128, 16, false, false, vec![])?));
-    /// assert_eq!(a.alignment()?, 1024); // the 128-byte swizzle repeats every 1024 bytes
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn alignment(&self) -> Result<u64, AllocError> {

@@ -15,7 +15,8 @@
 //!    a phase pool, a `shared` group without `group_size` whose children have different
 //!    buffer-group counts (`num` over the subtile group sizes above it; a group's count is
 //!    its children's common one, or 1 for a pool), whose children are never live together
-//!    at all; without a tree, only buffers of one allocation are kept apart;
+//!    at all — a pool being one buffer group (`k = 0`) to the groups above it; without a
+//!    tree, only buffers of one allocation are kept apart;
 //! 2. every interval lies inside the region's backing;
 //! 3. every `start(a, i)` is a multiple of the alignment `a`'s layout needs;
 //! 4. where the layout has a hardware swizzle, the address with the swizzle outside
@@ -545,6 +546,11 @@ impl Coordinates {
         }
         let (dx, kx) = Self::digits(px, x.index);
         let (dy, ky) = Self::digits(py, y.index);
+        // A pool between the common ancestor and a leaf is one buffer group to that ancestor:
+        // all its children's buffers are its group 0.
+        let pooled = |p: &[Step]| p.iter().skip(common).any(|s| self.pools.contains(&s.group));
+        let kx = if pooled(px) { 0 } else { kx };
+        let ky = if pooled(py) { 0 } else { ky };
         if kx != ky {
             return Some("different buffer groups");
         }

@@ -686,3 +686,42 @@ fn tlx_identity_under_nested_group_sizes() -> R {
     assert_eq!(starts(&plan, "b")?, [2, 5]);
     Ok(())
 }
+
+#[test]
+fn two_cta_rhs_is_sized_as_tlx_stores_it() -> R {
+    // dQ of the 2-CTA FA backward: f32 [64, 128] as a TwoCTA_RHS accumulator is stored as 128
+    // lanes × 64 columns, in both modes; an explicit size for 64 lanes is too small in both.
+    let program = |size: Option<u64>| -> Result<Program, AllocError> {
+        let mut p = Program::new();
+        let s = p.storage_alias_spec("s", Storage::Tmem, size)?;
+        p.alloc(Allocation {
+            layout: AllocLayout::Tmem(tmem_layout(64, 128), CtaMode::TwoCtaRhs),
+            ..Allocation::new(
+                "dq",
+                &[64, 128],
+                DType::F32,
+                1,
+                Storage::Tmem,
+                Reuse::Spec(s),
+            )
+        })?;
+        Ok(p)
+    };
+    for mode in [Mode::Intended, Mode::TlxCompatible] {
+        let plan = plan(&program(None)?, mode)?;
+        let spec = plan.spec("s")?;
+        assert_eq!(
+            (spec.rows, spec.backing_units, spec.buffer_size_bytes),
+            (128, 64, 32768),
+            "{mode:?}"
+        );
+        assert!(matches!(
+            program(Some(16384))?.plan(&PlanOptions::new(mode)),
+            Err(AllocError::ExplicitSizeTooSmall {
+                required: 32768,
+                ..
+            })
+        ));
+    }
+    Ok(())
+}
