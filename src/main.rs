@@ -30,7 +30,12 @@ fn main() -> ExitCode {
             Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
             Err(e) => fail(&format!("cannot write output: {e}"), 1),
         },
-        Err(e) => fail(&e.to_string(), e.exit_code()),
+        Err(e) => {
+            for w in e.warnings() {
+                let _ = writeln!(std::io::stderr(), "warning: {w}");
+            }
+            fail(&e.to_string(), e.exit_code())
+        }
     }
 }
 

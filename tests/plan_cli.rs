@@ -485,3 +485,19 @@ fn malformed_module_names_line_and_column() {
     let err = fails(&["plan", &path.arg()], 2);
     assert!(err.contains("line 110, column 47: %nowhere is not a spec, allocation or reuse_group defined before this op"), "{err}");
 }
+
+/// TLX warns about an unused spec and then fails on it: both are shown, the warning first.
+#[test]
+fn warnings_before_a_failure_are_shown() {
+    let path = temp_file(
+        "unused.toml",
+        "[[spec]]\nname = \"unused\"\nstorage = \"smem\"\n",
+    );
+    let out = linalias(&["plan", &path.arg(), "--mode", "tlx"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert_eq!(lines[0], "warning: spec 'unused' has no referencing allocations (TLX: storage_alias_spec has no referencing storage_alias_local_alloc operations)");
+    assert!(lines[1].starts_with("error: ") && lines[1].ends_with("(TLX: storage_alias_spec has no shape set; run TLXStorageAliasSizeDefinition pass first)"), "{stderr}");
+}

@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use crate::{
     AllocError, AllocId, Allocation, DType, Lifetime, Member, Reuse, ReuseGroup, SpecId, Storage,
-    StorageAliasSpec,
+    StorageAliasSpec, Warning,
 };
 
 /// One `spec.set_buffer_overlap(tree)` call.
@@ -241,6 +241,28 @@ impl Program {
             (Some(x), Some(y)) => !x.overlaps(&y),
             _ => false,
         }
+    }
+
+    /// The warnings planning gives before it can fail, for a caller to show beside the error
+    /// when it does: a spec no allocation references (TLX warns "storage_alias_spec has no
+    /// referencing storage_alias_local_alloc operations" in its first step, then fails on that
+    /// spec in its third).
+    ///
+    /// ```
+    /// use alias_alloc::{Mode, PlanOptions, Program, Storage, Warning};
+    /// let mut p = Program::new();
+    /// p.storage_alias_spec("unused", Storage::Smem, None)?;
+    /// assert!(p.plan(&PlanOptions::new(Mode::TlxCompatible)).is_err());
+    /// assert_eq!(p.early_warnings(), vec![Warning::UnusedSpec { spec: "unused".into() }]);
+    /// # Ok::<(), alias_alloc::AllocError>(())
+    /// ```
+    pub fn early_warnings(&self) -> Vec<Warning> {
+        self.specs()
+            .filter(|(id, _)| self.users(*id).is_empty())
+            .map(|(_, s)| Warning::UnusedSpec {
+                spec: s.name.clone(),
+            })
+            .collect()
     }
 
     /// The spec behind an id.

@@ -240,6 +240,19 @@ fn compare(case: &Value) -> Vec<String> {
             if e.tlx_message().as_deref() != Some(want) {
                 bad.push(format!("error {:?} ({e}) != {want:?}", e.tlx_message()));
             }
+            // What TLX warned about before failing is what we show beside the error.
+            if let Ok(Some(p)) = program(case) {
+                let early: Vec<String> = p
+                    .early_warnings()
+                    .iter()
+                    .filter_map(Warning::tlx_message)
+                    .collect();
+                if early != want_warnings {
+                    bad.push(format!(
+                        "warnings before the error {early:?} != {want_warnings:?}"
+                    ));
+                }
+            }
         }
         (Some(false), Ok(Some(_))) => bad.push(format!("planned, TLX says {}", s(&exp["error"]))),
         (_, Err(e)) => bad.push(format!("error {e}, TLX planned it")),

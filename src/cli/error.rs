@@ -28,6 +28,8 @@ pub enum CliError {
         file: String,
         /// The planner's error (and TLX's text for it in TLX-compatible mode).
         message: String,
+        /// What the planner warned about before it failed (printed before the error).
+        warnings: Vec<String>,
     },
     /// The buffers were read but do not fit the capacity (or the packer refused them).
     /// Exit code 1.
@@ -46,6 +48,14 @@ impl CliError {
         CliError::Input {
             arg: arg.to_owned(),
             message: message.to_string(),
+        }
+    }
+
+    /// Warnings to print before the error (`warning: …` lines).
+    pub fn warnings(&self) -> &[String] {
+        match self {
+            CliError::Plan { warnings, .. } => warnings,
+            _ => &[],
         }
     }
 

@@ -42,9 +42,15 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
     }
     let program = file.program;
     let options = PlanOptions { mode, target };
+    let early: Vec<String> = program
+        .early_warnings()
+        .iter()
+        .map(|w| warning_text(w, mode))
+        .collect();
     let plan_error = |e: AllocError| CliError::Plan {
         file: file_arg.clone(),
         message: message(&e, mode),
+        warnings: early.clone(),
     };
     // Lifetimes are this planner's (TLX has none): pack the regions into arenas by them.
     let packed = if mode == Mode::Intended && program.has_lifetimes() {
@@ -110,6 +116,7 @@ fn emit_ptx(
     let refused = |message: String| CliError::Plan {
         file: file.to_owned(),
         message,
+        warnings: Vec::new(),
     };
     let ptx = PlanPtx::new(program, plan, &options).map_err(|e| refused(e.to_string()))?;
     if ptx.allocations.is_empty() {
@@ -175,6 +182,14 @@ fn message(e: &AllocError, mode: Mode) -> String {
     match (mode, e.tlx_message()) {
         (Mode::TlxCompatible, Some(tlx)) if tlx != e.to_string() => format!("{e} (TLX: {tlx})"),
         _ => e.to_string(),
+    }
+}
+
+/// A warning, with TLX's own text after it in TLX-compatible mode (where TLX has one).
+fn warning_text(w: &alias_alloc::Warning, mode: Mode) -> String {
+    match (mode, w.tlx_message()) {
+        (Mode::TlxCompatible, Some(tlx)) => format!("{w} (TLX: {tlx})"),
+        _ => w.to_string(),
     }
 }
 
