@@ -501,3 +501,38 @@ fn warnings_before_a_failure_are_shown() {
     assert_eq!(lines[0], "warning: spec 'unused' has no referencing allocations (TLX: storage_alias_spec has no referencing storage_alias_local_alloc operations)");
     assert!(lines[1].starts_with("error: ") && lines[1].ends_with("(TLX: storage_alias_spec has no shape set; run TLXStorageAliasSizeDefinition pass first)"), "{stderr}");
 }
+
+/// `--emit mlir --mode tlx` prints the module as fbtriton's storage-alias lowering leaves it.
+#[test]
+fn emit_mlir_lowers_the_module_as_tlx_does() {
+    let path = kernel("fa_fwd_persistent");
+    let out = ok(&["plan", &path, "--mode", "tlx", "--emit", "mlir"]);
+    assert!(out.contains("%qk_storage_alias = ttng.tmem_alloc : () -> !ttg.memdesc<128x256xi32, #ttng.tensor_memory_encoding<blockM = 128, blockN = 256, colStride = 1>, #ttng.tensor_memory, mutable>"), "{out}");
+    assert!(
+        out.contains("-> !ttg.memdesc<8x128x64xbf16, #tmem1, #ttng.tensor_memory, mutable>"),
+        "{out}"
+    );
+    assert!(
+        !out.contains("tlx.reuse_group") && !out.contains("tlx.storage_alias"),
+        "{out}"
+    );
+    // The kernel's own 16, and p_tiles' `i mod 2` at each of its 10 indexings, as fbtriton's.
+    let lowered = kernel("fa_fwd_persistent").replace("before.mlir", "lowered.mlir");
+    let theirs = std::fs::read_to_string(lowered).expect("the dump exists");
+    assert_eq!(out.matches("arith.remsi").count(), 26);
+    assert_eq!(theirs.matches("arith.remsi").count(), 26);
+    let err = fails(&["plan", &path, "--emit", "mlir"], 2);
+    assert!(err.contains("add --mode tlx"), "{err}");
+    let err = fails(
+        &[
+            "plan",
+            &example("flash_attention.toml"),
+            "--mode",
+            "tlx",
+            "--emit",
+            "mlir",
+        ],
+        2,
+    );
+    assert!(err.contains("this is a plan file"), "{err}");
+}

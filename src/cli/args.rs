@@ -215,6 +215,9 @@ pub enum Emit {
     Ptx,
     /// The equivalent plan file (TOML) of the program read.
     Toml,
+    /// A TTGIR module given: the module as fbtriton's tlx-storage-alias-lowering leaves it
+    /// (--mode tlx).
+    Mlir,
 }
 
 const PLAN_HELP: &str = "\

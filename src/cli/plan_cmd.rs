@@ -8,7 +8,7 @@ use std::io::Read;
 use std::path::Path;
 
 use alias_alloc::checker::{check, check_packed, Violation};
-use alias_alloc::mlir::read_module;
+use alias_alloc::mlir::{lower_module, read_module};
 use alias_alloc::plan_file::PlanFile;
 use alias_alloc::{report, AllocError, AllocPlan, Mode, Origin, Plan, PlanOptions, Program};
 use alias_alloc::{Arena, PackOptions, SpecPlan};
@@ -33,6 +33,9 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
     let file = read_program(&args.file, &text)
         .map_err(|e| CliError::input(&file_arg, message(&e, mode)))?;
     let target = args.target.or(file.target).unwrap_or_default();
+    if let Some(Emit::Mlir) = args.emit {
+        return emit_mlir(&args.file, &file_arg, &text, mode, args.target);
+    }
     if let Some(Emit::Toml) = args.emit {
         let file = PlanFile {
             target: Some(target),
@@ -100,6 +103,48 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         }
         Ok(out)
     }
+}
+
+/// `--emit mlir`: the module after TLX's storage-alias lowering (TLX mode, a module given).
+fn emit_mlir(
+    path: &Path,
+    file: &str,
+    text: &str,
+    mode: Mode,
+    target: Option<alias_alloc::Target>,
+) -> Result<String, CliError> {
+    if !is_module(path, text) {
+        return Err(CliError::input(
+            file,
+            "--emit mlir rewrites a TTGIR module; this is a plan file",
+        ));
+    }
+    if mode != Mode::TlxCompatible {
+        return Err(CliError::input(
+            "--emit",
+            "--emit mlir prints what fbtriton's tlx-storage-alias-lowering makes of the module: add --mode tlx",
+        ));
+    }
+    let input = |e: AllocError| CliError::input(file, message(&e, mode));
+    let module = read_module(text).map_err(input)?;
+    let target = match target {
+        Some(t) => t,
+        None => module.target().map_err(input)?,
+    };
+    let plan = module
+        .program
+        .plan(&PlanOptions { mode, target })
+        .map_err(|e| CliError::Plan {
+            file: file.to_owned(),
+            message: message(&e, mode),
+            warnings: module
+                .program
+                .early_warnings()
+                .iter()
+                .map(|w| warning_text(w, mode))
+                .collect(),
+        })?;
+    lower_module(text, &module, &plan).map_err(input)
 }
 
 /// `--emit ptx`: the plan's kernels ([`PlanPtx`]); refused when no allocation got one.

@@ -11,11 +11,13 @@
 //! span lines): see [`read_module`] for what is read and what is skipped.
 
 mod aliases;
+mod lower;
 mod memdesc;
 mod read;
 mod scan;
 mod write;
 
+pub use lower::lower_module;
 pub use memdesc::MemDesc;
 pub use read::{read_module, AllocOp, KernelModule, ModuleAlloc, ModuleAttributes, ModuleSpec};
 pub use write::write_module;
