@@ -285,6 +285,19 @@ fn tlx_mode_adds_tlx_text_to_errors() {
     assert!(intended.contains("allocation 'p': storage_alias_spec 'qk_storage' storage (tmem) doesn't match local_alloc storage (smem)"), "{intended}");
     assert!(!intended.contains("TLX:"), "{intended}");
     let tlx = fails(&["plan", &path.arg(), "--mode", "tlx"], 2);
+    // A plan file stands for the Python calls: TLX's frontend refuses it first, with its text.
+    assert!(
+        tlx.ends_with(
+            "(TLX: storage_alias_spec storage (tmem) doesn't match local_alloc storage (smem))"
+        ),
+        "{tlx}"
+    );
+    // A module is past the frontend: the MLIR verifier's text.
+    let module = temp_file(
+        "mismatch.mlir",
+        "module {\n  %s = tlx.storage_alias_spec storage = tmem : !tlx.storage_alias_spec<tmem>\n  %p = tlx.storage_alias_local_alloc %s : !tlx.storage_alias_spec<tmem> -> !ttg.memdesc<2x64x64xbf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>, #ttg.shared_memory, mutable>\n}\n",
+    );
+    let tlx = fails(&["plan", &module.arg(), "--mode", "tlx"], 2);
     assert!(tlx.ends_with("(TLX: 'tlx.storage_alias_local_alloc' op storage_alias_spec has tmem storage but result is not in tensor memory)"), "{tlx}");
 }
 

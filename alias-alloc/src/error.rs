@@ -253,6 +253,16 @@ pub enum AllocError {
     /// A plan or CLI input file that cannot be read.
     #[error("{0}")]
     Input(String),
+    /// What the program refuses about an op of a TTGIR module, at the op.
+    #[error("line {line}, column {column}: {error}")]
+    Located {
+        /// 1-based line.
+        line: usize,
+        /// 1-based column, in characters.
+        column: usize,
+        /// The refusal.
+        error: Box<AllocError>,
+    },
     /// A TTGIR module that cannot be read or planned, at a place in its text.
     #[error("line {line}, column {column}: {message}")]
     Mlir {
@@ -286,6 +296,39 @@ pub enum AllocError {
 }
 
 impl AllocError {
+    /// The text TLX's Python frontend (`tlx.local_alloc`, `tlx.reuse_group`,
+    /// `tlx.storage_alias_spec`) raises for this error, where it catches it before the MLIR
+    /// verifier does — what a user writing the kernel sees; `None` where the frontend lets it
+    /// through (then [`tlx_message`](Self::tlx_message) is what TLX says).
+    ///
+    /// ```
+    /// use alias_alloc::AllocError;
+    /// let e = AllocError::StorageMismatch { alloc: "p".into(), spec: "s".into(),
+    ///     spec_storage: "tmem".into(), alloc_storage: "smem".into() };
+    /// assert_eq!(e.tlx_frontend_message().as_deref(),
+    ///     Some("storage_alias_spec storage (tmem) doesn't match local_alloc storage (smem)"));
+    /// ```
+    pub fn tlx_frontend_message(&self) -> Option<String> {
+        match self {
+            AllocError::StorageMismatch {
+                spec_storage,
+                alloc_storage,
+                ..
+            } => Some(format!(
+                "storage_alias_spec storage ({spec_storage}) doesn't match local_alloc storage ({alloc_storage})"
+            )),
+            AllocError::LegacyStorageMismatch { .. } => {
+                Some("reuse tensor has different storage".into())
+            }
+            AllocError::SmemClusterSpec { .. }
+            | AllocError::NonPositiveSize { .. }
+            | AllocError::EmptyGroup
+            | AllocError::InvalidGroupSize { .. } => self.tlx_message(),
+            AllocError::Located { error, .. } => error.tlx_frontend_message(),
+            _ => None,
+        }
+    }
+
     /// The exact text fbtriton 3.7.4 prints for this condition, when TLX detects it.
     ///
     /// ```
@@ -298,6 +341,7 @@ impl AllocError {
     pub fn tlx_message(&self) -> Option<String> {
         const OVERLAP: &str = "'tlx.set_buffer_overlap' op ";
         Some(match self {
+            AllocError::Located { error, .. } => return error.tlx_message(),
             AllocError::SmemClusterSpec { .. } => {
                 "smemCluster storage is not supported for storage_alias_spec".into()
             }

@@ -113,7 +113,7 @@ fn truncated_dumps_never_panic() {
                 cut -= 1;
             }
             match read_module(&text[..cut]) {
-                Ok(_) | Err(AllocError::Mlir { .. }) => Ok(()),
+                Ok(_) | Err(AllocError::Mlir { .. } | AllocError::Located { .. }) => Ok(()),
                 Err(e) => Err(fail(format!(
                     "{}: cut at {cut}: not an MLIR error: {e}",
                     KERNELS[k]
@@ -159,7 +159,10 @@ fn mutated_dumps_never_panic() {
                     let _ = m.program.plan(&PlanOptions::new(Mode::TlxCompatible));
                     Ok(())
                 }
-                Err(AllocError::Mlir { line, column, .. }) if line > 0 && column > 0 => Ok(()),
+                Err(
+                    AllocError::Mlir { line, column, .. }
+                    | AllocError::Located { line, column, .. },
+                ) if line > 0 && column > 0 => Ok(()),
                 Err(e) => Err(fail(format!(
                     "{}: not a placed MLIR error: {e}",
                     KERNELS[k]

@@ -30,8 +30,9 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         PlanMode::Intended => Mode::Intended,
     };
     let text = read_file(&args.file)?;
+    let python = !is_module(&args.file, &text);
     let file = read_program(&args.file, &text)
-        .map_err(|e| CliError::input(&file_arg, message(&e, mode)))?;
+        .map_err(|e| CliError::input(&file_arg, message(&e, mode, python)))?;
     let target = args.target.or(file.target).unwrap_or_default();
     if let Some(Emit::Mlir) = args.emit {
         return emit_mlir(&args.file, &file_arg, &text, mode, args.target);
@@ -52,7 +53,7 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         .collect();
     let plan_error = |e: AllocError| CliError::Plan {
         file: file_arg.clone(),
-        message: message(&e, mode),
+        message: message(&e, mode, python),
         warnings: early.clone(),
     };
     // Lifetimes are this planner's (TLX has none): pack the regions into arenas by them.
@@ -125,7 +126,7 @@ fn emit_mlir(
             "--emit mlir prints what fbtriton's tlx-storage-alias-lowering makes of the module: add --mode tlx",
         ));
     }
-    let input = |e: AllocError| CliError::input(file, message(&e, mode));
+    let input = |e: AllocError| CliError::input(file, message(&e, mode, false));
     let module = read_module(text).map_err(input)?;
     let target = match target {
         Some(t) => t,
@@ -136,7 +137,7 @@ fn emit_mlir(
         .plan(&PlanOptions { mode, target })
         .map_err(|e| CliError::Plan {
             file: file.to_owned(),
-            message: message(&e, mode),
+            message: message(&e, mode, false),
             warnings: module
                 .program
                 .early_warnings()
@@ -223,8 +224,16 @@ pub(crate) fn read_file(path: &Path) -> Result<String, CliError> {
 }
 
 /// The error, with TLX's own text after it in TLX-compatible mode (where TLX has one).
-fn message(e: &AllocError, mode: Mode) -> String {
-    match (mode, e.tlx_message()) {
+/// The error, with TLX's own text after it in TLX-compatible mode (where TLX has one): for a
+/// plan file, which stands for the Python calls, the frontend's text where the frontend catches
+/// the error; for a module, already past the frontend, the verifier's.
+fn message(e: &AllocError, mode: Mode, python: bool) -> String {
+    let tlx = if python {
+        e.tlx_frontend_message().or_else(|| e.tlx_message())
+    } else {
+        e.tlx_message()
+    };
+    match (mode, tlx) {
         (Mode::TlxCompatible, Some(tlx)) if tlx != e.to_string() => format!("{e} (TLX: {tlx})"),
         _ => e.to_string(),
     }

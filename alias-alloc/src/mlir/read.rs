@@ -607,7 +607,12 @@ impl<'a> Reader<'a> {
 
     /// A program error placed at the op.
     fn at(&self, op: &Op<'a>, e: AllocError) -> AllocError {
-        self.src.error(op.pos, e.to_string())
+        let (line, column) = self.src.line_column(op.pos);
+        AllocError::Located {
+            line,
+            column,
+            error: Box::new(e),
+        }
     }
 }
 
