@@ -165,6 +165,10 @@ impl FromStr for DType {
     fn from_str(s: &str) -> Result<Self, AllocError> {
         let t = s.trim();
         let t = t.strip_prefix("tl.").unwrap_or(t);
+        if t.starts_with("!tt.ptr<") && t.ends_with('>') {
+            // A pointer of any pointee and address space is 64 bits.
+            return Ok(DType::Ptr);
+        }
         ALL.iter()
             .find(|(_, n, m)| *n == t || *m == t)
             .map(|(d, _, _)| *d)

@@ -98,7 +98,15 @@ pub fn lower_module(text: &str, module: &KernelModule, plan: &Plan) -> Result<St
             _ => TlxRewrite::IDENTITY,
         };
         let mut md = a.memdesc.clone();
-        if let (Some(first), Some(buffers)) = (
+        if !md.has_buffer_dim() {
+            // A 2-D tensor-memory buffer: TLX aliases it as it is; it has no index to rewrite.
+            if rewrite.rewrites() {
+                return Err(AllocError::Input(format!(
+                    "%{}: a 2-D tensor-memory allocation placed at slot {} has no buffer dim for TLX's index rewrite",
+                    a.ssa, rewrite.offset
+                )));
+            }
+        } else if let (Some(first), Some(buffers)) = (
             md.shape.first_mut(),
             ap.alias_shape.as_ref().and_then(|s| s.first()),
         ) {

@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use linear_layout::families::Encoding;
+use linear_layout::families::{Encoding, SharedEncoding, SwizzledShared};
 
 use super::aliases::Aliases;
 use super::scan::split_top_level;
@@ -135,6 +135,14 @@ impl MemDesc {
         }
         let (text, mode) = strip_cta_mode(text)?;
         match Encoding::from_mlir(&text).map_err(|e| e.to_string())? {
+            Encoding::Shared(SharedEncoding::Swizzled(s))
+                if s.order.len() == self.shape.len()
+                    && self.shape.len() >= 2
+                    && self.has_buffer_dim() =>
+            {
+                self.one_buffer_of(s)
+                    .map(|s| AllocLayout::Shared(SharedEncoding::Swizzled(s)))
+            }
             Encoding::Shared(s) => Ok(AllocLayout::Shared(s)),
             Encoding::TensorMemory(tm) => Ok(AllocLayout::Tmem(tm, mode)),
             Encoding::TensorMemoryScales(s) => Ok(AllocLayout::TmemScales(s)),
@@ -143,6 +151,24 @@ impl MemDesc {
                 self.encoding
             )),
         }
+    }
+}
+
+impl MemDesc {
+    /// The layout of one buffer when a swizzled encoding spans the buffer dim too (its `order`
+    /// has the memdesc's rank: `2x64xf32` with `order = [1, 0]`). Without swizzling
+    /// (`maxPhase = 1`) and with the buffer dim slowest, buffer `i` is a contiguous block laid
+    /// out in the remaining order; otherwise the element layout of buffer `i` depends on `i`,
+    /// which no per-buffer layout can say, and it is refused.
+    fn one_buffer_of(&self, s: SwizzledShared) -> Result<SwizzledShared, String> {
+        if s.max_phase != 1 || s.order.last() != Some(&0) || !s.cga_layout.is_empty() {
+            return Err(format!(
+                "'{}' spans the buffer dim of {self} with a swizzle: buffer i's element layout would depend on i",
+                self.encoding
+            ));
+        }
+        let order = s.order.iter().filter(|&&d| d != 0).map(|d| d - 1).collect();
+        SwizzledShared::new(s.vec, s.per_phase, 1, order, vec![]).map_err(|e| e.to_string())
     }
 }
 

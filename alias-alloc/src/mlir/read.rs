@@ -413,12 +413,6 @@ impl<'a> Reader<'a> {
                 .src
                 .error(op.pos, format!("{} of {storage} memory", kind.name())));
         }
-        if kind == AllocOp::StorageAliasLocalAlloc
-            && storage == Storage::Tmem
-            && !memdesc.has_buffer_dim()
-        {
-            return Err(self.src.error(op.pos, "a 2-D tensor-memory allocation from a storage_alias_spec (no buffer dim) is not modelled: allocate with num = 1"));
-        }
         let (num, shape) = memdesc.buffers();
         let dtype = memdesc.dtype().map_err(|m| self.src.error(op.pos, m))?;
         let layout = memdesc
