@@ -34,7 +34,9 @@ fn lifetimes_only_shrink_plans_and_packed_plans_check() -> Result<(), AllocError
         let spec = gen_tree(&mut src, GenOptions::default());
         let built = spec.build()?;
         let mut program = built.program;
-        let without = program.plan(&options)?;
+        let without = program
+            .plan(&options)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{}", spec.describe()));
         for &id in &built.ids {
             if !src.next_u32().is_multiple_of(4) {
                 let start = u64::from(src.next_u32() % 8);

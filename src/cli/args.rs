@@ -215,8 +215,8 @@ pub enum Emit {
     Ptx,
     /// The equivalent plan file (TOML) of the program read.
     Toml,
-    /// A TTGIR module given: the module as fbtriton's tlx-storage-alias-lowering leaves it
-    /// (--mode tlx).
+    /// A TTGIR module given: the module after the storage-alias lowering — as fbtriton's
+    /// tlx-storage-alias-lowering leaves it (--mode tlx), or with Intended mode's placement.
     Mlir,
 }
 

@@ -106,7 +106,8 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
     }
 }
 
-/// `--emit mlir`: the module after TLX's storage-alias lowering (TLX mode, a module given).
+/// `--emit mlir`: the module after the storage-alias lowering (a module given): TLX's in TLX
+/// mode, with Intended's placement in Intended mode.
 fn emit_mlir(
     path: &Path,
     file: &str,
@@ -118,12 +119,6 @@ fn emit_mlir(
         return Err(CliError::input(
             file,
             "--emit mlir rewrites a TTGIR module; this is a plan file",
-        ));
-    }
-    if mode != Mode::TlxCompatible {
-        return Err(CliError::input(
-            "--emit",
-            "--emit mlir prints what fbtriton's tlx-storage-alias-lowering makes of the module: add --mode tlx",
         ));
     }
     let input = |e: AllocError| CliError::input(file, message(&e, mode, false));

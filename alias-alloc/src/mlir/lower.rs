@@ -7,11 +7,38 @@ use super::read::{AllocOp, KernelModule};
 use super::scan::{identifier, split_top_level, ssa_name, Source};
 use crate::{AllocError, Mode, Plan, Reindex, Storage, TlxRewrite};
 
-/// An aliased allocation: its type before and after, and its index rewrite.
+/// An aliased allocation: its new type, and the slot each buffer index reaches.
 #[derive(Debug, Clone)]
 struct Aliased {
     new_type: String,
-    rewrite: TlxRewrite,
+    slots: Slots,
+    /// Slot `i` is `i` for every buffer.
+    identity: bool,
+}
+
+/// How buffer `i` reaches its slot of the alias.
+#[derive(Debug, Clone)]
+enum Slots {
+    /// TLX's rewrite (`scale·i + offset + i mod group_size`, where it rewrites).
+    Tlx(TlxRewrite),
+    /// Intended mode's: `base + Σ digit_d(i)·stride_d`, digits of `i` in the map's mixed radix.
+    Map(linear_layout::BufferMap),
+}
+
+impl Slots {
+    /// Whether slot `i` is `i` for every buffer (no arithmetic to insert).
+    fn identity(&self, num: u64) -> bool {
+        match self {
+            Slots::Tlx(r) => !r.rewrites(),
+            Slots::Map(m) => {
+                m.base() == 0
+                    && m.modes()
+                        .iter()
+                        .filter(|(n, _)| *n > 1)
+                        .all(|&(n, s)| n == num && s == 1)
+            }
+        }
+    }
 }
 
 /// The text of `module` (read from `text` by [`read_module`](super::read_module)) after TLX's
@@ -57,11 +84,6 @@ struct Aliased {
 /// # Ok::<(), alias_alloc::AllocError>(())
 /// ```
 pub fn lower_module(text: &str, module: &KernelModule, plan: &Plan) -> Result<String, AllocError> {
-    if plan.mode != Mode::TlxCompatible {
-        return Err(AllocError::Input(
-            "the storage-alias lowering is TLX's: plan in TLX-compatible mode".into(),
-        ));
-    }
     let src = Source::new(text);
     let program = &module.program;
     // Backing type of each spec, by SSA name.
@@ -93,17 +115,24 @@ pub fn lower_module(text: &str, module: &KernelModule, plan: &Plan) -> Result<St
     {
         let alloc = program.allocation(a.alloc)?;
         let ap = plan.alloc(&alloc.name)?;
-        let rewrite = match &ap.reindex {
-            Some(Reindex::Tlx(r)) => *r,
-            _ => TlxRewrite::IDENTITY,
+        let slots = match (&ap.reindex, plan.mode) {
+            (Some(Reindex::Tlx(r)), _) => Slots::Tlx(*r),
+            (Some(Reindex::Slots(m)), _) => Slots::Map(m.clone()),
+            (None, Mode::TlxCompatible) => Slots::Tlx(TlxRewrite::IDENTITY),
+            (None, Mode::Intended) => {
+                return Err(AllocError::Input(format!(
+                    "%{}: Intended mode places its buffers at offsets that are not whole buffers ({}), which no index of an alias of the backing reaches",
+                    a.ssa, ap.explicit
+                )))
+            }
         };
         let mut md = a.memdesc.clone();
         if !md.has_buffer_dim() {
             // A 2-D tensor-memory buffer: TLX aliases it as it is; it has no index to rewrite.
-            if rewrite.rewrites() {
+            if !slots.identity(alloc.num) {
                 return Err(AllocError::Input(format!(
-                    "%{}: a 2-D tensor-memory allocation placed at slot {} has no buffer dim for TLX's index rewrite",
-                    a.ssa, rewrite.offset
+                    "%{}: a 2-D tensor-memory allocation placed off slot 0 has no buffer dim to index",
+                    a.ssa
                 )));
             }
         } else if let (Some(first), Some(buffers)) = (
@@ -127,7 +156,8 @@ pub fn lower_module(text: &str, module: &KernelModule, plan: &Plan) -> Result<St
             a.ssa.clone(),
             Aliased {
                 new_type: md.to_string(),
-                rewrite,
+                identity: slots.identity(alloc.num),
+                slots,
             },
         );
     }
@@ -295,46 +325,62 @@ fn rewrite_index(
         .trim_end();
     let mut out = String::new();
     let mut new_index = index.to_string();
-    let r = a.rewrite;
-    if r.rewrites() {
-        let mut name = || {
-            let n = format!("%tlx_idx{fresh}");
-            *fresh += 1;
-            n
-        };
-        let scale = name();
-        let scaled = name();
-        out.push_str(&format!(
-            "{indent}{scale} = arith.constant {} : i32\n",
-            r.scale
-        ));
-        out.push_str(&format!(
-            "{indent}{scaled} = arith.muli {index}, {scale} : i32\n"
-        ));
-        new_index = scaled;
-        if r.offset > 0 {
-            let (c, sum) = (name(), name());
-            out.push_str(&format!(
-                "{indent}{c} = arith.constant {} : i32\n",
-                r.offset
-            ));
-            out.push_str(&format!(
-                "{indent}{sum} = arith.addi {new_index}, {c} : i32\n"
-            ));
+    let mut name = || {
+        let n = format!("%tlx_idx{fresh}");
+        *fresh += 1;
+        n
+    };
+    let mut emit = |line: String| out.push_str(&format!("{indent}{line}\n"));
+    match &a.slots {
+        Slots::Tlx(r) if r.rewrites() => {
+            let (scale, scaled) = (name(), name());
+            emit(format!("{scale} = arith.constant {} : i32", r.scale));
+            emit(format!("{scaled} = arith.muli {index}, {scale} : i32"));
+            new_index = scaled;
+            if r.offset > 0 {
+                let (c, sum) = (name(), name());
+                emit(format!("{c} = arith.constant {} : i32", r.offset));
+                emit(format!("{sum} = arith.addi {new_index}, {c} : i32"));
+                new_index = sum;
+            }
+            if r.group_size > 1 {
+                let (c, rem, sum) = (name(), name(), name());
+                emit(format!("{c} = arith.constant {} : i32", r.group_size));
+                emit(format!("{rem} = arith.remsi {index}, {c} : i32"));
+                emit(format!("{sum} = arith.addi {new_index}, {rem} : i32"));
+                new_index = sum;
+            }
+        }
+        Slots::Map(m) if !a.identity => {
+            // base + Σ digit_d · stride_d, the digits of i in the map's mixed radix (first
+            // mode fastest); the last digit needs no remainder.
+            let base = name();
+            emit(format!("{base} = arith.constant {} : i32", m.base()));
+            let mut sum = base;
+            let mut rest = index.to_string();
+            let modes: Vec<(u64, u64)> =
+                m.modes().iter().copied().filter(|(n, _)| *n > 1).collect();
+            for (d, &(size, stride)) in modes.iter().enumerate() {
+                let last = d + 1 == modes.len();
+                let digit = if last {
+                    rest.clone()
+                } else {
+                    let (c, digit, quotient) = (name(), name(), name());
+                    emit(format!("{c} = arith.constant {size} : i32"));
+                    emit(format!("{digit} = arith.remui {rest}, {c} : i32"));
+                    emit(format!("{quotient} = arith.divui {rest}, {c} : i32"));
+                    rest = quotient;
+                    digit
+                };
+                let (c, term, next) = (name(), name(), name());
+                emit(format!("{c} = arith.constant {stride} : i32"));
+                emit(format!("{term} = arith.muli {digit}, {c} : i32"));
+                emit(format!("{next} = arith.addi {sum}, {term} : i32"));
+                sum = next;
+            }
             new_index = sum;
         }
-        if r.group_size > 1 {
-            let (c, rem, sum) = (name(), name(), name());
-            out.push_str(&format!(
-                "{indent}{c} = arith.constant {} : i32\n",
-                r.group_size
-            ));
-            out.push_str(&format!("{indent}{rem} = arith.remsi {index}, {c} : i32\n"));
-            out.push_str(&format!(
-                "{indent}{sum} = arith.addi {new_index}, {rem} : i32\n"
-            ));
-            new_index = sum;
-        }
+        _ => {}
     }
     let lhs = lhs.map_or(String::new(), |l| format!("{l} = "));
     out.push_str(&format!(
