@@ -111,6 +111,33 @@ def mxfp8_fwd_sig(c, hd=128):
     return sig
 
 
+def mxfp8_bwd_sig(c, hd=128):
+    m1, n1 = c["BLOCK_M1"], c["BLOCK_N1"]
+    rep_m = -(-m1 // 128)
+    rep_n = -(-(-(-n1 // 32)) // 4)
+    rep_h = -(-(-(-hd // 32)) // 4)
+    f8 = "fp8e4nv"
+    sig = {
+        "desc_q": desc(f8, [1, 1, m1, hd]), "desc_q_dk": desc(f8, [1, 1, m1, hd]),
+        "desc_k": desc(f8, [1, 1, n1, hd]), "desc_k_dq": desc(f8, [1, 1, n1, hd]),
+        "desc_v": desc(f8, [1, 1, n1, hd]), "desc_do": desc(f8, [1, 1, m1, hd]),
+        "desc_do_dv": desc(f8, [1, 1, m1, hd]),
+        "desc_dq": desc("fp32", [1, 1, m1, c["DQ_REDUCE_NCOL"]]),
+        "desc_dk": desc("bf16", [1, 1, n1, hd // c["EPILOGUE_SUBTILE"]]),
+        "desc_dv": desc("bf16", [1, 1, n1, hd // c["EPILOGUE_SUBTILE"]]),
+        "sm_scale": "fp32", "desc_m": desc("fp32", [m1]), "desc_delta": desc("fp32", [m1]),
+        "Z": "i32", "H": "i32", "N_CTX": "i32",
+        "desc_q_scale": desc("u8", [1, rep_m, rep_h, 2, 256]),
+        "desc_q_dk_scale": desc("u8", [1, rep_h, rep_m, 2, 256]),
+        "desc_k_scale": desc("u8", [1, rep_n, rep_h, 2, 256]),
+        "desc_k_dq_scale": desc("u8", [1, rep_h, rep_n, 2, 256]),
+        "desc_v_scale": desc("u8", [1, rep_n, rep_h, 2, 256]),
+        "desc_do_scale": desc("u8", [1, rep_m, rep_h, 2, 256]),
+        "desc_do_dv_scale": desc("u8", [1, rep_h, rep_m, 2, 256]),
+    }
+    return sig
+
+
 def triple_gemm_sig(_c):
     sig = {n: "*fp16" for n in ["A1", "B1", "C1", "A2", "B2", "C2"]}
     sig.update({n: "*bf16" for n in ["A3", "B3", "C3"]})
@@ -147,6 +174,13 @@ KERNELS = {
         "constexprs": {"HEAD_DIM": 128, "STAGE": 1},
         "config": {},
         "signature": mxfp8_fwd_sig,
+    },
+    # The mxfp8 backward: one TMEM spec for S, P, dV, dP, dQ, dK, dS and six scale tiles.
+    "fa_bwd_mxfp8": {
+        "file": "blackwell_fa_ws_pipelined_persistent_mxfp8.py", "kernel": "_attn_bwd_mxf8_ws",
+        "constexprs": {"HEAD_DIM": 128, "STAGE": 1, "M_STAGE": 2, "D_STAGE": 2},
+        "config": {},
+        "signature": mxfp8_bwd_sig,
     },
     # FA with cluster launch control: a TMEM spec.
     "fa_clc": {

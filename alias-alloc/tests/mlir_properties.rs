@@ -28,11 +28,12 @@ fn fail(what: impl std::fmt::Display) -> TestCaseError {
     TestCaseError::fail(what.to_string())
 }
 
-const KERNELS: [&str; 7] = [
+const KERNELS: [&str; 8] = [
     "fa_fwd_persistent",
     "fa_bwd_1cta",
     "fa_bwd_2cta",
     "fa_fwd_mxfp8",
+    "fa_bwd_mxfp8",
     "fa_clc",
     "fa_ws_legacy_reuse",
     "triple_gemm_multiphase",
