@@ -631,6 +631,3 @@ impl<'a> Op<'a> {
         line.split(" : ").next().unwrap_or(line).trim()
     }
 }
-
-#[cfg(test)]
-mod tests;

@@ -1,3 +1,6 @@
+//! Unit tests of `lower.rs`, compiled only under `#[cfg(test)]` (they read the crate-private
+//! alias table and memdesc parser to compare modules structurally).
+//!
 //! `lower_module` against fbtriton 3.7.4's real `tlx-storage-alias-lowering` output on the
 //! eight committed kernels: the same backings, alias types, `ttg.memdesc_index` ops (base type
 //! and the slot each buffer index reaches) and the same ops otherwise, SSA names aside.

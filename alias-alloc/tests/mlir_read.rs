@@ -1,6 +1,8 @@
-//! Errors with their place, and the odd forms a real dump holds.
+//! The TTGIR reader: errors with their place, and the odd forms a real dump holds.
+#![allow(clippy::restriction)] // test code: a failed check panics
 
-use super::*;
+use alias_alloc::mlir::{read_module, AllocOp};
+use alias_alloc::AllocError;
 
 fn err(text: &str) -> (usize, usize, String) {
     match read_module(text) {
