@@ -3,14 +3,13 @@
 //! or an error — never a panic.
 #![allow(clippy::restriction)] // test code: a failed check panics
 
-use std::path::PathBuf;
-
 use alias_alloc::mlir::{read_module, write_module};
 use alias_alloc::{AllocError, Mode, PlanOptions, Storage};
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use test_support::random_tree::{big_target, gen_tree, Choices, GenOptions};
+use test_support::tlx_kernels::{dump, KERNELS};
 
 fn cases(default: u32) -> Config {
     let cases = std::env::var("PROPTEST_CASES")
@@ -28,28 +27,8 @@ fn fail(what: impl std::fmt::Display) -> TestCaseError {
     TestCaseError::fail(what.to_string())
 }
 
-const KERNELS: [&str; 8] = [
-    "fa_fwd_persistent",
-    "fa_bwd_1cta",
-    "fa_bwd_2cta",
-    "fa_fwd_mxfp8",
-    "fa_bwd_mxfp8",
-    "fa_clc",
-    "fa_ws_legacy_reuse",
-    "triple_gemm_multiphase",
-];
-
 fn dumps() -> Vec<String> {
-    KERNELS
-        .iter()
-        .map(|k| {
-            let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-                .join("tests/data/tlx_kernels")
-                .join(k)
-                .join("before.mlir");
-            std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-        })
-        .collect()
+    KERNELS.iter().map(|k| dump(k, "before")).collect()
 }
 
 /// Random reuse trees (both storages, subtiles, explicit sizes, a plain allocation beside),

@@ -6,29 +6,10 @@
 #![allow(clippy::restriction)] // test code: a failed check panics
 
 use std::collections::HashMap;
-use std::path::PathBuf;
 
 use alias_alloc::mlir::{read_module, AllocOp, KernelModule, MemDesc};
 use alias_alloc::{Mode, Plan, PlanOptions, Warning};
-
-const KERNELS: [&str; 8] = [
-    "fa_fwd_persistent",
-    "fa_bwd_1cta",
-    "fa_bwd_2cta",
-    "fa_fwd_mxfp8",
-    "fa_bwd_mxfp8",
-    "fa_clc",
-    "fa_ws_legacy_reuse",
-    "triple_gemm_multiphase",
-];
-
-fn dump(kernel: &str, stage: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/tlx_kernels")
-        .join(kernel)
-        .join(format!("{stage}.mlir"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use test_support::tlx_kernels::{dump, tlx_leaf, value_at, KERNELS};
 
 /// `%name = OP … -> !ttg.memdesc<…>` lines of a module: name → (op, result memdesc).
 fn results(text: &str, op: &str) -> HashMap<String, MemDesc> {
@@ -51,104 +32,34 @@ fn results(text: &str, op: &str) -> HashMap<String, MemDesc> {
     out
 }
 
-/// The arith ops seen so far in a module: name → (op, operands), and constants: name → value.
-/// SSA names repeat across regions (each partition of `ttg.warp_specialize` counts from `%0`),
-/// so the module is scanned in order and each use reads the latest definition.
-#[derive(Default)]
-struct Arith {
-    ops: HashMap<String, (String, Vec<String>)>,
-    constants: HashMap<String, i64>,
-}
-
-impl Arith {
-    /// Records `line` if it is an arith op TLX's rewrite uses.
-    fn record(&mut self, line: &str) {
-        let Some((lhs, rhs)) = line.trim_start().split_once(" = ") else {
-            return;
-        };
-        let name = lhs.trim_start_matches('%').to_string();
-        let rhs = rhs.split(" loc(").next().unwrap();
-        if let Some(c) = rhs.strip_prefix("arith.constant ") {
-            if let Some(v) = c.split(" : ").next().and_then(|v| v.trim().parse().ok()) {
-                self.constants.insert(name, v);
-            }
-        } else if let Some((op, rest)) =
-            ["arith.muli ", "arith.addi ", "arith.remsi ", "arith.remui "]
-                .iter()
-                .find_map(|p| rhs.strip_prefix(p).map(|r| (p.trim(), r)))
-        {
-            let args = rest
-                .split(" : ")
-                .next()
-                .unwrap()
-                .split(',')
-                .map(|a| a.trim().trim_start_matches('%').to_string())
-                .collect();
-            self.ops.insert(name, (op.to_string(), args));
-        }
-    }
-
-    /// The leaf TLX multiplies (`muli(index, scale)`), if the index was rewritten.
-    fn index_leaf(&self, v: &str) -> Option<String> {
-        let (op, args) = self.ops.get(v)?;
-        if op == "arith.muli" {
-            return Some(args[0].clone());
-        }
-        args.iter().find_map(|a| self.index_leaf(a))
-    }
-
-    /// The value of `v` with the leaf `x` set to `i`.
-    fn eval(&self, v: &str, x: &str, i: i64) -> i64 {
-        if v == x {
-            return i;
-        }
-        if let Some(c) = self.constants.get(v) {
-            return *c;
-        }
-        let (op, args) = self
-            .ops
-            .get(v)
-            .unwrap_or_else(|| panic!("%{v} is not arith"));
-        let (a, b) = (self.eval(&args[0], x, i), self.eval(&args[1], x, i));
-        match op.as_str() {
-            "arith.muli" => a * b,
-            "arith.addi" => a + b,
-            _ => a % b,
-        }
-    }
-
-    /// The slots a rewritten index gives for buffers `0..num` (`0..num` when not rewritten).
-    fn slots(&self, idx: &str, num: u64) -> Vec<i64> {
-        match self.index_leaf(idx) {
-            Some(leaf) => (0..num as i64).map(|i| self.eval(idx, &leaf, i)).collect(),
-            None => (0..num as i64).collect(),
-        }
-    }
-}
-
-/// Every `ttg.memdesc_index %base[%idx] : !ttg.memdesc<T> -> …`, in order: (T, the slots its
-/// index gives for buffers `0..num(T)`).
+/// Every `ttg.memdesc_index %base[%idx] : !ttg.memdesc<T> -> …` whose `T` `num` knows, in
+/// order: (T, the slots its index gives for buffers `0..min(num(T), 8)`).
 fn indexings(text: &str, num: impl Fn(&str) -> Option<u64>) -> Vec<(String, Vec<i64>)> {
-    let mut math = Arith::default();
-    let mut out = Vec::new();
-    for line in text.lines() {
-        math.record(line);
-        let Some(rhs) = line.split_once(" = ttg.memdesc_index ").map(|x| x.1) else {
-            continue;
-        };
-        let idx = rhs.split_once('[').unwrap().1.split(']').next().unwrap();
-        let ty = rhs
-            .split_once(" : !ttg.memdesc<")
-            .unwrap()
-            .1
-            .split("> -> ")
-            .next()
-            .unwrap();
-        if let Some(n) = num(ty) {
-            out.push((ty.to_string(), math.slots(idx.trim_start_matches('%'), n)));
-        }
-    }
-    out
+    text.lines()
+        .enumerate()
+        .filter_map(|(n, line)| {
+            let rhs = line.split_once(" = ttg.memdesc_index ")?.1;
+            let idx = rhs
+                .split_once('[')?
+                .1
+                .split(']')
+                .next()?
+                .trim_start_matches('%');
+            let ty = rhs
+                .split_once(" : !ttg.memdesc<")?
+                .1
+                .split("> -> ")
+                .next()?;
+            let count = num(ty)?.min(8) as i64;
+            let slots = match tlx_leaf(text, n, idx) {
+                Some(leaf) => (0..count)
+                    .map(|i| value_at(text, n, idx, &leaf, i))
+                    .collect(),
+                None => (0..count).collect(),
+            };
+            Some((ty.to_string(), slots))
+        })
+        .collect()
 }
 
 fn read(kernel: &str) -> KernelModule {

@@ -10,6 +10,7 @@
 //! | [`dsa_cases`] | the public DSA packing cases with their known peaks | — |
 //! | `smem` | SMEM test kernels: run the printed text, check every access against the `AddressMap` | `kernels` |
 //! | `tmem` | TMEM round-trip kernels and their checks | `kernels` |
+//! | [`tlx_kernels`] | the real TLX kernels' TTGIR, and a lowered module's index arithmetic evaluated | — |
 //!
 //! Test code: a failed check panics, so the panic lints are off here.
 
@@ -18,6 +19,7 @@
 pub mod cli;
 pub mod dsa_cases;
 pub mod golden;
+pub mod tlx_kernels;
 
 #[cfg(feature = "alloc")]
 pub mod random_tree;

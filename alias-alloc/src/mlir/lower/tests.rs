@@ -12,25 +12,7 @@ use super::super::memdesc::MemDesc;
 use super::super::read_module;
 use super::*;
 use crate::PlanOptions;
-
-const KERNELS: [&str; 8] = [
-    "fa_fwd_persistent",
-    "fa_bwd_1cta",
-    "fa_bwd_2cta",
-    "fa_fwd_mxfp8",
-    "fa_bwd_mxfp8",
-    "fa_clc",
-    "fa_ws_legacy_reuse",
-    "triple_gemm_multiphase",
-];
-
-fn dump(kernel: &str, stage: &str) -> String {
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/tlx_kernels")
-        .join(kernel)
-        .join(format!("{stage}.mlir"));
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use test_support::tlx_kernels::{dump, tlx_leaf, value_at, KERNELS};
 
 /// A memdesc with its aliases resolved, as comparable text.
 fn resolved(ty: &str, aliases: &Aliases) -> String {
@@ -70,8 +52,6 @@ struct Structure {
 
 fn structure(text: &str) -> Structure {
     let mut aliases = Aliases::default();
-    let mut consts: HashMap<String, i64> = HashMap::new();
-    let mut ops: HashMap<String, (String, Vec<String>)> = HashMap::new();
     let mut s = Structure {
         backings: vec![],
         aliases: vec![],
@@ -79,7 +59,7 @@ fn structure(text: &str) -> Structure {
         ops: vec![],
     };
     let mut counts: HashMap<String, usize> = HashMap::new();
-    for line in text.lines() {
+    for (n, line) in text.lines().enumerate() {
         let body = line.trim_start();
         let code = body.split(" loc(").next().unwrap_or(body);
         if let Some((name, value)) = body.split_once(" = ").filter(|_| body.starts_with('#')) {
@@ -88,9 +68,9 @@ fn structure(text: &str) -> Structure {
             }
             continue;
         }
-        let (lhs, op) = match code.split_once(" = ") {
-            Some((l, r)) if l.starts_with('%') => (Some(l.trim_start_matches('%')), r),
-            _ => (None, code),
+        let op = match code.split_once(" = ") {
+            Some((l, r)) if l.starts_with('%') => r,
+            _ => code,
         };
         let name = identifier(op);
         if name.contains('.') {
@@ -102,27 +82,6 @@ fn structure(text: &str) -> Structure {
                 .unwrap_or_default()
         };
         match name {
-            "arith.constant" => {
-                if let (Some(l), Some(v)) = (
-                    lhs,
-                    op["arith.constant ".len()..]
-                        .split(" : ")
-                        .next()
-                        .and_then(|v| v.trim().parse().ok()),
-                ) {
-                    consts.insert(l.to_string(), v);
-                }
-            }
-            "arith.muli" | "arith.addi" | "arith.remsi" => {
-                let args = op[name.len()..]
-                    .split(" : ")
-                    .next()
-                    .unwrap_or("")
-                    .split(',')
-                    .map(|a| a.trim().trim_start_matches('%').to_string())
-                    .collect();
-                ops.insert(lhs.unwrap_or("").to_string(), (name.to_string(), args));
-            }
             "tlx.local_alias" => {
                 // The backing is the alias's source (TLX renames the spec's value).
                 let source = op
@@ -138,14 +97,8 @@ fn structure(text: &str) -> Structure {
             }
             "ttg.memdesc_index" => {
                 let rest = &op["ttg.memdesc_index".len()..];
-                let idx = rest
-                    .split_once('[')
-                    .unwrap()
-                    .1
-                    .split(']')
-                    .next()
-                    .unwrap()
-                    .trim_start_matches('%');
+                let idx = rest.split_once('[').unwrap().1.split(']').next().unwrap();
+                let idx = idx.trim_start_matches('%');
                 let base = rest
                     .split_once(" : ")
                     .unwrap()
@@ -153,13 +106,10 @@ fn structure(text: &str) -> Structure {
                     .split(" -> ")
                     .next()
                     .unwrap();
-                let leaf = leaf(idx, &ops);
-                let slots = (0..4)
-                    .map(|i| match &leaf {
-                        Some(x) => eval(idx, x, i, &ops, &consts),
-                        None => -1 - i,
-                    })
-                    .collect();
+                let slots = match tlx_leaf(text, n, idx) {
+                    Some(x) => (0..4).map(|i| value_at(text, n, idx, &x, i)).collect(),
+                    None => vec![-1],
+                };
                 s.indexings.push((resolved(base, &aliases), slots));
             }
             _ => {}
@@ -169,39 +119,6 @@ fn structure(text: &str) -> Structure {
     counts.sort();
     s.ops = counts;
     s
-}
-
-fn leaf(v: &str, ops: &HashMap<String, (String, Vec<String>)>) -> Option<String> {
-    let (op, args) = ops.get(v)?;
-    if op == "arith.muli" {
-        return Some(args[0].clone());
-    }
-    args.iter().find_map(|a| leaf(a, ops))
-}
-
-fn eval(
-    v: &str,
-    x: &str,
-    i: i64,
-    ops: &HashMap<String, (String, Vec<String>)>,
-    consts: &HashMap<String, i64>,
-) -> i64 {
-    if v == x {
-        return i;
-    }
-    if let Some(c) = consts.get(v) {
-        return *c;
-    }
-    let (op, args) = &ops[v];
-    let (a, b) = (
-        eval(&args[0], x, i, ops, consts),
-        eval(&args[1], x, i, ops, consts),
-    );
-    match op.as_str() {
-        "arith.muli" => a * b,
-        "arith.addi" => a + b,
-        _ => a % b,
-    }
 }
 
 #[test]
@@ -274,44 +191,6 @@ fn index_ops(text: &str) -> Vec<(String, String)> {
             Some((ty.to_string(), idx.to_string()))
         })
         .collect()
-}
-
-/// The value of `%v` with `%leaf = i`, following the arith ops defined before line `upto`.
-fn value_at(text: &str, upto: usize, v: &str, leaf: &str, i: i64) -> i64 {
-    if v == leaf {
-        return i;
-    }
-    let def = text
-        .lines()
-        .take(upto)
-        .filter(|l| l.trim_start().starts_with(&format!("%{v} = ")))
-        .last()
-        .unwrap_or_else(|| panic!("%{v} is not defined"));
-    let op = def
-        .split_once(" = ")
-        .unwrap()
-        .1
-        .split(" : ")
-        .next()
-        .unwrap();
-    if let Some(c) = op.strip_prefix("arith.constant ") {
-        return c.trim().parse().unwrap();
-    }
-    let (name, args) = op.split_once(' ').unwrap();
-    let args: Vec<&str> = args
-        .split(',')
-        .map(|a| a.trim().trim_start_matches('%'))
-        .collect();
-    let (a, b) = (
-        value_at(text, upto, args[0], leaf, i),
-        value_at(text, upto, args[1], leaf, i),
-    );
-    match name {
-        "arith.muli" => a * b,
-        "arith.addi" => a + b,
-        "arith.divui" => a / b,
-        _ => a % b,
-    }
 }
 
 /// Intended mode's lowering: each aliased buffer index reaches the slot of Intended's explicit
