@@ -15,6 +15,9 @@
 //! the sum of its children, a leaf its own bytes (or TMEM columns) — no alignment — times the
 //! number of buffer groups.
 //!
+//! `read_ir/<kernel>` reads a real kernel's TTGIR dump (170–230 KB) into its `Program`;
+//! `lower_ir/<kernel>` prints the module after the storage-alias lowering (TLX mode).
+//!
 //! Run: `cargo bench --bench planning -- --warm-up-time 1 --measurement-time 3`.
 
 #![allow(missing_docs, clippy::restriction)] // criterion_main! has no docs; checks panic
@@ -23,11 +26,13 @@ use std::hint::black_box;
 
 use alias_alloc::checker::check;
 use alias_alloc::lowering::explicit::{address_map, LoweringCache};
+use alias_alloc::mlir::{lower_module, read_module};
 use alias_alloc::{
     AllocError, GroupKind, Member, Mode, PlanOptions, Program, ReuseGroup, Storage, Target,
 };
 use criterion::{criterion_group, criterion_main, Criterion};
 use test_support::random_tree::{big_target, gen_tree, GenOptions, XorShift};
+use test_support::tlx_kernels::dump;
 
 const SEED: u64 = 0x5EED_A11A_5000_0040;
 const RANDOM_TREES: usize = 8;
@@ -198,5 +203,24 @@ fn planning(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, planning);
+/// Reading a real kernel's TTGIR (`alias_alloc::mlir::read_module` on the committed dumps), and
+/// the storage-alias lowering of it printed (`lower_module`, TLX mode).
+fn from_ir(c: &mut Criterion) {
+    for kernel in ["fa_fwd_persistent", "fa_bwd_mxfp8"] {
+        let text = dump(kernel, "before");
+        c.bench_function(&format!("read_ir/{kernel}"), |b| {
+            b.iter(|| black_box(read_module(black_box(&text)).expect("reads")))
+        });
+        let module = read_module(&text).expect("reads");
+        let plan = module
+            .program
+            .plan(&PlanOptions::new(Mode::TlxCompatible))
+            .expect("plans");
+        c.bench_function(&format!("lower_ir/{kernel}"), |b| {
+            b.iter(|| black_box(lower_module(black_box(&text), &module, &plan).expect("lowers")))
+        });
+    }
+}
+
+criterion_group!(benches, planning, from_ir);
 criterion_main!(benches);
