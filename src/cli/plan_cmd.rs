@@ -30,13 +30,15 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         PlanMode::Intended => Mode::Intended,
     };
     let text = read_file(&args.file)?;
-    let python = !is_module(&args.file, &text);
-    let file = read_program(&args.file, &text)
+    let module = is_module(&args.file, &text);
+    if let Some(Emit::Mlir) = args.emit {
+        return emit_mlir(module, &file_arg, &text, mode, args.target);
+    }
+    // A plan file stands for the Python calls (see `message`).
+    let python = !module;
+    let file = read_program(module, &text)
         .map_err(|e| CliError::input(&file_arg, message(&e, mode, python)))?;
     let target = args.target.or(file.target).unwrap_or_default();
-    if let Some(Emit::Mlir) = args.emit {
-        return emit_mlir(&args.file, &file_arg, &text, mode, args.target);
-    }
     if let Some(Emit::Toml) = args.emit {
         let file = PlanFile {
             target: Some(target),
@@ -109,13 +111,13 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
 /// `--emit mlir`: the module after the storage-alias lowering (a module given): TLX's in TLX
 /// mode, with Intended's placement in Intended mode.
 fn emit_mlir(
-    path: &Path,
+    module: bool,
     file: &str,
     text: &str,
     mode: Mode,
     target: Option<alias_alloc::Target>,
 ) -> Result<String, CliError> {
-    if !is_module(path, text) {
+    if !module {
         return Err(CliError::input(
             file,
             "--emit mlir rewrites a TTGIR module; this is a plan file",
@@ -186,9 +188,9 @@ fn is_module(path: &Path, text: &str) -> bool {
     })
 }
 
-/// The program (and the target it names) of a plan file or TTGIR module.
-fn read_program(path: &Path, text: &str) -> Result<PlanFile, AllocError> {
-    if is_module(path, text) {
+/// The program (and the target it names) of a TTGIR module (`module`) or a plan file.
+fn read_program(module: bool, text: &str) -> Result<PlanFile, AllocError> {
+    if module {
         let module = read_module(text)?;
         Ok(PlanFile {
             target: module

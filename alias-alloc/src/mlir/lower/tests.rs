@@ -41,7 +41,7 @@ fn resolved(ty: &str, aliases: &Aliases) -> String {
 #[derive(Debug, PartialEq)]
 struct Structure {
     /// The backings: the distinct sources of `tlx.local_alias` ops (the legacy views' too).
-    backings: Vec<(String, String)>,
+    backings: Vec<String>,
     /// `tlx.local_alias` result types, in order.
     aliases: Vec<String>,
     /// Each `ttg.memdesc_index`: the resolved base type and the slots of buffers 0..4.
@@ -90,8 +90,8 @@ fn structure(text: &str) -> Structure {
                     .and_then(|t| t.split(" -> ").next())
                     .unwrap_or("");
                 let source = resolved(source, &aliases);
-                if !s.backings.iter().any(|(_, b)| *b == source) {
-                    s.backings.push((String::new(), source));
+                if !s.backings.contains(&source) {
+                    s.backings.push(source);
                 }
                 s.aliases.push(resolved(&arrow(op), &aliases));
             }
