@@ -151,3 +151,22 @@ fn mutated_dumps_never_panic() {
         })
         .unwrap();
 }
+
+/// The real kernels' programs, written by `write_module` and read back, plan as the dumps do.
+#[test]
+fn real_programs_written_and_read_back_plan_the_same() {
+    for (kernel, text) in KERNELS.iter().zip(dumps()) {
+        let m = read_module(&text).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        let target = m.target().unwrap();
+        let written = write_module(&m.program, target).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        let back = read_module(&written).unwrap_or_else(|e| panic!("{kernel}: {e}\n{written}"));
+        for mode in [Mode::Intended, Mode::TlxCompatible] {
+            let options = PlanOptions { mode, target };
+            assert_eq!(
+                m.program.plan(&options).unwrap(),
+                back.program.plan(&options).unwrap(),
+                "{kernel} {mode:?}"
+            );
+        }
+    }
+}
