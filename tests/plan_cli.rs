@@ -558,3 +558,32 @@ fn emit_mlir_lowers_the_module_as_tlx_does() {
     );
     assert!(err.contains("this is a plan file"), "{err}");
 }
+
+/// docs/tmem-placement.md: the ISA asks no column alignment of a TMEM buffer, so Intended packs
+/// the mxfp8 forward's fp8 P tiles at column 15 (TLX: 32) and its checker agrees; an `align`
+/// in the plan file moves them to where TLX puts them, with an index rewrite.
+#[test]
+fn tmem_columns_need_no_alignment_unless_asked() {
+    let path = kernel("fa_fwd_mxfp8");
+    let intended = ok(&["plan", &path]);
+    assert_eq!(cell(&intended, "p_tiles", STARTS), "15, 143");
+    assert_eq!(cell(&intended, "q_scale_tmem", STARTS), "3, 131");
+    assert_eq!(cell(&intended, "p_tiles", REWRITE), "explicit only");
+    assert!(intended.ends_with("checker: ok\n"), "{intended}");
+    let tlx = ok(&["plan", &path, "--mode", "tlx"]);
+    assert_eq!(cell(&tlx, "p_tiles", STARTS), "32, 160");
+    let toml = ok(&["plan", &path, "--emit", "toml"]);
+    let layout =
+        "layout = \"#ttng.tensor_memory_encoding<blockM = 128, blockN = 128, colStride = 1>\"";
+    let at = toml
+        .find("name = \"p_tiles\"")
+        .expect("p_tiles is in the plan file");
+    let end = at + toml[at..].find(layout).expect("p_tiles has its layout") + layout.len();
+    let aligned = format!("{}\nalign = 32{}", &toml[..end], &toml[end..]);
+    let file = temp_file("mxfp8_aligned.toml", &aligned);
+    let out = ok(&["plan", &file.arg()]);
+    assert_eq!(cell(&out, "p_tiles", ALIGN), "32");
+    assert_eq!(cell(&out, "p_tiles", STARTS), "32, 160");
+    assert_eq!(cell(&out, "p_tiles", REWRITE), "slot(i) = 1 + (2):(4)");
+    assert!(out.ends_with("checker: ok\n"), "{out}");
+}

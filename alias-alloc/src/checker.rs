@@ -21,10 +21,16 @@
 //! 3. every `start(a, i)` is a multiple of the alignment `a`'s layout needs;
 //! 4. where the layout has a hardware swizzle, the address with the swizzle outside
 //!    (`Sw(start + linear(x))`, what TMA and wgmma compute) equals the one with the swizzle
-//!    inside (`start + Sw(linear(x))`, what the planner's map says) for every element.
+//!    inside (`start + Sw(linear(x))`, what the planner's map says) for every element;
+//! 5. every TMEM buffer starts at lane 0 and stays within the 128 lanes: the data-path lane
+//!    alignment every `tcgen05.mma` layout accepts, the same for its `A` and `D` (PTX ISA 9.0
+//!    §9.7.16.10.5). Column starts need none (`docs/tmem-placement.md` cites why).
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+
+use linear_layout::address::MemorySpace;
+use linear_layout::families::tmem::TMEM_LANES;
 
 use crate::{AllocId, GroupKind, Member, Plan, Program, ReuseGroup, Storage};
 
@@ -89,6 +95,13 @@ pub enum Violation {
         /// Its address with the swizzle applied to the whole address (what the hardware does).
         outside: u64,
     },
+    /// A TMEM allocation whose element layout spans more than the 128 lanes.
+    TmemLanes {
+        /// The allocation.
+        alloc: String,
+        /// How many lanes its element layout spans.
+        lanes: u64,
+    },
     /// The plan lacks something the program has (or cannot evaluate it).
     Incomplete {
         /// What is missing.
@@ -113,6 +126,10 @@ impl fmt::Display for Violation {
             Violation::SwizzleDisagrees { alloc, index, coords, inside, outside } => write!(
                 f,
                 "{alloc}[{index}] element {coords:?}: swizzle inside gives {inside}, outside {outside}"
+            ),
+            Violation::TmemLanes { alloc, lanes } => write!(
+                f,
+                "{alloc} spans {lanes} lanes; tensor memory has 128 (PTX ISA §9.7.16.1)"
             ),
             Violation::Incomplete { what } => write!(f, "incomplete plan: {what}"),
         }
@@ -207,6 +224,7 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
             });
         }
         check_swizzle(&alloc.name, alloc.num, p, &mut out);
+        check_tmem_lanes(&alloc.name, p, &mut out);
     }
     let mut overlaps = 0usize;
     let mut regions: Vec<(usize, Vec<Buffer>)> = by_region.into_iter().collect();
@@ -389,6 +407,22 @@ fn extent(alloc: &crate::Allocation, p: &crate::AllocPlan) -> u64 {
             .product::<u64>()
             .saturating_mul(u64::from(alloc.dtype.bits()))
             .div_ceil(8),
+    }
+}
+
+/// Rule 5. Only the span can be wrong: a buffer map moves TMEM buffers along columns, and a
+/// linear layout maps element `(0, …, 0)` to lane 0, so every buffer starts at lane 0.
+fn check_tmem_lanes(name: &str, p: &crate::AllocPlan, out: &mut Vec<Violation>) {
+    let Some(map) = &p.address_map else { return };
+    if map.space() != MemorySpace::TensorMemory {
+        return;
+    }
+    let lanes = map.element().out_dim_size("lane").unwrap_or(1);
+    if lanes > u64::from(TMEM_LANES) {
+        out.push(Violation::TmemLanes {
+            alloc: name.to_string(),
+            lanes,
+        });
     }
 }
 
