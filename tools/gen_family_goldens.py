@@ -106,6 +106,11 @@ def _gluon_layout(spec):
                                   two_ctas=spec.get("two_ctas", False))
     if k == "tensor_memory_scales":
         return TensorMemoryScalesLayout(cga_layout=cga)
+    if k == "linear":
+        return ttgl.DistributedLinearLayout(spec["register"], spec["lane"], spec["warp"], spec["block"],
+                                            spec["shape"])
+    if k == "shared_linear":
+        return ttgl.SharedLinearLayout(spec["offset"], spec["block"], spec["alignment"])
     raise ValueError("unknown layout kind %r" % k)
 
 
@@ -166,7 +171,7 @@ def _mlir(b, spec, attr, shape):
     else:
         bits = spec.get("element_bitwidth", 16)
     elem = _ir_elem(b, bits)
-    if k in ("swizzled_shared", "nvmma_shared"):
+    if k in ("swizzled_shared", "nvmma_shared", "shared_linear"):
         t = b.get_shared_mem_desc_ty(elem, list(shape), attr, list(shape))
     elif k in ("tensor_memory", "tensor_memory_scales"):
         t = b.get_tensor_mem_desc_ty(elem, list(shape), attr, list(shape))
@@ -465,6 +470,107 @@ def gen_dot(rng):
     return C
 
 
+def rand_linear_bases(rng, sizes_lg, in_dims, zeros):
+    """Every unit basis of a power-of-two shape (so the layout is surjective), shuffled over
+    `in_dims` (each a list to fill), plus `zeros` broadcast (all-zero) bases in random dims."""
+    rank = len(sizes_lg)
+    units = [[(1 << b) if d == dim else 0 for d in range(rank)] for dim in range(rank) for b in range(sizes_lg[dim])]
+    rng.shuffle(units)
+    dims = {name: [] for name in in_dims}
+    for u in units:
+        dims[rng.choice(in_dims)].append(u)
+    for _ in range(zeros):
+        dims[rng.choice(in_dims)].append([0] * rank)
+    return dims
+
+
+def linear(rng, rank, total_lg, block_lg=0, zeros=0):
+    """A random #ttg.linear layout: 32 lanes (5 lane bases), up to 8 warps, `block_lg` CTAs."""
+    sizes = [0] * rank
+    for _ in range(total_lg):
+        sizes[rng.randrange(rank)] += 1
+    dims = rand_linear_bases(rng, sizes, ["register", "lane", "warp", "block"], 0)
+    # Triton's in-dim sizes are what the bases say; keep lanes at 32 (5 bases) by moving bases.
+    pool = dims["register"] + dims["lane"] + dims["warp"] + dims["block"]
+    rng.shuffle(pool)
+    lane = pool[:5]
+    rest = pool[5:]
+    nb = min(block_lg, len(rest))
+    block = rest[:nb]
+    rest = rest[nb:]
+    nw = min(rng.randint(0, 3), len(rest))
+    warp = rest[:nw]
+    reg = rest[nw:]
+    for _ in range(zeros):
+        target = rng.choice([reg, warp, block])
+        target.insert(rng.randrange(len(target) + 1), [0] * rank)
+    while len(lane) < 5:
+        lane.append([0] * rank)
+    return {"kind": "linear", "register": reg, "lane": lane, "warp": warp, "block": block,
+            "shape": [1 << s for s in sizes]}
+
+
+def scale(size, lg):
+    """`size * 2**lg`, at least 1."""
+    return max(1, size << lg if lg >= 0 else size >> -lg)
+
+
+def gen_linear(rng):
+    C = Cases()
+    # The issue's example: a 32 x 16 map asked for a 64 x 16 tensor.
+    base = {"kind": "linear", "register": [[0, 1], [8, 0]], "lane": [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]],
+            "warp": [[0, 8], [16, 0]], "block": [], "shape": [32, 16]}
+    for shape in ([32, 16], [64, 16], [128, 64], [8, 16], [32, 4], [1, 1], [16, 32], [48, 16], [32]):
+        C.add("to_linear_layout", {"layout": base, "shape": shape})
+    for _ in range(150):
+        rank = rng.choice([1, 2, 2, 2, 3])
+        lay = linear(rng, rank, rng.randint(5, 10), rng.choice([0, 0, 1]), rng.choice([0, 0, 1]))
+        own = lay["shape"]
+        r = rng.random()
+        if r < 0.2:
+            shape = list(own)
+        elif r < 0.9:
+            shape = [scale(s, rng.randint(-3, 2)) if rng.random() < 0.7 else s for s in own]
+        elif r < 0.95:
+            shape = [s * 3 for s in own]
+        else:
+            shape = own + [2]
+        C.add("to_linear_layout", {"layout": lay, "shape": shape})
+    # A slice of a linear parent.
+    for _ in range(40):
+        lay = linear(rng, rng.choice([2, 3]), rng.randint(5, 9))
+        dim = rng.randrange(len(lay["shape"]))
+        own = [s for i, s in enumerate(lay["shape"]) if i != dim]
+        shape = [scale(s, rng.randint(-2, 2)) for s in own]
+        C.add("to_linear_layout", {"layout": {"kind": "slice", "dim": dim, "parent": lay}, "shape": shape})
+    return C
+
+
+def gen_shared_linear(rng):
+    C = Cases()
+    for _ in range(60):
+        rank = rng.choice([1, 2, 2, 3])
+        sizes = [0] * rank
+        for _ in range(rng.randint(2, 9)):
+            sizes[rng.randrange(rank)] += 1
+        dims = rand_linear_bases(rng, sizes, ["offset"], 0)
+        offset = dims["offset"]
+        # An XOR swizzle: mix a lower basis into some of the higher ones (stays invertible).
+        for i in range(1, len(offset)):
+            if rng.random() < 0.3:
+                j = rng.randrange(i)
+                offset[i] = [a ^ b for a, b in zip(offset[i], offset[j])]
+        block = []
+        if rng.random() < 0.2:
+            block = [[0] * rank]
+        lay = {"kind": "shared_linear", "offset": offset, "block": block,
+               "alignment": rng.choice([16, 128, 1024])}
+        own = [1 << s for s in sizes]
+        shape = own if rng.random() < 0.7 else [s * 2 for s in own]
+        C.add("to_linear_layout", {"layout": lay, "shape": shape, "element_bitwidth": 16})
+    return C
+
+
 def gen_tmem(rng):
     C = Cases()
     for bm in [64, 128]:
@@ -569,6 +675,8 @@ FAMILIES = [
     ("nvidia_mma", gen_mma),
     ("dot_operand", gen_dot),
     ("tensor_memory", gen_tmem),
+    ("linear", gen_linear),
+    ("shared_linear", gen_shared_linear),
     ("tmem_reg_layout", gen_tmem_reg),
     ("bank_conflicts", gen_bank_conflicts),
     ("views", gen_views),

@@ -15,8 +15,10 @@ mod common;
 
 use common::gluon_spec::{distributed, layout, load_cases, shape};
 use common::tally::Tally;
-use linear_layout::families::{Blocked, DistributedEncoding, DotOperand, NvidiaMma, Slice};
-use linear_layout::{LayoutError, LinearLayout};
+use linear_layout::families::{
+    fit_linear, Blocked, DistributedEncoding, DotOperand, NvidiaMma, Slice,
+};
+use linear_layout::{Dim, LayoutError, LinearLayout};
 use proptest::prelude::*;
 use serde_json::Value;
 
@@ -49,7 +51,23 @@ const DEPARTURES: &[Departure] = &[
         param: "instr_shape",
         reason: "a wgmma (v3) parent with a 2-entry mma.sync instr_shape: wgmma needs [16, N, K]",
     },
+    Departure {
+        applies: |spec| {
+            spec["kind"] == "linear"
+                && spec["shape"]
+                    .as_array()
+                    .is_some_and(|s| RANK_OF_CASE.with(|r| r.get()) > s.len())
+        },
+        param: "shape",
+        reason: "a #ttg.linear layout asked for a tensor of higher rank: Triton fits the first \
+                 dims and ignores the rest (its tensor verifier rejects the type); we refuse",
+    },
 ];
+
+thread_local! {
+    /// The rank of the shape the case being checked asks for (the shape departure reads it).
+    static RANK_OF_CASE: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 
 /// The first departure rule that applies to `spec` or, failing that, to its parents.
 fn departure(spec: &Value) -> Option<&'static Departure> {
@@ -68,10 +86,16 @@ fn check_family(family: &str) {
         let enc = distributed(&args["layout"]);
         let got = enc.to_linear_layout(&shape(&args["shape"]));
         let expect = &case["expect"];
+        RANK_OF_CASE.with(|r| r.set(shape(&args["shape"]).len()));
         if let Some(d) = departure(&args["layout"]) {
             match &got {
                 Err(LayoutError::InvalidParameter { param, .. })
                     if *param == d.param && expect.get("ok").is_some() =>
+                {
+                    t.deliberate += 1
+                }
+                Err(LayoutError::InvalidShape { .. })
+                    if d.param == "shape" && expect.get("ok").is_some() =>
                 {
                     t.deliberate += 1
                 }
@@ -138,14 +162,24 @@ fn dot_operand_goldens() {
     check_family("dot_operand");
 }
 
+/// `#ttg.linear` on shapes other than its own (grown with registers, clipped with broadcast),
+/// and slices of linear parents.
+#[test]
+fn linear_goldens() {
+    check_family("linear");
+}
+
 /// Every departure rule is exercised by at least one golden case (the list does not rot).
 #[test]
 fn departures_are_exercised() {
     for d in DEPARTURES {
-        let hits = ["blocked", "slice", "nvidia_mma", "dot_operand"]
+        let hits = ["blocked", "slice", "nvidia_mma", "dot_operand", "linear"]
             .iter()
             .flat_map(|f| load_cases(f))
-            .filter(|c| departure(&c["args"]["layout"]).is_some_and(|x| std::ptr::eq(x, d)))
+            .filter(|c| {
+                RANK_OF_CASE.with(|r| r.set(shape(&c["args"]["shape"]).len()));
+                departure(&c["args"]["layout"]).is_some_and(|x| std::ptr::eq(x, d))
+            })
             .count();
         assert!(hits > 0, "departure '{}' matches no golden case", d.reason);
     }
@@ -437,6 +471,53 @@ proptest! {
             counts.iter().collect::<std::collections::BTreeSet<_>>());
         // No thread holds one element in two registers.
         prop_assert!(l.sublayout(&["register"], &l.out_dim_names()).unwrap().is_injective());
+    }
+
+    /// `#ttg.linear` fitted to its own shape is itself; grown to a larger shape (Triton's
+    /// `ensureLayoutNotSmallerThan`: new `register` bases only) and fitted back, it is itself
+    /// again; any fit is onto the tensor.
+    #[test]
+    fn linear_fit_round_trips(
+        (l, grow) in (1usize..=3).prop_flat_map(|rank| (
+            prop::collection::vec(0u32..=3, rank).prop_flat_map(|bits| {
+                let units: Vec<(usize, u32)> = bits
+                    .iter()
+                    .enumerate()
+                    .flat_map(|(d, &b)| (0..b).map(move |k| (d, k)))
+                    .collect();
+                let n = units.len();
+                (Just(bits), Just(units).prop_shuffle(), prop::collection::vec(0usize..4, n))
+            }),
+            prop::collection::vec(0u32..=2, rank),
+        )).prop_map(|((bits, units, dims), grow)| {
+            let rank = bits.len();
+            let mut bases = vec![Vec::new(); 4];
+            for ((d, k), &to) in units.into_iter().zip(&dims) {
+                let mut v = vec![0u64; rank];
+                v[d] = 1 << k;
+                bases[to].push(v);
+            }
+            let named: Vec<(Dim, Vec<Vec<u64>>)> = ["register", "lane", "warp", "block"]
+                .iter()
+                .map(|d| Dim::new(d))
+                .zip(bases)
+                .collect();
+            let outs: Vec<(Dim, u64)> =
+                bits.iter().enumerate().map(|(i, &b)| (Dim::standard(i), 1u64 << b)).collect();
+            (LinearLayout::from_bases(&named, &outs, true).expect("unit bases make a layout"), grow)
+        })
+    ) {
+        let own: Vec<u64> = l.out_dims().iter().map(|&(_, s)| s).collect();
+        prop_assert_eq!(&fit_linear(&l, &own).unwrap(), &l);
+        let big: Vec<u64> = own.iter().zip(&grow).map(|(&s, &g)| s << g).collect();
+        let grown = fit_linear(&l, &big).unwrap();
+        prop_assert!(grown.is_surjective());
+        prop_assert_eq!(grown.out_dims().iter().map(|&(_, s)| s).collect::<Vec<_>>(), big.clone());
+        prop_assert_eq!(&fit_linear(&grown, &own).unwrap(), &l);
+        let small: Vec<u64> = own.iter().zip(&grow).map(|(&s, &g)| (s >> g).max(1)).collect();
+        let clipped = fit_linear(&l, &small).unwrap();
+        prop_assert!(clipped.is_surjective());
+        prop_assert_eq!(clipped.out_dims().iter().map(|&(_, s)| s).collect::<Vec<_>>(), small);
     }
 
     /// Shape at least the CTA tile times the CTA grid: every element has exactly one owner

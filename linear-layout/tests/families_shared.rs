@@ -137,6 +137,8 @@ fn error_kind_agrees(triton: &str, ours: &LayoutError) -> Result<(), String> {
         shape_reason("no offset bits")
     } else if triton.contains("Assertion `llvm::all_of(shape") {
         shape_reason("power of two")
+    } else if triton.contains("SharedLinearEncodingAttr::toLinearLayout") {
+        shape_reason("does not broadcast a shared linear layout")
     } else if triton.starts_with("AssertionError") {
         match ours {
             LayoutError::InvalidParameter { .. } => Ok(()),
@@ -187,6 +189,16 @@ fn nvmma_shared_goldens() {
     report("nvmma_shared", &t);
     assert!(t.mismatches.is_empty(), "{} mismatches", t.mismatches.len());
     assert_eq!(t.agree + t.agree_errors + t.departures.len(), 493);
+}
+
+/// `#ttg.shared_linear` on its own shape and on others (Triton asserts they are equal).
+#[test]
+fn shared_linear_goldens() {
+    let t = check_family("shared_linear", &[]);
+    report("shared_linear", &t);
+    assert!(t.mismatches.is_empty(), "{} mismatches", t.mismatches.len());
+    assert_eq!(t.agree + t.agree_errors, 60);
+    assert!(t.agree_errors > 0 && t.agree > 0);
 }
 
 // ----- CuTe ----------------------------------------------------------------------------------

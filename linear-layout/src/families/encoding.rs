@@ -48,6 +48,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::attribute::{Attribute, AttributeText};
+use super::linear::fit_linear;
 use super::nvmma::DEFAULT_RANK;
 use super::{
     Blocked, DotOperand, NvidiaMma, NvmmaShared, SharedLinear, Slice, SwizzledShared, TensorMemory,
@@ -103,7 +104,7 @@ impl DistributedEncoding {
             DistributedEncoding::Slice(s) => s.to_linear_layout(shape),
             DistributedEncoding::NvidiaMma(m) => m.to_linear_layout(shape),
             DistributedEncoding::DotOperand(d) => d.to_linear_layout(shape),
-            DistributedEncoding::Linear(l) => Ok(l.clone()),
+            DistributedEncoding::Linear(l) => fit_linear(l, shape),
         }
     }
 }
@@ -114,7 +115,7 @@ impl SharedEncoding {
         match self {
             SharedEncoding::Swizzled(s) => s.to_linear_layout(shape),
             SharedEncoding::Nvmma(n) => n.to_linear_layout(shape),
-            SharedEncoding::Linear(s) => Ok(s.layout.clone()),
+            SharedEncoding::Linear(s) => s.to_linear_layout(shape),
         }
     }
 

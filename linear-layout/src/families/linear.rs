@@ -18,8 +18,101 @@
 //! ```
 
 use crate::families::attribute::Attribute;
+use crate::families::checks::check_shape;
+use crate::families::tiling::{ensure_not_larger_than, ensure_not_smaller_than};
 use crate::text::attr::{bases_text, layout_dims_text, AttrParser};
 use crate::{Dim, DimBases, LayoutError, LinearLayout, Result};
+
+/// `#ttg.linear` on a tensor of `shape`, as Triton's `LinearEncodingAttr::toLinearLayout` fits
+/// it: out-dims taken in the layout's order (each dim in the order a `register` basis first
+/// moves it, then the rest from the last dim down), grown with `register` bases where the
+/// tensor is larger (`ensureLayoutNotSmallerThan`), clipped where it is smaller
+/// (`ensureLayoutNotLargerThan`: `lane`/`warp`/`block` bases broadcast, `register` bases that
+/// fall outside dropped), out-dims back in `dim0…` order.
+///
+/// Errors: [`LayoutError::InvalidShape`] for a shape of another rank or a size that is not a
+/// power of two (Triton asserts).
+///
+/// ```
+/// use linear_layout::{LinearLayout, families::linear::fit_linear};
+/// // 32 × 16: lanes cover 8 × 4, warps 2 × 2 more, one register doubles dim1.
+/// let l = LinearLayout::from_mlir("#ttg.linear<{register = [[0, 1], [8, 0]], lane = [[0, 2], [0, 4], [1, 0], [2, 0], [4, 0]], warp = [[0, 8], [16, 0]], block = []}>")?;
+/// // A 64 × 16 tensor repeats the tile along dim0: one more register basis.
+/// let big = fit_linear(&l, &[64, 16])?;
+/// assert_eq!(big.bases_of("register")?, vec![vec![0, 1], vec![8, 0], vec![32, 0]]);
+/// // An 8 × 16 tensor: the warps along dim0 broadcast, the register along dim0 goes.
+/// let small = fit_linear(&l, &[8, 16])?;
+/// assert_eq!(small.bases_of("register")?, vec![vec![0, 1]]);
+/// assert_eq!(small.bases_of("warp")?, vec![vec![0, 8], vec![0, 0]]);
+/// assert!(fit_linear(&l, &[48, 16]).is_err());
+/// # Ok::<(), linear_layout::LayoutError>(())
+/// ```
+pub fn fit_linear(layout: &LinearLayout, shape: &[u64]) -> Result<LinearLayout> {
+    check_shape("linear", shape, layout.num_out_dims())?;
+    let canonical: Vec<Dim> = layout.out_dims().iter().map(|&(d, _)| d).collect();
+    let order = register_order(layout)?;
+    let mut permuted = Vec::with_capacity(order.len());
+    let mut named = Vec::with_capacity(order.len());
+    for &d in &order {
+        if let (Some(&dim), Some(&size)) = (canonical.get(d), shape.get(d)) {
+            permuted.push(dim);
+            named.push((dim.name(), size));
+        }
+    }
+    let l = layout.transpose_outs(&permuted)?;
+    let l = ensure_not_smaller_than(&l, &named)?;
+    let l = ensure_not_larger_than(&l, &named, false)?;
+    l.transpose_outs(&canonical)
+}
+
+/// Triton's `LinearEncodingAttr::getOrder`: each out-dim in the order a `register` basis first
+/// moves it, then those no basis moves from the last dim down.
+fn register_order(layout: &LinearLayout) -> Result<Vec<usize>> {
+    let rank = layout.num_out_dims();
+    let mut order = Vec::with_capacity(rank);
+    let registers = if layout.has_in_dim("register") {
+        layout.bases_of("register")?
+    } else {
+        Vec::new()
+    };
+    let moved = registers
+        .iter()
+        .filter_map(|b| b.iter().position(|&v| v != 0));
+    for d in moved.chain((0..rank).rev()) {
+        if !order.contains(&d) {
+            order.push(d);
+        }
+    }
+    Ok(order)
+}
+
+impl SharedLinear {
+    /// The layout for an allocation of `shape`: its own, which `shape` must match exactly
+    /// (Triton's `SharedLinearEncodingAttr::toLinearLayout` asserts it: shared linear layouts
+    /// do not broadcast). Errors: [`LayoutError::InvalidShape`] naming both shapes.
+    ///
+    /// ```
+    /// use linear_layout::families::{Encoding, SharedEncoding};
+    /// let enc = Encoding::from_mlir("#ttg.shared_linear<{offset = [[0, 1], [0, 2], [1, 0], [2, 1]]}, alignment = 16>")?;
+    /// assert_eq!(enc.to_linear_layout(&[4, 4])?.out_dims().len(), 2);
+    /// assert!(enc.to_linear_layout(&[8, 4]).is_err());
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
+        let own: Vec<u64> = self.layout.out_dims().iter().map(|&(_, s)| s).collect();
+        if own != shape {
+            return Err(LayoutError::InvalidShape {
+                family: "shared_linear",
+                shape: shape.to_vec(),
+                reason: format!(
+                    "the layout is {own:?}; Triton does not broadcast a shared linear layout \
+                     to another shape"
+                ),
+            });
+        }
+        Ok(self.layout.clone())
+    }
+}
 
 /// `#ttg.shared_linear<{offset = […], block = […]}, alignment = N>`: any shared-memory layout
 /// with in-dims `offset, block`, and the alignment of the allocation's start.

@@ -34,7 +34,7 @@ pub use blocked::Blocked;
 pub use cute::CuteSwizzle;
 pub use dot_operand::DotOperand;
 pub use encoding::{DistributedEncoding, Encoding, SharedEncoding};
-pub use linear::SharedLinear;
+pub use linear::{fit_linear, SharedLinear};
 pub use mma::NvidiaMma;
 pub use nvmma::NvmmaShared;
 pub use slice::Slice;

@@ -70,9 +70,14 @@ pub fn ensure_not_smaller_than(
     Ok(ret)
 }
 
-/// Triton's `ensureLayoutNotLargerThan`: for each out-dim larger than `shape`, zero every basis
-/// component that falls outside it (broadcast: several inputs now own the same element). With
-/// `broadcast_registers == false`, `register` bases that became zero are dropped instead.
+/// Triton's `ensureLayoutNotLargerThan`: for each out-dim larger than `shape`, the bases that
+/// move it furthest, largest first, one per halving until it fits, stop moving it: their
+/// component is zeroed (broadcast: several inputs now own the same element), or, for
+/// `register` bases with `broadcast_registers == false`, the basis is dropped. Bases that were
+/// zero already stay.
+///
+/// Errors: [`LayoutError::Invalid`] for a component that is not a power of two (Triton
+/// asserts); [`LayoutError::UnknownDim`] for an out-dim `shape` lacks.
 ///
 /// ```
 /// use linear_layout::{LinearLayout, families::tiling::ensure_not_larger_than};
@@ -87,23 +92,58 @@ pub fn ensure_not_larger_than(
     broadcast_registers: bool,
 ) -> Result<LinearLayout> {
     let outs = layout.out_dims();
-    let mut sizes = Vec::with_capacity(outs.len());
-    for &(out, actual) in &outs {
-        sizes.push(actual.min(lookup(shape, out)?));
-    }
     let register = Dim::new("register");
-    let mut bases = Vec::new();
-    for (dim, dim_bases) in layout.bases() {
-        let mut kept = Vec::with_capacity(dim_bases.len());
-        for mut b in dim_bases {
-            for (v, &size) in b.iter_mut().zip(&sizes) {
-                *v &= size - 1;
-            }
-            if broadcast_registers || dim != register || b.iter().any(|&v| v != 0) {
-                kept.push(b);
+    let mut bases = layout.bases();
+    let mut dropped: Vec<usize> = Vec::new();
+    let mut sizes = Vec::with_capacity(outs.len());
+    for (k, &(out, actual)) in outs.iter().enumerate() {
+        let desired = lookup(shape, out)?;
+        sizes.push(actual.min(desired));
+        if actual <= desired {
+            continue;
+        }
+        // (in-dim, basis, component) of every basis that moves `out`, largest first.
+        let mut moving = Vec::new();
+        for (d, (_, dim_bases)) in bases.iter().enumerate() {
+            for (b, basis) in dim_bases.iter().enumerate() {
+                let v = basis.get(k).copied().unwrap_or(0);
+                if v == 0 {
+                    continue;
+                }
+                if !v.is_power_of_two() {
+                    return Err(LayoutError::Invalid {
+                        op: "ensure_layout_not_larger_than",
+                        what: format!("basis {b} moves {out} by {v}, not a power of two"),
+                    });
+                }
+                moving.push((d, b, v));
             }
         }
-        bases.push((dim, kept));
+        moving.sort_by_key(|m| std::cmp::Reverse(m.2));
+        let mut size = actual;
+        for (d, b, _) in moving {
+            if size <= desired {
+                break;
+            }
+            let Some((dim, dim_bases)) = bases.get_mut(d) else {
+                continue;
+            };
+            if !broadcast_registers && *dim == register {
+                dropped.push(b);
+            } else if let Some(c) = dim_bases.get_mut(b).and_then(|basis| basis.get_mut(k)) {
+                *c = 0;
+            }
+            size >>= 1;
+        }
+    }
+    for (dim, dim_bases) in &mut bases {
+        if *dim == register {
+            let mut b = 0;
+            dim_bases.retain(|_| {
+                b += 1;
+                !dropped.contains(&(b - 1))
+            });
+        }
     }
     let out_sizes: Vec<(Dim, u64)> = outs.iter().map(|&(d, _)| d).zip(sizes).collect();
     LinearLayout::from_bases(&bases, &out_sizes, false)

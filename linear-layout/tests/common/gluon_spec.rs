@@ -6,10 +6,10 @@
 
 use linear_layout::families::{
     Blocked, DistributedEncoding, DotOperand, Encoding, NvidiaMma, NvmmaShared, SharedEncoding,
-    Slice, SwizzledShared, TensorMemory, TensorMemoryScales,
+    SharedLinear, Slice, SwizzledShared, TensorMemory, TensorMemoryScales,
 };
 use linear_layout::LinearLayout;
-use serde_json::Value;
+use serde_json::{json, Value};
 
 /// The cases of one family file (checks the Triton version).
 pub fn load_cases(family: &str) -> Vec<Value> {
@@ -137,6 +137,36 @@ pub fn encoding(spec: &Value) -> Encoding {
         }
         "tensor_memory_scales" => {
             Encoding::TensorMemoryScales(TensorMemoryScales { cga_layout: cga })
+        }
+        "linear" => {
+            let dims = ["register", "lane", "warp", "block"].map(|d| json!([d, spec[d]]));
+            let outs: Vec<Value> = shape(&spec["shape"])
+                .iter()
+                .enumerate()
+                .map(|(i, s)| json!([format!("dim{i}"), s]))
+                .collect();
+            Encoding::Distributed(DistributedEncoding::Linear(layout(
+                &json!({"bases": dims, "out_dims": outs}),
+            )))
+        }
+        "shared_linear" => {
+            let offset = bases(&spec["offset"]);
+            let rank = offset.first().map_or(0, Vec::len);
+            // The attribute's sizes are what its bases reach (it is surjective).
+            let outs: Vec<Value> = (0..rank)
+                .map(|d| {
+                    let reach = offset.iter().fold(0, |a, b| a | b[d]);
+                    json!([format!("dim{d}"), (reach + 1).next_power_of_two()])
+                })
+                .collect();
+            let dims = [
+                json!(["offset", spec["offset"]]),
+                json!(["block", spec["block"]]),
+            ];
+            Encoding::Shared(SharedEncoding::Linear(SharedLinear {
+                layout: layout(&json!({"bases": dims, "out_dims": outs})),
+                alignment: spec["alignment"].as_u64().unwrap_or(16),
+            }))
         }
         other => panic!("unknown layout kind {other}"),
     }
