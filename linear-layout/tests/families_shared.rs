@@ -377,6 +377,7 @@ fn hostile_parameters_error_without_panicking() {
             transposed: false,
             fp4_padded: false,
             cga_layout: vec![],
+            rank: None,
         };
         assert!(matches!(
             n.to_linear_layout(&[64, 64]),

@@ -48,6 +48,7 @@ use crate::{Dim, DimBases, LayoutError, LinearLayout, Result};
 /// # Ok::<(), linear_layout::LayoutError>(())
 /// ```
 pub fn fit_linear(layout: &LinearLayout, shape: &[u64]) -> Result<LinearLayout> {
+    check_permutation(layout)?;
     check_shape("linear", shape, layout.num_out_dims())?;
     let canonical: Vec<Dim> = layout.out_dims().iter().map(|&(d, _)| d).collect();
     let order = register_order(layout)?;
@@ -63,6 +64,41 @@ pub fn fit_linear(layout: &LinearLayout, shape: &[u64]) -> Result<LinearLayout> 
     let l = ensure_not_smaller_than(&l, &named)?;
     let l = ensure_not_larger_than(&l, &named, false)?;
     l.transpose_outs(&canonical)
+}
+
+/// Triton's `LinearEncodingAttr` verifier: once the zero (broadcast) bases are removed, the bases
+/// form a permutation matrix — each moves one dim by a power of two, and no two are the same.
+/// Errors: [`LayoutError::InvalidParameter`] naming the first basis that breaks it.
+fn check_permutation(layout: &LinearLayout) -> Result<()> {
+    let mut seen: Vec<Vec<u64>> = Vec::new();
+    for (dim, bases) in layout.bases() {
+        for (i, b) in bases.iter().enumerate() {
+            let moved: Vec<&u64> = b.iter().filter(|&&v| v != 0).collect();
+            if moved.is_empty() {
+                continue;
+            }
+            let reason = if moved.len() > 1 {
+                "it moves more than one dim"
+            } else if !moved.iter().all(|v| v.is_power_of_two()) {
+                "it moves a dim by a non-power of two"
+            } else if seen.contains(b) {
+                "another basis moves the same way"
+            } else {
+                seen.push(b.clone());
+                continue;
+            };
+            return Err(LayoutError::InvalidParameter {
+                family: "linear",
+                param: "bases",
+                value: format!("{dim}[{i}] = {b:?}"),
+                reason: format!(
+                    "{reason}; Triton requires a permutation matrix layout after removing \
+                     broadcast bases"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// Triton's `LinearEncodingAttr::getOrder`: each out-dim in the order a `register` basis first
@@ -162,7 +198,9 @@ impl Attribute for LinearLayout {
 
     fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
         let dims = linear_bases(p, Self::NAME, start, Some(&REGISTER_DIMS))?;
-        p.layout(Self::NAME, start, &dims)
+        let layout = p.layout(Self::NAME, start, &dims)?;
+        check_permutation(&layout)?;
+        Ok(layout)
     }
 
     fn print(&self, _rank: usize) -> String {

@@ -20,8 +20,10 @@ const FAMILY: &str = "nvmma_shared";
 /// Largest TMA box extent along any dim, in elements.
 const TMA_MAX_BOX: u64 = 256;
 
-/// `#ttg.nvmma_shared<{swizzlingByteWidth, transposed, elementBitWidth, fp4Padded}>`. The rank
-/// comes from the shape, as in the MLIR attribute (Gluon's `rank` argument only sizes the CGA).
+/// `#ttg.nvmma_shared<{swizzlingByteWidth, transposed, elementBitWidth, fp4Padded, rank}>`.
+/// Built with [`NvmmaShared::new`] it takes its rank from the shape; an attribute read from
+/// MLIR has the rank its text gives (`rank = N`, the `CGALayout`'s, or Triton's default 2) and
+/// refuses a shape of another rank, where Triton 3.9 asserts (`combineCtaCgaWithShape`).
 ///
 /// Preconditions ([`LayoutError::InvalidParameter`] naming the parameter otherwise):
 /// `swizzle_bytes` ∈ {0, 32, 64, 128}, `element_bits` ∈ {8, 16, 32, 64}, `fp4_padded` only with
@@ -57,6 +59,8 @@ pub struct NvmmaShared {
     pub fp4_padded: bool,
     /// Gluon 3.9 `cga_layout`.
     pub cga_layout: Vec<Vec<u64>>,
+    /// The attribute's rank: `None` follows the shape; `Some(n)` refuses a shape of another rank.
+    pub rank: Option<usize>,
 }
 
 impl NvmmaShared {
@@ -83,6 +87,7 @@ impl NvmmaShared {
             transposed,
             fp4_padded,
             cga_layout,
+            rank: None,
         };
         n.validate()?;
         Ok(n)
@@ -245,6 +250,15 @@ impl NvmmaShared {
             return Err(bad_shape(
                 shape,
                 "a shared layout needs at least one dim".into(),
+            ));
+        }
+        if let Some(own) = self.rank.filter(|&r| r != rank) {
+            return Err(bad_shape(
+                shape,
+                format!(
+                    "the attribute has rank {own} (`rank = N`, its CGALayout, or the default 2) \
+                     and the shape rank {rank}; Triton 3.9 asserts"
+                ),
             ));
         }
         check_shape(FAMILY, shape, rank)?;
@@ -473,7 +487,7 @@ pub(crate) const DEFAULT_RANK: usize = 2;
 impl Attribute for NvmmaShared {
     const NAME: &'static str = "#ttg.nvmma_shared";
 
-    /// `rank = N` is checked and dropped: [`NvmmaShared`] takes its rank from the shape.
+    /// The rank is `rank = N`, else the `CGALayout`'s, else Triton's default 2.
     fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
         const A: &str = NvmmaShared::NAME;
         const KEYS: [&str; 6] = [
@@ -503,17 +517,23 @@ impl Attribute for NvmmaShared {
             return Err(p.err_at(A, start, "rank = 0: the rank must be at least 1"));
         }
         p.check_cga(A, start, &cga, rank)?;
+        let rank = rank
+            .or_else(|| cga.first().map(Vec::len))
+            .unwrap_or(DEFAULT_RANK);
         Ok(NvmmaShared {
             swizzle_bytes: p.required(A, start, "swizzlingByteWidth", swizzle)?,
             element_bits: p.required(A, start, "elementBitWidth", bits)?,
             transposed,
             fp4_padded: fp4,
             cga_layout: cga,
+            rank: Some(rank),
         })
     }
 
     /// The CGA layout carries the rank when there is one; otherwise `rank = N` unless it is 2.
+    /// An attribute with its own rank prints that one.
     fn print(&self, rank: usize) -> String {
+        let rank = self.rank.unwrap_or(rank);
         let fp4 = if self.fp4_padded {
             ", fp4Padded = true"
         } else {

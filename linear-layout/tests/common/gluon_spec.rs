@@ -98,6 +98,7 @@ pub fn encoding(spec: &Value) -> Encoding {
             transposed: flag("transposed"),
             fp4_padded: flag("fp4_padded"),
             cga_layout: cga,
+            rank: spec["rank"].as_u64().map(|r| r as usize),
         })),
         "blocked" => Encoding::Distributed(DistributedEncoding::Blocked(Blocked {
             size_per_thread: u32s(&spec["size_per_thread"]),

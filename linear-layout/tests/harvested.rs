@@ -1,0 +1,155 @@
+//! Layout attributes harvested from real TTGIR — the lit tests of the TLX fork of Triton and
+//! our committed TLX kernel dumps — each with the shape it is used with, evaluated by Triton
+//! 3.9.0 (`tools/gen_harvested_layouts.py` → `tests/data/harvest/layouts.json`).
+//!
+//! Every case falls in one bucket:
+//! * **agree**: the same layout, or both refuse;
+//! * **wrong**: both build a layout and they differ — a silent wrong answer; there must be none;
+//! * **accepted**: Triton refuses (or cannot parse) and we build a layout — there must be none;
+//! * **refused**: Triton builds a layout and we refuse. Allowed only for the attribute kinds in
+//!   [`NOT_YET`], each refused with a typed error; the test fails when a kind outside that
+//!   list is refused, and when a kind on it is no longer refused (so the list shrinks).
+
+#![allow(clippy::restriction)] // test code: a failed check panics
+
+use std::collections::BTreeMap;
+
+use linear_layout::families::Encoding;
+use linear_layout::{LayoutError, LinearLayout};
+use serde_json::Value;
+
+/// Attribute kinds we do not build yet, and why (issue 13 lists them).
+const NOT_YET: &[(&str, &str)] = &[
+    ("#ttg.amd_mfma", "AMD MFMA family not built"),
+    ("#ttg.amd_wmma", "AMD WMMA family not built"),
+    ("#ttg.blocked", "64-thread (AMD) warps refused"),
+    ("#ttg.dot_op", "dot operands of AMD parents"),
+    ("#ttg.linear", "the `order` key of the fork's #ttg.linear"),
+    ("#ttg.nvidia_mma", "wgmma parents with warps_per_cta[0] < 4"),
+    (
+        "#ttg.partitioned_shared",
+        "partitioned shared family not built",
+    ),
+    ("#ttg.slice", "slices of 64-thread and AMD parents"),
+    ("#ttng.tensor_memory_encoding", "fp4Padded"),
+    ("#ttng.tensor_memory_scales_encoding", "blockRepOrder"),
+];
+
+fn kind(attr: &str) -> &str {
+    let end = attr.find(['<', ' ']).unwrap_or(attr.len());
+    &attr[..end]
+}
+
+#[derive(Default)]
+struct Tally {
+    agree: usize,
+    agree_refusals: usize,
+    wrong: Vec<String>,
+    accepted: Vec<String>,
+    refused: BTreeMap<String, Vec<String>>,
+}
+
+/// Our layout as Triton's answer shows it: Gluon's Python view of a TMEM layout has no `block`
+/// in-dim (`families_tmem.rs` checks our `block` bases against the CGA layout).
+fn ours(attr: &str, shape: &[u64]) -> Result<LinearLayout, LayoutError> {
+    let l = Encoding::from_mlir(attr)?.to_linear_layout(shape)?;
+    if l.has_in_dim("row") && l.has_in_dim("block") {
+        return l.sublayout(&["row", "col"], &l.out_dim_names());
+    }
+    Ok(l)
+}
+
+/// Triton errors about the type around the layout (an `i1` memdesc), not the layout.
+fn not_about_the_layout(error: &str) -> bool {
+    error.contains("element type bit width")
+}
+
+#[test]
+fn harvested_attributes_agree_with_triton() {
+    let path = format!(
+        "{}/tests/data/harvest/layouts.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(doc["triton_version"], "3.9.0");
+    let cases = doc["cases"].as_array().unwrap();
+    assert!(cases.len() > 3000, "{} cases", cases.len());
+    let mut t = Tally::default();
+    for case in cases {
+        let id = case["id"].as_str().unwrap();
+        let attr = case["attr"].as_str().unwrap();
+        let shape: Vec<u64> = case["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        let what = format!("{id} ({}) {attr} on {shape:?}", case["source"]);
+        if not_about_the_layout(case["expect"]["error"].as_str().unwrap_or("")) {
+            continue;
+        }
+        let got = ours(attr, &shape);
+        match (case["expect"].get("ok"), got) {
+            (Some(ok), Ok(l)) => {
+                let want = LinearLayout::from_json(&ok["layout"]).unwrap();
+                if l == want {
+                    t.agree += 1;
+                } else {
+                    t.wrong.push(format!(
+                        "{what}\n  Triton {}\n  ours   {}",
+                        want.to_json(),
+                        l.to_json()
+                    ));
+                }
+            }
+            (Some(_), Err(e)) => t
+                .refused
+                .entry(kind(attr).to_string())
+                .or_default()
+                .push(format!("{what}: {e}")),
+            (None, Err(_)) => t.agree_refusals += 1,
+            (None, Ok(l)) => t.accepted.push(format!(
+                "{what}\n  Triton: {}\n  ours {}",
+                case["expect"]["error"],
+                l.to_json()
+            )),
+        }
+    }
+    println!(
+        "{} cases: {} layouts agree, {} refusals agree, {} wrong, {} accepted where Triton refuses, {} refused",
+        cases.len(),
+        t.agree,
+        t.agree_refusals,
+        t.wrong.len(),
+        t.accepted.len(),
+        t.refused.values().map(Vec::len).sum::<usize>()
+    );
+    for (k, v) in &t.refused {
+        println!("refused {k}: {} cases, e.g. {}", v.len(), v[0]);
+    }
+    for w in t.wrong.iter().take(10) {
+        println!("WRONG {w}");
+    }
+    for a in t.accepted.iter().take(10) {
+        println!("ACCEPTED {a}");
+    }
+    assert!(t.wrong.is_empty(), "{} silent wrong answers", t.wrong.len());
+    assert!(
+        t.accepted.is_empty(),
+        "{} accepted where Triton refuses",
+        t.accepted.len()
+    );
+    for k in t.refused.keys() {
+        assert!(
+            NOT_YET.iter().any(|(n, _)| n == k),
+            "{k} is refused in {} real cases and is not on the NOT_YET list",
+            t.refused[k].len()
+        );
+    }
+    for (k, why) in NOT_YET {
+        assert!(
+            t.refused.contains_key(*k),
+            "{k} ({why}) is on NOT_YET but no longer refused: take it off"
+        );
+    }
+}
