@@ -394,6 +394,10 @@ def gen_blocked(rng):
     C.add("to_linear_layout", {"layout": blocked([8, 1], [8, 4], [1, 4], [0, 1], [[0, 1]]), "shape": [64, 128]})
     C.add("to_linear_layout", {"layout": blocked([1, 4], [8, 8], [2, 2], [1, 0]), "shape": [64, 64]},
           "threads_per_warp product 64")
+    C.add("to_linear_layout", {"layout": blocked([2, 1], [4, 16], [1, 4], [0, 1]), "shape": [128, 64]},
+          "threads_per_warp product 64 (AMD wavefront), dim0 fastest")
+    C.add("to_linear_layout", {"layout": blocked([1, 4], [4, 4], [2, 2], [1, 0]), "shape": [64, 64]},
+          "threads_per_warp product 16")
     C.add("to_linear_layout", {"layout": blocked([1, 3], [8, 4], [2, 2], [1, 0]), "shape": [64, 64]},
           "non power-of-two size_per_thread")
     for _ in range(200):

@@ -33,17 +33,6 @@ struct Departure {
 const DEPARTURES: &[Departure] = &[
     Departure {
         applies: |spec| {
-            spec["kind"] == "blocked"
-                && spec["threads_per_warp"]
-                    .as_array()
-                    .map(|t| t.iter().filter_map(Value::as_u64).product::<u64>() != 32)
-                    .unwrap_or(false)
-        },
-        param: "threads_per_warp",
-        reason: "threads_per_warp multiplies to something other than 32: not an NVIDIA warp",
-    },
-    Departure {
-        applies: |spec| {
             spec["kind"] == "nvidia_mma"
                 && spec["version"][0] == 3
                 && spec["instr_shape"].as_array().map(Vec::len) != Some(3)

@@ -22,7 +22,6 @@ use serde_json::Value;
 const NOT_YET: &[(&str, &str)] = &[
     ("#ttg.amd_mfma", "AMD MFMA family not built"),
     ("#ttg.amd_wmma", "AMD WMMA family not built"),
-    ("#ttg.blocked", "64-thread (AMD) warps refused"),
     ("#ttg.dot_op", "dot operands of AMD parents"),
     ("#ttg.linear", "the `order` key of the fork's #ttg.linear"),
     ("#ttg.nvidia_mma", "wgmma parents with warps_per_cta[0] < 4"),
@@ -30,7 +29,7 @@ const NOT_YET: &[(&str, &str)] = &[
         "#ttg.partitioned_shared",
         "partitioned shared family not built",
     ),
-    ("#ttg.slice", "slices of 64-thread and AMD parents"),
+    ("#ttg.slice", "slices of AMD parents"),
     ("#ttng.tensor_memory_encoding", "fp4Padded"),
     ("#ttng.tensor_memory_scales_encoding", "blockRepOrder"),
 ];
