@@ -50,6 +50,7 @@ fn cases() -> Vec<Case> {
         col_stride: 1,
         cga_layout: vec![],
         two_ctas: false,
+        fp4_padded: false,
     };
     let buffer = |modes: &[(u64, u64)]| BufferMap::new(0, modes).expect("buffer map");
     vec![

@@ -103,7 +103,7 @@ def _gluon_layout(spec):
         return ttgl.DotOperandLayout(spec["operand_index"], _gluon_layout(spec["parent"]), spec["k_width"])
     if k == "tensor_memory":
         return TensorMemoryLayout(tuple(spec["block"]), col_stride=spec["col_stride"], cga_layout=cga,
-                                  two_ctas=spec.get("two_ctas", False))
+                                  two_ctas=spec.get("two_ctas", False), fp4_padded=spec.get("fp4_padded", False))
     if k == "tensor_memory_scales":
         return TensorMemoryScalesLayout(cga_layout=cga)
     if k == "linear":
@@ -316,9 +316,9 @@ def dot(op_idx, parent, k_width):
     return {"kind": "dot_operand", "operand_index": op_idx, "parent": parent, "k_width": k_width}
 
 
-def tmem(bm, bn, cs, cga=None, two_ctas=False):
+def tmem(bm, bn, cs, cga=None, two_ctas=False, fp4_padded=False):
     return {"kind": "tensor_memory", "block": [bm, bn], "col_stride": cs, "cga_layout": cga or [],
-            "two_ctas": two_ctas}
+            "two_ctas": two_ctas, "fp4_padded": fp4_padded}
 
 
 def gen_swizzled(rng):
@@ -593,6 +593,14 @@ def gen_tmem(rng):
         C.add("to_linear_layout", {"layout": tmem(bm, bn, rng.choice([1, 2]), cga), "shape": shape})
     for shape in [[128, 4], [128, 8], [128, 16], [128, 32], [256, 4], [256, 8], [64, 4], [128, 2], [512, 16]]:
         C.add("to_linear_layout", {"layout": {"kind": "tensor_memory_scales", "cga_layout": []}, "shape": shape})
+    # fp4Padded: every element slot doubled (colStride 1 only).
+    for bm in [64, 128]:
+        for bn in [32, 64, 128]:
+            for shape in [[bm, bn], [128, 2 * bn], [256, bn]]:
+                C.add("to_linear_layout", {"layout": tmem(bm, bn, 1, fp4_padded=True), "shape": shape})
+    C.add("to_linear_layout", {"layout": tmem(128, 64, 1, [[1, 0]], fp4_padded=True), "shape": [256, 64]})
+    C.add("to_linear_layout", {"layout": tmem(128, 64, 2, fp4_padded=True), "shape": [128, 64]},
+          "fp4Padded needs colStride 1")
     return C
 
 

@@ -137,6 +137,7 @@ impl Allocation {
                         col_stride: 1,
                         cga_layout: vec![],
                         two_ctas: false,
+                        fp4_padded: false,
                     },
                     CtaMode::Default,
                 ))

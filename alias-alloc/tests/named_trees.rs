@@ -110,6 +110,7 @@ fn tmem_layout(block_m: u32, block_n: u32) -> TensorMemory {
         col_stride: 1,
         cga_layout: vec![],
         two_ctas: false,
+        fp4_padded: false,
     }
 }
 

@@ -1099,6 +1099,7 @@ fn fuzz_layout(b: &mut Bytes) -> AllocLayout {
                     vec![]
                 },
                 two_ctas: b.one_in(4),
+                fp4_padded: false,
             };
             let mode = [CtaMode::Default, CtaMode::TwoCtaLhs, CtaMode::TwoCtaRhs][b.below(3)];
             AllocLayout::Tmem(tm, mode)

@@ -34,6 +34,7 @@ fn layout(v: &Value, storage: Storage, tile: &[u64]) -> Result<AllocLayout, Allo
                 col_stride: 1,
                 cga_layout: vec![],
                 two_ctas: false,
+                fp4_padded: false,
             },
             CtaMode::Default,
         ));
@@ -83,6 +84,7 @@ fn layout(v: &Value, storage: Storage, tile: &[u64]) -> Result<AllocLayout, Allo
                 col_stride: u32v(&v["col_stride"]),
                 cga_layout: vec![],
                 two_ctas: v["two_ctas"].as_bool().unwrap_or(false),
+                fp4_padded: false,
             },
             match s(&v["cta_mode"]) {
                 "two_cta_lhs" => CtaMode::TwoCtaLhs,

@@ -28,7 +28,7 @@
 //! use codegen::tmem::{roundtrip_kernel, TmemPlan};
 //! use linear_layout::{Address, AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
 //! // FA's S: f32 128 × 128, two buffers at columns 0 and 128; buffer chosen at run time.
-//! let tm = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false };
+//! let tm = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 //! let s = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 128)])?, 32, &tm, &[128, 128])?;
 //! let plan = TmemPlan::for_tensor_memory(&s, &tm, &[128, 128], Tcgen05Atom::M32x32b, 4)?;
 //! let kernel = parse(&roundtrip_kernel("s_roundtrip", &plan, &plan, IndexSource::Param)?.to_string())?;

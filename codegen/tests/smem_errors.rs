@@ -43,6 +43,7 @@ fn plans_refuse_what_they_cannot_emit() {
         col_stride: 1,
         cga_layout: vec![],
         two_ctas: false,
+        fp4_padded: false,
     };
     let tmem = AddressMap::tensor_memory(none.clone(), 32, &tm, &[128, 32]).unwrap();
     let r = SmemPlan::new(

@@ -48,6 +48,7 @@ fn tmem(block_m: u32, block_n: u32, col_stride: u32) -> TensorMemory {
         col_stride,
         cga_layout: vec![],
         two_ctas: false,
+        fp4_padded: false,
     }
 }
 

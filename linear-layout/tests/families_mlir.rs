@@ -432,7 +432,7 @@ fn rejects_what_triton_rejects() {
         (
             "#ttng.tensor_memory_encoding<blockM = 64, blockN = 16, colStride = 1, CTASplitM = 1>",
             "#ttng.tensor_memory_encoding, column 71: unknown key 'CTASplitM' (expected one of \
-             blockM, blockN, colStride, CGALayout, twoCTAs)",
+             blockM, blockN, colStride, CGALayout, twoCTAs, fp4Padded)",
         ),
         // "expected valid keyword"
         (
@@ -766,6 +766,7 @@ fn any_encoding() -> BoxedStrategy<Encoding> {
                 col_stride,
                 cga_layout,
                 two_ctas,
+                fp4_padded: false,
             })
         },
     );

@@ -524,6 +524,7 @@ fn alloc_sizes_match_triton() {
             col_stride,
             cga_layout: cga.iter().map(|b| b.to_vec()).collect(),
             two_ctas: false,
+            fp4_padded: false,
         };
         let cols = tm.alloc_columns(&shape, bits).expect("alloc_columns");
         assert_eq!(
@@ -542,6 +543,7 @@ fn typed_errors_name_the_parameter() {
         col_stride: 1,
         cga_layout: vec![],
         two_ctas: false,
+        fp4_padded: false,
     };
     let param = |r: Result<LinearLayout, LayoutError>| match r {
         Err(LayoutError::InvalidParameter { param, .. }) => param,
@@ -683,6 +685,7 @@ fn tmem_case() -> impl Strategy<Value = (TensorMemory, [u64; 2])> {
                 col_stride,
                 cga_layout,
                 two_ctas,
+                fp4_padded: false,
             };
             (tm, [m, n])
         })

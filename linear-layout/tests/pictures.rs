@@ -90,6 +90,7 @@ fn tensor_memory_access() {
         col_stride: 1,
         cga_layout: vec![],
         two_ctas: false,
+        fp4_padded: false,
     };
     let l =
         tmem_reg_layout(32, &[128, 16], &[128, 16], &acc, 4, Tcgen05Atom::M32x32b).expect("layout");

@@ -423,6 +423,7 @@ fn tmem_svg_shows_lanes_and_columns() {
         col_stride: 2,
         cga_layout: vec![],
         two_ctas: false,
+        fp4_padded: false,
     };
     let svg = tmem_svg(&unpacked.to_linear_layout(&[128, 32]).unwrap(), 16).unwrap();
     assert_eq!(

@@ -146,7 +146,7 @@ impl TmemPlan {
     /// use codegen::access::BufferIndex;
     /// use codegen::tmem::{TmemContext, TmemPlan};
     /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
-    /// let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// let map = AddressMap::tensor_memory(BufferMap::new(0, &[])?, 32, &tm, &[128, 64])?;
     /// let plan = TmemPlan::for_tensor_memory(&map, &tm, &[128, 64], Tcgen05Atom::M32x32b, 8)?;
     /// let mut b = Builder::new("k", Target::Sm100a)?;
@@ -192,7 +192,7 @@ impl TmemPlan {
     /// use codegen::access::BufferIndex;
     /// use codegen::tmem::{TmemAddress, TmemContext, TmemPlan};
     /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
-    /// let tm = TensorMemory { block_m: 128, block_n: 1, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let tm = TensorMemory { block_m: 128, block_n: 1, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// let alpha = AddressMap::tensor_memory(BufferMap::new(64, &[(2, 128)])?, 32, &tm, &[128, 1])?;
     /// let plan = TmemPlan::for_tensor_memory(&alpha, &tm, &[128, 1], Tcgen05Atom::M32x32b, 4)?;
     /// let mut b = Builder::new("k", Target::Sm100a)?;
@@ -287,7 +287,7 @@ impl TmemPlan {
     /// use codegen::access::BufferIndex;
     /// use codegen::tmem::{TmemContext, TmemPlan};
     /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
-    /// let tm = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let tm = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// let s = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 128)])?, 32, &tm, &[128, 128])?;
     /// let plan = TmemPlan::for_tensor_memory(&s, &tm, &[128, 128], Tcgen05Atom::M16x64b, 4)?;
     /// let mut b = Builder::new("k", Target::Sm100a)?;
@@ -318,7 +318,7 @@ impl TmemPlan {
     /// use codegen::access::BufferIndex;
     /// use codegen::tmem::{TmemAddress, TmemContext, TmemPlan};
     /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
-    /// let tm = TensorMemory { block_m: 128, block_n: 8, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let tm = TensorMemory { block_m: 128, block_n: 8, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// let map = AddressMap::tensor_memory(BufferMap::new(0, &[])?, 32, &tm, &[128, 8])?;
     /// let plan = TmemPlan::for_tensor_memory(&map, &tm, &[128, 8], Tcgen05Atom::M16x128b, 4)?;
     /// let mut b = Builder::new("k", Target::Sm100a)?;
@@ -348,7 +348,7 @@ impl TmemPlan {
     /// use codegen::access::BufferIndex;
     /// use codegen::tmem::{TmemContext, TmemPlan};
     /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
-    /// let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// let p = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 32), (2, 128)])?, 16, &tm, &[128, 64])?;
     /// let plan = TmemPlan::for_tensor_memory(&p, &tm, &[128, 64], Tcgen05Atom::M32x32b, 4)?;
     /// let mut b = Builder::new("k", Target::Sm100a)?;

@@ -22,7 +22,7 @@ fn cell(c: &Option<(u64, u64)>) -> String {
 /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
 /// // block_m = 64 with 64 rows leaves lanes 16..31 unused: Triton's 32x32b layout then reads
 /// // the second column half through lanes 16..31 (`.16x32bx2`), which is not emitted.
-/// let tm = TensorMemory { block_m: 64, block_n: 32, col_stride: 1, cga_layout: vec![], two_ctas: false };
+/// let tm = TensorMemory { block_m: 64, block_n: 32, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 /// let map = AddressMap::tensor_memory(BufferMap::new(0, &[])?, 32, &tm, &[64, 32])?;
 /// let err = TmemPlan::for_tensor_memory(&map, &tm, &[64, 32], Tcgen05Atom::M32x32b, 4).unwrap_err();
 /// assert!(matches!(err, TmemError::AtomMismatch { dim: "lane", bit: 4, .. }));

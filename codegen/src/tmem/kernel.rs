@@ -48,7 +48,7 @@ fn linear_indices(layout: &LinearLayout, dim: &str) -> Result<Vec<u64>, TmemErro
 /// ```
 /// use codegen::tmem::{roundtrip_value, TmemPlan};
 /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
-/// let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
+/// let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 /// let map = AddressMap::tensor_memory(BufferMap::new(0, &[])?, 16, &tm, &[128, 64])?;
 /// let plan = TmemPlan::for_tensor_memory(&map, &tm, &[128, 64], Tcgen05Atom::M32x32b, 4)?;
 /// // Thread 33 (warp 1, lane 1) is row 33; its register 2 holds columns 4 and 5.
@@ -151,7 +151,7 @@ fn emit_values(b: &mut Builder, plan: &TmemPlan, tid: Reg) -> Result<Vec<Reg>, T
 /// use codegen::access::IndexSource;
 /// use codegen::tmem::{roundtrip_kernel, roundtrip_value, TmemPlan};
 /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
-/// let tm = TensorMemory { block_m: 128, block_n: 16, col_stride: 1, cga_layout: vec![], two_ctas: false };
+/// let tm = TensorMemory { block_m: 128, block_n: 16, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 /// let map = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 32)])?, 32, &tm, &[128, 16])?;
 /// let st = TmemPlan::for_tensor_memory(&map, &tm, &[128, 16], Tcgen05Atom::M32x32b, 4)?;
 /// let ld = TmemPlan::for_tensor_memory(&map, &tm, &[128, 16], Tcgen05Atom::M16x256b, 4)?;

@@ -97,7 +97,7 @@ impl WarpOffset {
 /// use codegen::tmem::TmemPlan;
 /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
 /// // FA's S = QK^T: f32 128 × 128, two buffers 128 columns apart, 32x32b, 4 warps.
-/// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false };
+/// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 /// let s = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 128)])?, 32, &acc, &[128, 128])?;
 /// let plan = TmemPlan::for_tensor_memory(&s, &acc, &[128, 128], Tcgen05Atom::M32x32b, 4)?;
 /// assert_eq!(plan.registers(), 128);
@@ -312,7 +312,7 @@ impl TmemPlan {
     /// ```
     /// use codegen::tmem::{TmemError, TmemPlan};
     /// use linear_layout::{AddressMap, BufferMap, families::{tmem_reg_layout, Tcgen05Atom, TensorMemory}};
-    /// let acc = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let acc = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// let map = AddressMap::tensor_memory(BufferMap::new(0, &[])?, 32, &acc, &[128, 64])?;
     /// let regs = tmem_reg_layout(32, &[128, 64], &[128, 64], &acc, 4, Tcgen05Atom::M16x64b)?;
     /// let plan = TmemPlan::new(&map, &regs, Tcgen05Atom::M16x64b)?;
@@ -456,7 +456,7 @@ impl TmemPlan {
     /// use codegen::tmem::TmemPlan;
     /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
     /// // FA's P: bf16 128 × 64 packed two to a column, 4 subtiles at columns 0, 32, 128, 160.
-    /// let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// let p = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 32), (2, 128)])?, 16, &tm, &[128, 64])?;
     /// let plan = TmemPlan::for_tensor_memory(&p, &tm, &[128, 64], Tcgen05Atom::M32x32b, 4)?;
     /// assert_eq!(plan.registers(), 32); // 64 bf16 per thread in 32 registers
@@ -479,7 +479,7 @@ impl TmemPlan {
     /// ```
     /// # use codegen::tmem::TmemPlan;
     /// # use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
-    /// # let tm = TensorMemory { block_m: 128, block_n: 32, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// # let tm = TensorMemory { block_m: 128, block_n: 32, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// # let map = AddressMap::tensor_memory(BufferMap::new(0, &[])?, 32, &tm, &[128, 32])?;
     /// let plan = TmemPlan::for_tensor_memory(&map, &tm, &[128, 32], Tcgen05Atom::M16x128b, 4)?;
     /// assert_eq!(plan.atom(), Tcgen05Atom::M16x128b);
@@ -511,7 +511,7 @@ impl TmemPlan {
     /// ```
     /// # use codegen::tmem::TmemPlan;
     /// # use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
-    /// # let tm = TensorMemory { block_m: 128, block_n: 32, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// # let tm = TensorMemory { block_m: 128, block_n: 32, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// # let map = AddressMap::tensor_memory(BufferMap::new(0, &[])?, 32, &tm, &[128, 32])?;
     /// // 8 warps: the 16-lane shapes give rows 16..31 to warps 4..7, halving the registers.
     /// let plan = TmemPlan::for_tensor_memory(&map, &tm, &[128, 32], Tcgen05Atom::M16x128b, 8)?;
@@ -549,7 +549,7 @@ impl TmemPlan {
     /// ```
     /// # use codegen::tmem::TmemPlan;
     /// # use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
-    /// let tm = TensorMemory { block_m: 128, block_n: 1, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let tm = TensorMemory { block_m: 128, block_n: 1, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// // FA's alpha: one f32 column at 64 + 128·i.
     /// let alpha = AddressMap::tensor_memory(BufferMap::new(64, &[(2, 128)])?, 32, &tm, &[128, 1])?;
     /// let plan = TmemPlan::for_tensor_memory(&alpha, &tm, &[128, 1], Tcgen05Atom::M32x32b, 4)?;
@@ -582,7 +582,7 @@ impl TmemPlan {
 /// ```
 /// use codegen::tmem::{alloc_columns, TmemPlan};
 /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
-/// let tm = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false };
+/// let tm = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 /// let one = AddressMap::tensor_memory(BufferMap::new(0, &[(3, 128)])?, 32, &tm, &[128, 128])?;
 /// let plan = TmemPlan::for_tensor_memory(&one, &tm, &[128, 128], Tcgen05Atom::M32x32b, 4)?;
 /// assert_eq!(alloc_columns(&[&plan])?, 512);

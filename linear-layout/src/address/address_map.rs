@@ -169,7 +169,7 @@ impl AddressMap {
     /// ```
     /// use linear_layout::{Address, AddressMap, BufferMap, families::TensorMemory};
     /// // Flash attention's S/P: two f32 128 × 128 accumulators, 128 columns apart.
-    /// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// let s = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 128)])?, 32, &acc, &[128, 128])?;
     /// assert_eq!(s.address(1, &[5, 7])?, Address::Tensor { lane: 5, column: 135 });
     /// assert_eq!(s.address(1, &[5, 7])?.taddr(), Some(5 << 16 | 135));
@@ -273,7 +273,7 @@ impl AddressMap {
     ///
     /// ```
     /// use linear_layout::{Address, AddressMap, BufferMap, families::TensorMemory};
-    /// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// let a = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 128)])?, 32, &acc, &[128, 128])?;
     /// let b = a.with_buffer(BufferMap::new(256, &[])?);
     /// assert_eq!(b.address(0, &[3, 5])?, Address::Tensor { lane: 3, column: 261 });
@@ -370,7 +370,7 @@ impl AddressMap {
     ///
     /// ```
     /// use linear_layout::{Address, AddressMap, BufferMap, LayoutError, families::TensorMemory};
-    /// let acc = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let acc = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// let p = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 32), (2, 128)])?, 16, &acc, &[128, 64])?;
     /// assert_eq!(p.address(3, &[17, 9])?, Address::Tensor { lane: 17, column: 160 + 4 });
     /// assert_eq!(p.address(4, &[0, 0]), Err(LayoutError::BufferIndexOutOfRange { index: 4, count: 4 }));
@@ -506,7 +506,7 @@ impl AddressMap {
     ///
     /// ```
     /// use linear_layout::{AddressMap, BufferMap, families::TensorMemory};
-    /// let acc = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let acc = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// let p = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 32), (2, 128)])?, 16, &acc, &[128, 64])?;
     /// let l = p.to_linear_layout()?.ok_or(linear_layout::LayoutError::Invalid { op: "doc", what: "not GF(2)".into() })?;
     /// assert_eq!(l.bases_of("buffer")?, vec![vec![0, 32], vec![0, 128]]);
@@ -565,7 +565,7 @@ impl AddressMap {
 ///
 /// ```
 /// use linear_layout::{AddressMap, BufferMap, families::TensorMemory};
-/// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false };
+/// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 /// let s = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 128)])?, 32, &acc, &[128, 128])?;
 /// assert_eq!(s.to_string(),
 ///     "tmem lane = E(x).lane, column = (2):(128) + E(x).column; E: [dim0 128, dim1 128] → [lane 128, column 128]");

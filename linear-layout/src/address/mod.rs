@@ -18,7 +18,7 @@
 //! ```
 //! use linear_layout::{Address, AddressMap, BufferMap, families::TensorMemory};
 //! // bf16 P tiles in TMEM: 4 buffers, 2 subtiles of 32 columns in each of 2 groups 128 apart.
-//! let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
+//! let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 //! let p = AddressMap::tensor_memory(BufferMap::new(0, &[(2, 32), (2, 128)])?, 16, &tm, &[128, 64])?;
 //! assert_eq!(p.address(2, &[3, 62])?, Address::Tensor { lane: 3, column: 128 + 31 });
 //! # Ok::<(), linear_layout::LayoutError>(())

@@ -426,6 +426,7 @@ impl fmt::Display for Encoding {
     ///     col_stride: 1,
     ///     cga_layout: vec![vec![1, 0]],
     ///     two_ctas: true,
+    ///     fp4_padded: false,
     /// });
     /// assert_eq!(
     ///     enc.to_string(),

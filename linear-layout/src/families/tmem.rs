@@ -32,7 +32,7 @@ pub const TMEM_LANES: u32 = 128;
 ///
 /// ```
 /// use linear_layout::families::{tmem::TMEM_COLUMNS, TensorMemory};
-/// let acc = TensorMemory { block_m: 128, block_n: 256, col_stride: 1, cga_layout: vec![], two_ctas: false };
+/// let acc = TensorMemory { block_m: 128, block_n: 256, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 /// assert_eq!(acc.alloc_columns(&[2, 128, 256], 32)?, TMEM_COLUMNS); // two f32 accumulators fill it
 /// assert!(acc.alloc_columns(&[3, 128, 256], 32).is_err());
 /// # Ok::<(), linear_layout::LayoutError>(())
@@ -63,7 +63,7 @@ const FAMILY: &str = "tensor_memory";
 ///
 /// ```
 /// use linear_layout::families::TensorMemory;
-/// let acc = TensorMemory { block_m: 64, block_n: 8, col_stride: 1, cga_layout: vec![], two_ctas: false };
+/// let acc = TensorMemory { block_m: 64, block_n: 8, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 /// // 128 × 8: the second 64-row block lives in lanes 16..32 of each warp's slice.
 /// let l = acc.to_linear_layout(&[128, 8])?;
 /// assert_eq!(l.bases_of("row")?, vec![vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![64, 0], vec![16, 0], vec![32, 0]]);
@@ -85,6 +85,9 @@ pub struct TensorMemory {
     pub cga_layout: Vec<Vec<u64>>,
     /// Two-CTA (cta_group::2) MMA operand.
     pub two_ctas: bool,
+    /// fp4 padded: each element slot is doubled, its upper half padding (a zero `col` basis
+    /// first, as `col_stride = 2` gives); Triton requires `col_stride = 1` with it.
+    pub fp4_padded: bool,
 }
 
 /// A TMEM layout taken apart: bases as `[dim0, dim1]` pairs, per CTA, plus the CGA.
@@ -231,7 +234,7 @@ impl TensorMemory {
     ///
     /// ```
     /// use linear_layout::{LayoutError, families::TensorMemory};
-    /// let ok = TensorMemory { block_m: 128, block_n: 256, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let ok = TensorMemory { block_m: 128, block_n: 256, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// assert!(ok.check().is_ok());
     /// let bad = TensorMemory { block_m: 96, ..ok.clone() };
     /// assert!(matches!(bad.check(), Err(LayoutError::InvalidParameter { param: "block_m", .. })));
@@ -256,6 +259,13 @@ impl TensorMemory {
                 "must be 1 (packed), 2 or 4 (32-bit columns per element)",
             ));
         }
+        if self.fp4_padded && self.col_stride != 1 {
+            return Err(bad_param(
+                "col_stride",
+                self.col_stride,
+                "fp4Padded tensor memory layout requires colStride 1",
+            ));
+        }
         let (cga, _) = cga_parts(&self.cga_layout)?;
         if self.two_ctas && cga.first() != Some(&[1, 0]) {
             return Err(bad_param(
@@ -273,7 +283,7 @@ impl TensorMemory {
     /// ```
     /// use linear_layout::families::TensorMemory;
     /// // f16 unpacked (one value per 32-bit column), two CTAs splitting M.
-    /// let tm = TensorMemory { block_m: 128, block_n: 32, col_stride: 2, cga_layout: vec![vec![1, 0]], two_ctas: false };
+    /// let tm = TensorMemory { block_m: 128, block_n: 32, col_stride: 2, cga_layout: vec![vec![1, 0]], two_ctas: false, fp4_padded: false };
     /// let l = tm.to_linear_layout(&[512, 64])?;
     /// assert_eq!(l.bases_of("col")?, vec![vec![0, 0], vec![0, 1], vec![0, 2], vec![0, 4], vec![0, 8],
     ///                                     vec![0, 16], vec![128, 0], vec![0, 32]]); // M repeats first
@@ -307,7 +317,8 @@ impl TensorMemory {
         }
         let cta = [m / split[0], n / split[1]];
         let block_n = block_n.min(cta[1]);
-        let mut cols = vec![[0, 0]; self.col_stride.trailing_zeros() as usize];
+        let padding = self.col_stride.trailing_zeros() + u32::from(self.fp4_padded);
+        let mut cols = vec![[0, 0]; padding as usize];
         cols.extend(dim1_bases(block_n, 1));
         let (mut rows, tile) = if self.block_m == 64 && !self.two_ctas {
             let mut rows = dim0_bases(16, 1);
@@ -352,7 +363,7 @@ impl TensorMemory {
     ///
     /// ```
     /// use linear_layout::families::TensorMemory;
-    /// let m64 = TensorMemory { block_m: 64, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let m64 = TensorMemory { block_m: 64, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// assert_eq!(m64.alloc_rows(&[64, 64])?, 64);
     /// assert_eq!(m64.alloc_rows(&[64, 128])?, 128); // the second N block uses lanes 16..32
     /// # Ok::<(), linear_layout::LayoutError>(())
@@ -376,7 +387,7 @@ impl TensorMemory {
     ///
     /// ```
     /// use linear_layout::families::TensorMemory;
-    /// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false };
+    /// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// assert_eq!(acc.alloc_columns(&[128, 128], 32)?, 128);
     /// assert_eq!(acc.alloc_columns(&[128, 128], 16)?, 64); // two f16 per column
     /// assert_eq!(acc.alloc_columns(&[2, 128, 128], 32)?, 256); // double-buffered
@@ -465,9 +476,16 @@ impl Attribute for TensorMemory {
     /// `<blockM = …, blockN = …, colStride = …>` (no braces).
     fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
         const A: &str = TensorMemory::NAME;
-        const KEYS: [&str; 5] = ["blockM", "blockN", "colStride", "CGALayout", "twoCTAs"];
+        const KEYS: [&str; 6] = [
+            "blockM",
+            "blockN",
+            "colStride",
+            "CGALayout",
+            "twoCTAs",
+            "fp4Padded",
+        ];
         let (mut block_m, mut block_n, mut col_stride) = (None, None, None);
-        let (mut cga, mut two_ctas) = (Vec::new(), false);
+        let (mut cga, mut two_ctas, mut fp4_padded) = (Vec::new(), false, false);
         p.cursor.require(A, '<', "")?;
         p.fields(A, Some(&KEYS), '>', |p, key| {
             match key {
@@ -475,7 +493,8 @@ impl Attribute for TensorMemory {
                 "blockN" => block_n = Some(p.int(A, key)?),
                 "colStride" => col_stride = Some(p.int(A, key)?),
                 "CGALayout" => cga = p.bases(A, key)?,
-                _ => two_ctas = p.boolean(A, key)?,
+                "twoCTAs" => two_ctas = p.boolean(A, key)?,
+                _ => fp4_padded = p.boolean(A, key)?,
             }
             Ok(())
         })?;
@@ -486,12 +505,13 @@ impl Attribute for TensorMemory {
             col_stride: p.required(A, start, "colStride", col_stride)?,
             cga_layout: cga,
             two_ctas,
+            fp4_padded,
         })
     }
 
     fn print(&self, _rank: usize) -> String {
         format!(
-            "{}<blockM = {}, blockN = {}, colStride = {}{}{}>",
+            "{}<blockM = {}, blockN = {}, colStride = {}{}{}{}>",
             Self::NAME,
             self.block_m,
             self.block_n,
@@ -499,6 +519,11 @@ impl Attribute for TensorMemory {
             cga_suffix(&self.cga_layout),
             if self.two_ctas {
                 ", twoCTAs = true"
+            } else {
+                ""
+            },
+            if self.fp4_padded {
+                ", fp4Padded = true"
             } else {
                 ""
             },

@@ -477,7 +477,7 @@ fn per_cta(
 ///
 /// ```
 /// use linear_layout::families::{tmem_access::tmem_reg_layout, TensorMemory, Tcgen05Atom};
-/// let acc = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
+/// let acc = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 /// let l = tmem_reg_layout(32, &[128, 64], &[128, 64], &acc, 4, Tcgen05Atom::M16x256b)?;
 /// assert_eq!(l.bases_of("register")?, vec![vec![0, 1], vec![8, 0], vec![0, 8], vec![0, 16], vec![0, 32], vec![16, 0]]);
 /// assert_eq!(l.bases_of("lane")?, vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]]);

@@ -134,6 +134,7 @@ pub fn encoding(spec: &Value) -> Encoding {
                 col_stride: num("col_stride"),
                 cga_layout: cga,
                 two_ctas: flag("two_ctas"),
+                fp4_padded: flag("fp4_padded"),
             })
         }
         "tensor_memory_scales" => {

@@ -390,6 +390,7 @@ fn gen_tmem_leaf(src: &mut impl Source, index: usize, subtiles: u64) -> LeafSpec
             col_stride: src.pick(&strides),
             cga_layout: vec![],
             two_ctas: false,
+            fp4_padded: false,
         };
         AllocLayout::Tmem(tm, CtaMode::Default)
     } else {
@@ -424,6 +425,7 @@ fn tmem_encoding(leaf: &LeafSpec) -> TensorMemory {
             col_stride: 1,
             cga_layout: vec![],
             two_ctas: false,
+            fp4_padded: false,
         },
     }
 }

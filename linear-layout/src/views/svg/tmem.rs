@@ -22,7 +22,7 @@ use super::*;
 /// use linear_layout::views::svg::tmem_svg;
 /// // A 64×64 f32 accumulator with blockM = 64: row bits 4 and 5 go to lanes 32 and 64, and lane
 /// // bit 4 is unused, so lanes 16..32 of each warp's slice repeat lanes 0..16.
-/// let acc = TensorMemory { block_m: 64, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
+/// let acc = TensorMemory { block_m: 64, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 /// let svg = tmem_svg(&acc.to_linear_layout(&[64, 64])?, 32)?;
 /// assert_eq!(svg.matches("<rect").count(), 64 * 64);
 /// // rows 16..32 land on lanes 32..48 (warp 1), with copies in lanes 48..64
@@ -30,7 +30,7 @@ use super::*;
 /// assert!(svg.contains("<title>(37,5): L69:c5 | L85:c5</title>") && svg.contains(">L69:c5<"));
 /// assert_eq!(svg.matches(">×2<").count(), 64 * 64);
 /// // f16 packed two to a column: element (0,1) is the high half of column 0
-/// let f16 = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false };
+/// let f16 = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 /// assert!(tmem_svg(&f16.to_linear_layout(&[128, 64])?, 16)?.contains("(0,1): L0:c0 bits 16..32<"));
 /// # Ok::<(), linear_layout::LayoutError>(())
 /// ```
