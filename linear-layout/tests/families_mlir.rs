@@ -770,8 +770,12 @@ fn any_encoding() -> BoxedStrategy<Encoding> {
             })
         },
     );
-    let scales = cga(2)
-        .prop_map(|cga_layout| Encoding::TensorMemoryScales(TensorMemoryScales { cga_layout }));
+    let scales = (cga(2), any::<bool>()).prop_map(|(cga_layout, k_then_mn)| {
+        Encoding::TensorMemoryScales(TensorMemoryScales {
+            cga_layout,
+            k_then_mn,
+        })
+    });
     prop_oneof![
         3 => distributed().prop_map(Encoding::Distributed),
         2 => shared().prop_map(Encoding::Shared),

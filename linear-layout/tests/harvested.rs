@@ -30,7 +30,6 @@ const NOT_YET: &[(&str, &str)] = &[
         "partitioned shared family not built",
     ),
     ("#ttg.slice", "slices of AMD parents"),
-    ("#ttng.tensor_memory_scales_encoding", "blockRepOrder"),
 ];
 
 fn kind(attr: &str) -> &str {

@@ -28,6 +28,10 @@ const SCALES: &str = "tensor_memory_scales";
 pub struct TensorMemoryScales {
     /// Gluon 3.9 `cga_layout`.
     pub cga_layout: Vec<Vec<u64>>,
+    /// `blockRepOrder = kThenMn` (default `mnThenK`): the order in which the MMA's scale
+    /// blocks repeat. It does not change the layout: Triton 3.9 builds the same map for both
+    /// (checked on 18 shapes); the attribute keeps it so that it prints back.
+    pub k_then_mn: bool,
 }
 
 impl TensorMemoryScales {
@@ -42,7 +46,7 @@ impl TensorMemoryScales {
     /// // Two scales per row: the `col` bit that would pick scales 2, 3 is clipped to 0.
     /// let s = TensorMemoryScales::default().to_linear_layout(&[128, 2])?;
     /// assert_eq!(s.bases_of("col")?, vec![vec![0, 1], vec![0, 0], vec![32, 0], vec![64, 0]]);
-    /// let two = TensorMemoryScales { cga_layout: vec![vec![1, 0]] }.to_linear_layout(&[256, 4])?;
+    /// let two = TensorMemoryScales { cga_layout: vec![vec![1, 0]], k_then_mn: false }.to_linear_layout(&[256, 4])?;
     /// assert_eq!(two.bases_of("block")?, vec![vec![128, 0]]);
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
@@ -104,28 +108,50 @@ impl TensorMemoryScales {
 impl Attribute for TensorMemoryScales {
     const NAME: &'static str = "#ttng.tensor_memory_scales_encoding";
 
-    /// `<>` or `<CGALayout = […]>`.
+    /// `<>`, `<CGALayout = […]>`, `<blockRepOrder = kThenMn | mnThenK>` or both.
     fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
         const A: &str = TensorMemoryScales::NAME;
-        let mut cga = Vec::new();
+        let (mut cga, mut k_then_mn) = (Vec::new(), false);
         p.cursor.require(A, '<', "")?;
-        p.fields(A, Some(&["CGALayout"]), '>', |p, key| {
-            cga = p.bases(A, key)?;
+        p.fields(A, Some(&["CGALayout", "blockRepOrder"]), '>', |p, key| {
+            if key == "CGALayout" {
+                cga = p.bases(A, key)?;
+                return Ok(());
+            }
+            p.cursor.skip_ws();
+            let at = p.cursor.pos();
+            k_then_mn = match p.cursor.word() {
+                "kThenMn" => true,
+                "mnThenK" => false,
+                _ => {
+                    p.cursor.reset(at);
+                    return Err(p.err(
+                        A,
+                        format!(
+                            "{key}: expected kThenMn or mnThenK, found {}",
+                            p.cursor.found()
+                        ),
+                    ));
+                }
+            };
             Ok(())
         })?;
         p.check_cga(A, start, &cga, None)?;
-        Ok(TensorMemoryScales { cga_layout: cga })
+        Ok(TensorMemoryScales {
+            cga_layout: cga,
+            k_then_mn,
+        })
     }
 
+    /// Keys in Triton's order; the defaults (no CGA layout, `mnThenK`) are not printed.
     fn print(&self, _rank: usize) -> String {
-        if self.cga_layout.is_empty() {
-            format!("{}<>", Self::NAME)
-        } else {
-            format!(
-                "{}<CGALayout = {}>",
-                Self::NAME,
-                bases_text(&self.cga_layout)
-            )
+        let mut keys = Vec::new();
+        if !self.cga_layout.is_empty() {
+            keys.push(format!("CGALayout = {}", bases_text(&self.cga_layout)));
         }
+        if self.k_then_mn {
+            keys.push("blockRepOrder = kThenMn".to_string());
+        }
+        format!("{}<{}>", Self::NAME, keys.join(", "))
     }
 }

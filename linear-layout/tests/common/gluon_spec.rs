@@ -137,9 +137,10 @@ pub fn encoding(spec: &Value) -> Encoding {
                 fp4_padded: flag("fp4_padded"),
             })
         }
-        "tensor_memory_scales" => {
-            Encoding::TensorMemoryScales(TensorMemoryScales { cga_layout: cga })
-        }
+        "tensor_memory_scales" => Encoding::TensorMemoryScales(TensorMemoryScales {
+            cga_layout: cga,
+            k_then_mn: false,
+        }),
         "linear" => {
             let dims = ["register", "lane", "warp", "block"].map(|d| json!([d, spec[d]]));
             let outs: Vec<Value> = shape(&spec["shape"])
