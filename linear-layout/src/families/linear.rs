@@ -172,8 +172,21 @@ pub(crate) fn linear_bases<'a>(
     keys: Option<&[&'static str]>,
 ) -> Result<Vec<(&'a str, DimBases)>> {
     let mut found: Vec<(&'a str, DimBases)> = Vec::new();
+    // `#ttg.linear` as the TLX fork prints it may carry an `order`, which Triton 3.9's parser
+    // does not read (it takes the four in-dims from the dictionary and nothing else).
+    let with_order: Option<Vec<&'static str>> = keys.map(|k| {
+        let mut all = k.to_vec();
+        if k == REGISTER_DIMS {
+            all.push("order");
+        }
+        all
+    });
     p.open_dict(attr)?;
-    p.fields(attr, keys, '}', |p, key| {
+    p.fields(attr, with_order.as_deref(), '}', |p, key| {
+        if key == "order" && keys.is_some() {
+            p.ints::<u64>(attr, key)?;
+            return Ok(());
+        }
         let bases = p.bases(attr, key)?;
         found.push((key, bases));
         Ok(())
