@@ -436,6 +436,14 @@ def gen_mma(rng):
     for _ in range(20):
         wpc = split_pow2(rng, rng.randint(0, 3), 3)
         C.add("to_linear_layout", {"layout": mma([2, 0], wpc, [1, 16, 8]), "shape": rand_shape(rng, 3, 0, 6)})
+    # fp64 mma.sync.m8n8k4: instrShape [8, 8] (and a rank-3 [1, 8, 8]).
+    for _ in range(24):
+        wpc = split_pow2(rng, rng.randint(0, 3), 2)
+        C.add("to_linear_layout", {"layout": mma([2, 0], wpc, [8, 8]), "shape": rand_shape(rng, 2, 2, 7)})
+    C.add("to_linear_layout", {"layout": mma([2, 0], [1, 2, 2], [1, 8, 8]), "shape": [2, 32, 32]})
+    # A v2 instrShape N other than 8: Triton reads only M.
+    C.add("to_linear_layout", {"layout": mma([2, 0], [4, 1], [16, 16]), "shape": [128, 64]})
+    C.add("to_linear_layout", {"layout": mma([2, 0], [4, 1], [8, 16]), "shape": [128, 64]})
     return C
 
 
@@ -471,6 +479,11 @@ def gen_dot(rng):
         kw = rng.choice([1, 2, 4, 8]) if parent["kind"] == "nvidia_mma" else 0
         shape = rand_shape(rng, 2, 2, 8)
         C.add("to_linear_layout", {"layout": dot(op_idx, parent, kw), "shape": shape})
+    # Operands of fp64 mma.sync.m8n8k4 (instrShape [8, 8]).
+    for _ in range(30):
+        parent = mma([2, 0], split_pow2(rng, rng.randint(0, 3), 2), [8, 8])
+        C.add("to_linear_layout", {"layout": dot(rng.choice([0, 1]), parent, rng.choice([1, 2])),
+                                   "shape": rand_shape(rng, 2, 2, 7)})
     return C
 
 

@@ -293,11 +293,11 @@ fn probed_cases() {
     }
 }
 
-/// Departures outside the goldens, probed on Triton 3.9.0 by hand: it builds a wgmma layout for
-/// warps [2, 2] (warp 1 at row 16, warp 2 at column 64: half a warp group per N tile), which no
-/// wgmma can execute; we refuse it, naming `warps_per_cta`.
+/// A wgmma (v3) layout of warps [2, 2] — half a warp group per N tile, which no wgmma executes
+/// but Triton 3.9 builds (real TTGIR uses such layouts for conversions) — and its A operand,
+/// as Triton 3.9.0 builds them (probed by hand with Gluon `to_linear_layout`).
 #[test]
-fn wgmma_needs_whole_warp_groups() {
+fn wgmma_layouts_of_any_warp_count_are_triton_s() {
     let mma = NvidiaMma {
         version_major: 3,
         version_minor: 0,
@@ -305,27 +305,28 @@ fn wgmma_needs_whole_warp_groups() {
         instr_shape: vec![16, 64, 16],
         cga_layout: vec![],
     };
-    // Triton 3.9.0 on [64, 128]: register [[0,1],[8,0],[0,8],[0,16],[0,32],[32,0]],
-    // lane [[0,2],[0,4],[1,0],[2,0],[4,0]], warp [[16,0],[0,64]].
-    assert!(matches!(
-        mma.to_linear_layout(&[64, 128]),
-        Err(LayoutError::InvalidParameter {
-            param: "warps_per_cta",
-            ..
-        })
-    ));
+    let l = mma.to_linear_layout(&[64, 128]).unwrap();
+    let reg = vec![
+        vec![0, 1],
+        vec![8, 0],
+        vec![0, 8],
+        vec![0, 16],
+        vec![0, 32],
+        vec![32, 0],
+    ];
+    let lane = vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]];
+    assert_eq!(l.bases_of("register").unwrap(), reg);
+    assert_eq!(l.bases_of("lane").unwrap(), lane);
+    assert_eq!(l.bases_of("warp").unwrap(), vec![vec![16, 0], vec![0, 64]]);
     let a = DotOperand {
         op_idx: 0,
         parent: Box::new(DistributedEncoding::NvidiaMma(mma)),
         k_width: 2,
     };
-    assert!(matches!(
-        a.to_linear_layout(&[64, 64]),
-        Err(LayoutError::InvalidParameter {
-            param: "warps_per_cta",
-            ..
-        })
-    ));
+    let l = a.to_linear_layout(&[64, 64]).unwrap();
+    assert_eq!(l.bases_of("register").unwrap(), reg);
+    assert_eq!(l.bases_of("lane").unwrap(), lane);
+    assert_eq!(l.bases_of("warp").unwrap(), vec![vec![16, 0], vec![0, 0]]);
 }
 
 // ----- properties ---------------------------------------------------------------------------

@@ -23,7 +23,6 @@ const NOT_YET: &[(&str, &str)] = &[
     ("#ttg.amd_mfma", "AMD MFMA family not built"),
     ("#ttg.amd_wmma", "AMD WMMA family not built"),
     ("#ttg.dot_op", "dot operands of AMD parents"),
-    ("#ttg.nvidia_mma", "wgmma parents with warps_per_cta[0] < 4"),
     (
         "#ttg.partitioned_shared",
         "partitioned shared family not built",

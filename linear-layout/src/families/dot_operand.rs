@@ -133,11 +133,15 @@ impl DotOperand {
         check_shape(FAMILY, shape, rank)?;
         let is_a = self.op_idx == 0;
         let mut tile = vec![1u32; rank];
-        let (rows, cols) = if is_a {
-            (16, self.k_width * 8)
+        // One warp's operand tile: `m × k` of A, `k × 8` of B, `k = 4·k_width` per 8 rows of the
+        // instruction's M (m16n8 instructions: 2 groups of K; fp64's m8n8k4: 1).
+        let m = if mma.is_hopper() {
+            16
         } else {
-            (self.k_width * 8, 8)
+            mma.instr_shape.iter().rev().nth(1).copied().unwrap_or(16)
         };
+        let k = self.k_width * 4 * (m / 8);
+        let (rows, cols) = if is_a { (m, k) } else { (k, 8) };
         if let [.., r, c] = tile.as_mut_slice() {
             (*r, *c) = (rows, cols);
         }

@@ -22,9 +22,10 @@ const FAMILY: &str = "nvidia_mma";
 /// Preconditions ([`LayoutError::InvalidParameter`] naming the parameter otherwise):
 /// `version_major` is 2 or 3 and `version_minor` is 0; `warps_per_cta` has one power of two per
 /// dim (rank 2 or 3 for v2, rank 2 for v3); `instr_shape` is `[16, 8]` (or `[1, 16, 8]` at rank 3)
-/// for v2 and `[16, N, K]` with N a multiple of 8 up to 256 and K ∈ {8, 16, 32} for v3; v3
-/// `warps_per_cta[0]` is a multiple of 4 (whole warp groups along M — Triton 3.9 builds other
-/// counts); `cga_layout` as for [`Blocked`](super::Blocked). Shape: same rank, powers of two
+/// for v2 and `[16, N, K]` with N a multiple of 8 up to 256 and K ∈ {8, 16, 32} for v3 (any
+/// `warps_per_cta`, as Triton 3.9: a v3 layout of fewer than 4 warps along M is not a wgmma
+/// accumulator, but real TTGIR uses it for layout conversions); `cga_layout` as for
+/// [`Blocked`](super::Blocked). Shape: same rank, powers of two
 /// ([`LayoutError::InvalidShape`]).
 ///
 /// ```
@@ -86,8 +87,16 @@ impl NvidiaMma {
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
         let rank = self.validate()?;
         check_shape(FAMILY, shape, rank)?;
+        // mma.sync (v2): an `m × 8` tile whatever N the instruction shape gives (Triton 3.9
+        // reads only its M); wgmma (v3): `16 × N`.
         let tile_shape: Vec<u32> = match self.version_major {
-            2 => self.instr_shape.clone(),
+            2 => {
+                let mut t = self.instr_shape.clone();
+                if let Some(n) = t.last_mut() {
+                    *n = 8;
+                }
+                t
+            }
             _ => self.instr_shape.iter().take(2).copied().collect(),
         };
         let order = matrix_order(rank, true);
@@ -179,26 +188,21 @@ impl NvidiaMma {
                         .into(),
                 ));
             }
-            if self.warps_per_cta.first().is_some_and(|&w| w % 4 != 0) {
-                return Err(invalid(
-                    "warps_per_cta",
-                    &self.warps_per_cta,
-                    "wgmma (v3) runs on warp groups of 4 warps along M: warps_per_cta[0] must \
-                     be a multiple of 4"
-                        .into(),
-                ));
-            }
         } else {
-            let ok = match self.instr_shape.as_slice() {
-                [16, 8] => rank == 2,
-                [1, 16, 8] => rank == 3,
+            let n_ok = |n: u32| n.is_power_of_two() && n >= 8;
+            let ok = match *self.instr_shape.as_slice() {
+                [16 | 8, n] => rank == 2 && n_ok(n),
+                [1, 16 | 8, n] => rank == 3 && n_ok(n),
                 _ => false,
             };
             if !ok {
                 return Err(invalid(
                     "instr_shape",
                     &self.instr_shape,
-                    format!("mma.sync (v2) at rank {rank} needs [16, 8] (rank 2) or [1, 16, 8] (rank 3)"),
+                    format!(
+                        "mma.sync (v2) at rank {rank} needs [M, N] (rank 2) or [1, M, N] \
+                         (rank 3), M 16 or fp64's 8, N a power of two ≥ 8"
+                    ),
                 ));
             }
         }
