@@ -421,3 +421,55 @@ fn family_attributes_without_shape_or_with_bad_parameters_are_usage_errors() {
     let e = fails(&["layout", "show", BLOCKED, "--shape", "64xq"], 2);
     assert!(e.contains("not a size"), "{e}");
 }
+
+/// `layout show --module`: every layout of a real TLX kernel dump (the mxfp8 FA forward), on
+/// every shape the dump uses it with; refusals stay on their own line.
+#[test]
+fn show_module_lists_every_layout_of_a_real_dump() {
+    let dump = format!(
+        "{}/alias-alloc/tests/data/tlx_kernels/fa_fwd_mxfp8/before.mlir",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = ok(&["layout", "show", "--module", &dump]);
+    assert!(
+        text.ends_with("23 layouts, 40 uses: 39 built, 1 refused\n"),
+        "{text}"
+    );
+    // The first alias on its first use: 128 rows over 32 lanes and 4 warps, one column.
+    let block = text
+        .split("\n#")
+        .next()
+        .expect("the listing starts with #blocked");
+    assert!(block.starts_with("#blocked = #ttg.blocked<{sizePerThread = [1, 1], threadsPerWarp = [32, 1], warpsPerCTA = [4, 1], order = [1, 0]}> (line 1)\n  tensor<128x1xf32> (line 99):\n"), "{block}");
+    assert!(
+        block.contains("     - warp=1 -> (32, 0)\n       warp=2 -> (64, 0)\n"),
+        "{block}"
+    );
+    // A rank-2 NVMMA attribute on a 2-buffer memdesc: Triton 3.9 asserts; one buffer builds.
+    assert!(text.contains("  !ttg.memdesc<2x128x128xf8E4M3FN> (line 125):\n    refused: nvmma_shared: shape [2, 128, 128] is invalid: the attribute has rank 2"), "{text}");
+    assert!(
+        text.contains("    one buffer (128x128, the ttg.memdesc_index view):\n"),
+        "{text}"
+    );
+    // A one-element barrier allocation has no layout: refused, and the listing goes on.
+    assert!(
+        text.contains(
+            "  !ttg.memdesc<1xi64> (line 130):\n    refused: swizzled_shared: shape [1] is invalid"
+        ),
+        "{text}"
+    );
+    let json: Value = serde_json::from_str(&ok(&[
+        "layout", "show", "--module", &dump, "--format", "json",
+    ]))
+    .expect("JSON");
+    let all = json.as_array().expect("an array of layouts");
+    assert_eq!(all.len(), 23);
+    assert_eq!(all[0]["name"], "#blocked");
+    assert_eq!(all[0]["uses"][0]["shape"], json!([128, 1]));
+    assert_eq!(
+        all[0]["uses"][0]["layout"]["bases"][2],
+        json!(["warp", [[32, 0], [64, 0]]])
+    );
+    let err = fails(&["layout", "show", "--module", "/nonexistent.mlir"], 2);
+    assert!(err.contains("--module: /nonexistent.mlir:"), "{err}");
+}

@@ -168,6 +168,8 @@ def harvest(path, text):
             attr = resolve(enc, aliases)
             if "{{" in attr or re.search(r"\[\[[A-Za-z_]", attr):
                 continue  # FileCheck patterns
+            if attr_end(attr, 0) != len(attr) or not shape:
+                continue  # an attribute cut at the end of its line, or a rank-0 type
             if not attr.startswith(LAYOUT_PREFIXES) or attr.startswith(NOT_LAYOUTS):
                 continue
             if attr.startswith("#ttng.tensor_memory") and not attr.startswith(

@@ -148,3 +148,68 @@ fn harvested_attributes_agree_with_triton() {
         );
     }
 }
+
+/// The module reader finds every harvested attribute again when the cases are written as one
+/// TTGIR text (inline attributes, one use per line), with the shape Triton evaluated.
+#[test]
+fn module_reader_finds_every_harvested_use() {
+    use linear_layout::text::module::{module_layouts, UseKind};
+    let path = format!(
+        "{}/tests/data/harvest/layouts.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let cases = doc["cases"].as_array().unwrap();
+    let mut text = String::new();
+    for (i, case) in cases.iter().enumerate() {
+        let shape: Vec<String> = case["shape"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.to_string())
+            .collect();
+        let attr = case["attr"].as_str().unwrap();
+        let ty = if case["space"] == "tensor" {
+            format!("tensor<{}xf16, {attr}>", shape.join("x"))
+        } else {
+            format!(
+                "!ttg.memdesc<{}xi8, {attr}, #smem, mutable>",
+                shape.join("x")
+            )
+        };
+        text.push_str(&format!("  %v{i} = test.op : {ty}\n"));
+    }
+    let layouts = module_layouts(&text);
+    let found: std::collections::HashSet<usize> = layouts
+        .iter()
+        .flat_map(|l| l.uses.iter().map(|u| u.line))
+        .collect();
+    let missing: Vec<String> = (1..=cases.len())
+        .filter(|n| !found.contains(n))
+        .map(|n| text.lines().nth(n - 1).unwrap_or("").to_string())
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} not found: {missing:#?}",
+        missing.len()
+    );
+    for l in &layouts {
+        for u in &l.uses {
+            let case = &cases[u.line - 1];
+            assert_eq!(
+                l.attribute,
+                case["attr"].as_str().unwrap(),
+                "line {}",
+                u.line
+            );
+            let want: Vec<u64> = case["shape"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .collect();
+            assert_eq!(u.layout_shape(), want);
+            assert_eq!(u.kind == UseKind::Tensor, case["space"] == "tensor");
+        }
+    }
+}

@@ -277,8 +277,14 @@ pub enum LayoutCommand {
     /// SVG picture.
     Show {
         /// The layout.
-        #[arg(value_name = "LAYOUT")]
-        layout: String,
+        #[arg(value_name = "LAYOUT", required_unless_present = "module")]
+        layout: Option<String>,
+        /// Instead of one LAYOUT, every layout of a TTGIR module (a compiler dump, `.ttgir`,
+        /// a lit test): each `#alias = …` layout and each layout written inline, built on every
+        /// shape the file uses it with (`tensor<…>` and `!ttg.memdesc<…>` types). A layout we
+        /// cannot build is refused on its own line; the listing goes on.
+        #[arg(long, value_name = "FILE", conflicts_with_all = ["layout", "view", "svg"])]
+        module: Option<std::path::PathBuf>,
         #[command(flatten)]
         format: FormatArg,
         /// Also print Triton's ASCII view: the tensor grid or the hardware listing.

@@ -6,7 +6,7 @@ use linear_layout::LinearLayout;
 use crate::cli::args::{Format, LayoutCommand};
 use crate::cli::error::CliError;
 use crate::cli::input::LayoutReader;
-use crate::cli::{output, picture};
+use crate::cli::{module_listing, output, picture};
 
 /// Runs one `layout` subcommand and returns its stdout. Family attributes are built at `shape`.
 pub fn run(command: LayoutCommand, shape: Option<Vec<u64>>) -> Result<String, CliError> {
@@ -14,11 +14,20 @@ pub fn run(command: LayoutCommand, shape: Option<Vec<u64>>) -> Result<String, Cl
     match command {
         LayoutCommand::Show {
             layout,
+            module,
             format,
             view,
             svg,
             element_bits,
         } => {
+            if let Some(path) = module {
+                let text = std::fs::read_to_string(&path).map_err(|e| CliError::Input {
+                    arg: "--module".into(),
+                    message: format!("{}: {e}", path.display()),
+                })?;
+                return module_listing::render(&text, format.format);
+            }
+            let layout = layout.unwrap_or_default();
             let read = reader.read_encoded("LAYOUT", &layout)?;
             let mut text = output::layout(&read.layout, format.format)?;
             let facts = (&read.encoding, &shape, format.format == Format::Text);

@@ -6,6 +6,7 @@ pub mod args;
 pub mod error;
 pub mod input;
 pub mod layout_cmd;
+pub mod module_listing;
 pub mod output;
 pub mod pack_cmd;
 pub mod picture;

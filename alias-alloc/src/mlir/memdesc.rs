@@ -6,9 +6,9 @@ use std::fmt;
 
 use linear_layout::families::{Encoding, SharedEncoding, SwizzledShared};
 
-use super::aliases::Aliases;
 use super::scan::split_top_level;
 use crate::{AllocLayout, CtaMode, DType, Storage};
+use linear_layout::text::aliases::Aliases;
 
 /// A memdesc type as written, with its attribute aliases resolved.
 #[derive(Debug, Clone, PartialEq, Eq)]

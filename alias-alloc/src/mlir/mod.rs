@@ -10,7 +10,6 @@
 //! The module is read op by op as MLIR prints it (one op per line; types and attributes may
 //! span lines): see [`read_module`] for what is read and what is skipped.
 
-mod aliases;
 mod lower;
 mod memdesc;
 mod read;

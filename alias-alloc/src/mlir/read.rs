@@ -3,13 +3,13 @@
 
 use std::collections::HashMap;
 
-use super::aliases::Aliases;
 use super::memdesc::MemDesc;
 use super::scan::{identifier, split_top_level, ssa_name, Source};
 use crate::{
     AllocError, AllocId, Allocation, GroupKind, Member, Program, Reuse, ReuseGroup, SpecId,
     Storage, Target,
 };
+use linear_layout::text::aliases::Aliases;
 
 /// The module attributes the planner uses (`module attributes {…}`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

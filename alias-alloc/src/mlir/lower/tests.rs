@@ -7,11 +7,11 @@
 
 use std::collections::HashMap;
 
-use super::super::aliases::Aliases;
 use super::super::memdesc::MemDesc;
 use super::super::read_module;
 use super::*;
 use crate::PlanOptions;
+use linear_layout::text::aliases::Aliases;
 use test_support::tlx_kernels::{dump, tlx_leaf, value_at, KERNELS};
 
 /// A memdesc with its aliases resolved, as comparable text.

@@ -1,25 +1,33 @@
 //! [`Aliases`]: a module's attribute aliases (`#shared = #ttg.nvmma_shared<{…}>`), resolved in
 //! the order MLIR defines them, so that an alias may use an earlier one (`parent = #blocked`).
+//!
+//! ```
+//! use linear_layout::text::aliases::Aliases;
+//! let mut a = Aliases::default();
+//! a.define("#blocked", "#ttg.blocked<{order = [0]}>");
+//! a.define("#slice", "#ttg.slice<{dim = 0, parent = #blocked}>");
+//! assert_eq!(a.resolve("#slice"), "#ttg.slice<{dim = 0, parent = #ttg.blocked<{order = [0]}>}>");
+//! ```
 
 use std::collections::HashMap;
 
 /// Alias name (with its `#`) → the attribute text, with every earlier alias it names replaced by
 /// that alias's own text.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Aliases {
+pub struct Aliases {
     table: HashMap<String, String>,
 }
 
 impl Aliases {
     /// Defines `name` (with its `#`) as `value`, resolving the aliases it uses now.
-    pub(crate) fn define(&mut self, name: &str, value: &str) {
+    pub fn define(&mut self, name: &str, value: &str) {
         let resolved = self.resolve(value);
         self.table.insert(name.to_string(), resolved);
     }
 
     /// `text` with every defined alias replaced by its text. Names that are not aliases (the
     /// dialect attributes `#ttg.blocked`, `#ttng.tensor_memory`) stay as they are.
-    pub(crate) fn resolve(&self, text: &str) -> String {
+    pub fn resolve(&self, text: &str) -> String {
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
         while let Some(at) = rest.find('#') {
