@@ -24,7 +24,7 @@
 //! of 5,000 trees each, SMEM and TMEM, so that they use both cores; the malformed programs and
 //! the fuzz run 10,000 each. What the tests saw is printed at their end (the valid-tree counts
 //! are cumulative over both halves; the half that finishes last prints the totals):
-//! `cargo test -p alias-alloc --test properties -- --nocapture`.
+//! `cargo test -p linalias-alias-alloc --test properties -- --nocapture`.
 
 #![allow(clippy::restriction)] // test code: a failed check panics
 
@@ -1578,7 +1578,7 @@ fn tlx_overlap_reports_are_bounded() {
 }
 
 /// Prints the program a fuzz input builds, and plans it: `FUZZ_REPLAY='[1, 2, 3]' cargo test
-/// -p alias-alloc --test properties replay_fuzz_input -- --ignored --nocapture`.
+/// -p linalias-alias-alloc --test properties replay_fuzz_input -- --ignored --nocapture`.
 #[test]
 #[ignore = "debugging aid: replays the fuzz input in FUZZ_REPLAY"]
 fn replay_fuzz_input() {

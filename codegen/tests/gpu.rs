@@ -1,4 +1,4 @@
-//! The GPU tier (`cargo test -p codegen --features gpu --test gpu`): the SMEM test kernels run
+//! The GPU tier (`cargo test -p linalias-codegen --features gpu --test gpu`): the SMEM test kernels run
 //! on an sm_90+ device, and what they write to global memory — each access's address
 //! (`address_dump`) or the reloaded tile (`round_trip`) — must equal
 //! [`TestKernel::expected_out`], computed from the `AddressMap` and the layouts alone.

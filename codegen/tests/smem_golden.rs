@@ -1,5 +1,5 @@
 //! Named (register layout, shared layout) pairs: golden PTX under `tests/golden/smem_*.ptx`
-//! (regenerate with `BLESS=1 cargo test -p codegen --test smem_golden`), the interpreter
+//! (regenerate with `BLESS=1 cargo test -p linalias-codegen --test smem_golden`), the interpreter
 //! against the `AddressMap` for every thread, register and buffer index, ptxas for sm_90a,
 //! and the table of address instructions per access (`tests/golden/smem_alu.txt`).
 
@@ -41,7 +41,7 @@ fn named_pairs_match_goldens_the_map_and_ptxas() {
     let mut table = String::new();
     writeln!(
         table,
-        "# Shared-memory address instructions per access (`cargo test -p codegen --test smem_golden`).\n\
+        "# Shared-memory address instructions per access (`cargo test -p linalias-codegen --test smem_golden`).\n\
          # emitter: address ALU the emission adds (thread base, buffer part, XORs);\n\
          # kernel: the access kernel's total, with `mov %tid.x` and `mov smem`.\n\
          # case | instruction | accesses | emitter ALU | per access | kernel ALU | per access"

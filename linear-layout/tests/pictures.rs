@@ -1,6 +1,6 @@
 //! The pictures under `docs/pictures/` (linked from the README): one per layout family, drawn
 //! from the family attribute exactly as a TTGIR dump prints it. Each test re-renders its
-//! picture and compares it with the committed file; `BLESS=1 cargo test -p linear-layout
+//! picture and compares it with the committed file; `BLESS=1 cargo test -p linalias-linear-layout
 //! --test pictures` rewrites them.
 
 #![allow(clippy::restriction)] // test code: a failed check panics

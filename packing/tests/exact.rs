@@ -5,7 +5,7 @@
 //!
 //! The challenging instances take 0.1–2.5 s each in a debug build; the normal test runs the
 //! six that take under a second there (C, D, G, H, J, K), and `challenging_all_release` (run
-//! with `cargo test --release -p packing --test exact -- --ignored`) runs all
+//! with `cargo test --release -p linalias-packing --test exact -- --ignored`) runs all
 //! eleven.
 
 #![allow(clippy::restriction)] // test code: a failed check panics

@@ -1,5 +1,5 @@
 //! The committed GPU-shaped suite (`tests/data/generated/`) is exactly what
-//! `generator::suite()` regenerates from its seeds (`BLESS=1 cargo test -p packing --test
+//! `generator::suite()` regenerates from its seeds (`BLESS=1 cargo test -p linalias-packing --test
 //! generated` rewrites it), and every instance has the shape its kind promises.
 
 use std::collections::BTreeSet;
