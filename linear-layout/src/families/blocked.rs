@@ -61,6 +61,33 @@ pub struct Blocked {
 }
 
 impl Blocked {
+    /// A blocked layout with no CGA split, checked (see [`Blocked`] for the preconditions;
+    /// [`LayoutError::InvalidParameter`] names the first parameter that breaks one).
+    ///
+    /// ```
+    /// use linear_layout::families::Blocked;
+    /// let b = Blocked::new(&[1, 4], &[8, 4], &[4, 1], &[1, 0])?;
+    /// assert_eq!(b.to_linear_layout(&[32, 16])?.in_dim_size("lane")?, 32);
+    /// assert!(Blocked::new(&[1, 3], &[8, 4], &[4, 1], &[1, 0]).is_err()); // 3 is not a power of two
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn new(
+        size_per_thread: &[u32],
+        threads_per_warp: &[u32],
+        warps_per_cta: &[u32],
+        order: &[usize],
+    ) -> Result<Blocked> {
+        let b = Blocked {
+            size_per_thread: size_per_thread.to_vec(),
+            threads_per_warp: threads_per_warp.to_vec(),
+            warps_per_cta: warps_per_cta.to_vec(),
+            order: order.to_vec(),
+            cga_layout: Vec::new(),
+        };
+        b.validate()?;
+        Ok(b)
+    }
+
     /// The layout `register, lane, warp, block → dim0..` for a tensor of `shape` (Triton's
     /// `BlockedEncodingAttr::toLinearLayout`): `identityStandardND(register, size_per_thread,
     /// order) * identityStandardND(lane, …) * identityStandardND(warp, …)`, fitted to `shape`

@@ -84,6 +84,42 @@ impl DotOperand {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
+        self.check()?;
+        match self.parent.as_ref() {
+            DistributedEncoding::NvidiaMma(mma) => self.mma_operand(mma, shape),
+            DistributedEncoding::Blocked(blocked) => self.fma_operand(blocked, shape),
+            other => Err(invalid(
+                "parent",
+                &kind(other),
+                "must be an nvidia_mma or blocked layout".into(),
+            )),
+        }
+    }
+
+    /// Operand `op_idx` (0: A, 1: B) of an MMA or FMA dot whose accumulator is `parent`,
+    /// checked (see [`DotOperand`]; the parent's own parameters are checked when it is built on
+    /// a shape).
+    ///
+    /// ```
+    /// use linear_layout::families::{DistributedEncoding, DotOperand, NvidiaMma};
+    /// let acc = DistributedEncoding::NvidiaMma(NvidiaMma::new(2, &[2, 2], &[16, 8])?);
+    /// let a = DotOperand::new(0, acc.clone(), 2)?;
+    /// assert_eq!(a.to_linear_layout(&[32, 16])?.in_dim_size("lane")?, 32);
+    /// assert!(DotOperand::new(0, acc, 3).is_err()); // k_width must be a power of two
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn new(op_idx: u32, parent: DistributedEncoding, k_width: u32) -> Result<DotOperand> {
+        let d = DotOperand {
+            op_idx,
+            parent: Box::new(parent),
+            k_width,
+        };
+        d.check()?;
+        Ok(d)
+    }
+
+    /// The operand index, the parent's kind and `k_width` for that kind.
+    fn check(&self) -> Result<()> {
         if self.op_idx > 1 {
             return Err(invalid(
                 "op_idx",
@@ -92,8 +128,32 @@ impl DotOperand {
             ));
         }
         match self.parent.as_ref() {
-            DistributedEncoding::NvidiaMma(mma) => self.mma_operand(mma, shape),
-            DistributedEncoding::Blocked(blocked) => self.fma_operand(blocked, shape),
+            DistributedEncoding::NvidiaMma(mma) => {
+                if !self.k_width.is_power_of_two() || self.k_width > 16 {
+                    return Err(invalid(
+                        "k_width",
+                        &self.k_width,
+                        "an NVIDIA MMA operand needs a power of two from 1 to 16 (32 bits / \
+                         element bits for 16- to 2-bit elements, up to 4 after upcasts)"
+                            .into(),
+                    ));
+                }
+                if mma.is_hopper() && self.op_idx != 0 {
+                    return Err(invalid(
+                        "op_idx",
+                        &self.op_idx,
+                        "wgmma (v3) reads B from shared memory; only A (0) has a register layout"
+                            .into(),
+                    ));
+                }
+                Ok(())
+            }
+            DistributedEncoding::Blocked(_) if self.k_width != 0 => Err(invalid(
+                "k_width",
+                &self.k_width,
+                "must be 0 when the parent is a blocked layout".into(),
+            )),
+            DistributedEncoding::Blocked(_) => Ok(()),
             other => Err(invalid(
                 "parent",
                 &kind(other),
@@ -114,22 +174,6 @@ impl DotOperand {
 
     fn mma_operand(&self, mma: &NvidiaMma, shape: &[u64]) -> Result<LinearLayout> {
         let rank = mma.rank()?;
-        if !self.k_width.is_power_of_two() || self.k_width > 16 {
-            return Err(invalid(
-                "k_width",
-                &self.k_width,
-                "an NVIDIA MMA operand needs a power of two from 1 to 16 (32 bits / element bits \
-                 for 16- to 2-bit elements, up to 4 after upcasts)"
-                    .into(),
-            ));
-        }
-        if mma.is_hopper() && self.op_idx != 0 {
-            return Err(invalid(
-                "op_idx",
-                &self.op_idx,
-                "wgmma (v3) reads B from shared memory; only A (0) has a register layout".into(),
-            ));
-        }
         check_shape(FAMILY, shape, rank)?;
         let is_a = self.op_idx == 0;
         let mut tile = vec![1u32; rank];
@@ -168,13 +212,6 @@ impl DotOperand {
                 "parent",
                 &blocked.order,
                 format!("a dot operand has rank 2 or 3, the blocked parent has rank {rank}"),
-            ));
-        }
-        if self.k_width != 0 {
-            return Err(invalid(
-                "k_width",
-                &self.k_width,
-                "must be 0 when the parent is a blocked layout".into(),
             ));
         }
         check_shape(FAMILY, shape, rank)?;

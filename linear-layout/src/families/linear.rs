@@ -123,6 +123,49 @@ fn register_order(layout: &LinearLayout) -> Result<Vec<usize>> {
 }
 
 impl SharedLinear {
+    /// A shared linear layout, checked: in-dims `offset` (first) and optionally `block`, and an
+    /// alignment that is a power of two ([`LayoutError::InvalidParameter`] otherwise).
+    ///
+    /// ```
+    /// use linear_layout::{LinearLayout, families::SharedLinear};
+    /// let l = LinearLayout::identity_1d(64, "offset", "dim0")?;
+    /// assert_eq!(SharedLinear::new(l.clone(), 16)?.to_linear_layout(&[64])?, l);
+    /// assert!(SharedLinear::new(l, 24).is_err());
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn new(layout: LinearLayout, alignment: u64) -> Result<SharedLinear> {
+        let ins: Vec<String> = layout
+            .in_dim_names()
+            .iter()
+            .map(|d| d.name().to_string())
+            .collect();
+        let ok_dims = ins.first().map(String::as_str) == Some("offset")
+            && ins.iter().skip(1).all(|d| d == "block")
+            && ins.len() <= 2;
+        let bad =
+            |param: &'static str, value: String, reason: &str| LayoutError::InvalidParameter {
+                family: "shared_linear",
+                param,
+                value,
+                reason: reason.into(),
+            };
+        if !ok_dims {
+            return Err(bad(
+                "layout",
+                format!("in-dims {ins:?}"),
+                "a shared linear layout has in-dims offset and, optionally, block",
+            ));
+        }
+        if !alignment.is_power_of_two() {
+            return Err(bad(
+                "alignment",
+                alignment.to_string(),
+                "must be a power of two",
+            ));
+        }
+        Ok(SharedLinear { layout, alignment })
+    }
+
     /// The layout for an allocation of `shape`: its own, which `shape` must match exactly
     /// (Triton's `SharedLinearEncodingAttr::toLinearLayout` asserts it: shared linear layouts
     /// do not broadcast). Errors: [`LayoutError::InvalidShape`] naming both shapes.

@@ -63,6 +63,32 @@ pub struct NvidiaMma {
 }
 
 impl NvidiaMma {
+    /// An MMA accumulator layout with no CGA split, checked (see [`NvidiaMma`] for the
+    /// preconditions; [`LayoutError::InvalidParameter`] names the parameter).
+    ///
+    /// ```
+    /// use linear_layout::families::NvidiaMma;
+    /// let wgmma = NvidiaMma::new(3, &[4, 1], &[16, 64, 16])?;
+    /// assert_eq!(wgmma.to_linear_layout(&[64, 64])?.in_dim_size("warp")?, 4);
+    /// assert!(NvidiaMma::new(3, &[4, 1], &[16, 8]).is_err()); // wgmma needs [16, N, K]
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn new(
+        version_major: u32,
+        warps_per_cta: &[u32],
+        instr_shape: &[u32],
+    ) -> Result<NvidiaMma> {
+        let m = NvidiaMma {
+            version_major,
+            version_minor: 0,
+            warps_per_cta: warps_per_cta.to_vec(),
+            instr_shape: instr_shape.to_vec(),
+            cga_layout: Vec::new(),
+        };
+        m.validate()?;
+        Ok(m)
+    }
+
     /// The layout `register, lane, warp, block → dim0..` for a tensor of `shape` (Triton's
     /// `NvidiaMmaEncodingAttr::toLinearLayout`); errors: see [`NvidiaMma`].
     ///

@@ -67,6 +67,37 @@ impl Slice {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
+        let parent_rank = self.check()?;
+        check_shape(FAMILY, shape, parent_rank - 1)?;
+        let mut parent_shape = shape.to_vec();
+        parent_shape.insert(self.dim, 1);
+        let parent = self.parent.to_linear_layout(&parent_shape)?;
+        project_out(&parent, self.dim, shape)
+    }
+
+    /// A slice of `parent` along `dim`, checked: the parent has rank ≥ 2 and `dim` is one of
+    /// its dims ([`LayoutError::InvalidParameter`] otherwise; the parent's own parameters are
+    /// checked when it is built on a shape).
+    ///
+    /// ```
+    /// use linear_layout::families::{Blocked, DistributedEncoding, Slice};
+    /// let parent = DistributedEncoding::Blocked(Blocked::new(&[1, 4], &[8, 4], &[4, 1], &[1, 0])?);
+    /// let rows = Slice::new(1, parent.clone())?;
+    /// assert_eq!(rows.to_linear_layout(&[32])?.out_dims()[0].1, 32);
+    /// assert!(Slice::new(2, parent).is_err());
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn new(dim: usize, parent: crate::families::DistributedEncoding) -> Result<Slice> {
+        let s = Slice {
+            dim,
+            parent: Box::new(parent),
+        };
+        s.check()?;
+        Ok(s)
+    }
+
+    /// The parent's rank, once `dim` is checked against it.
+    fn check(&self) -> Result<usize> {
         let parent_rank = distributed_rank(&self.parent)?;
         if parent_rank < 2 {
             return Err(LayoutError::InvalidParameter {
@@ -84,11 +115,7 @@ impl Slice {
                 reason: format!("the parent has rank {parent_rank}"),
             });
         }
-        check_shape(FAMILY, shape, parent_rank - 1)?;
-        let mut parent_shape = shape.to_vec();
-        parent_shape.insert(self.dim, 1);
-        let parent = self.parent.to_linear_layout(&parent_shape)?;
-        project_out(&parent, self.dim, shape)
+        Ok(parent_rank)
     }
 }
 

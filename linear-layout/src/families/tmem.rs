@@ -229,6 +229,29 @@ pub(crate) fn split_buffers(family: &'static str, shape: &[u64]) -> Result<(u64,
 }
 
 impl TensorMemory {
+    /// A one-CTA TMEM layout (no CGA split, not two-CTA, not fp4-padded), checked with
+    /// [`TensorMemory::check`].
+    ///
+    /// ```
+    /// use linear_layout::families::TensorMemory;
+    /// let acc = TensorMemory::new(128, 128, 1)?;
+    /// assert_eq!(acc.alloc_columns(&[128, 128], 32)?, 128);
+    /// assert!(TensorMemory::new(96, 128, 1).is_err());
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn new(block_m: u32, block_n: u32, col_stride: u32) -> Result<TensorMemory> {
+        let t = TensorMemory {
+            block_m,
+            block_n,
+            col_stride,
+            cga_layout: Vec::new(),
+            two_ctas: false,
+            fp4_padded: false,
+        };
+        t.check()?;
+        Ok(t)
+    }
+
     /// Checks the parameters alone (Triton's `TensorMemoryEncodingAttr::verify` plus Gluon's
     /// checks); [`to_linear_layout`](Self::to_linear_layout) calls it.
     ///

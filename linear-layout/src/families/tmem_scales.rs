@@ -35,6 +35,24 @@ pub struct TensorMemoryScales {
 }
 
 impl TensorMemoryScales {
+    /// A scales layout over the CTAs `cga_layout` gives, checked (a permutation matrix once its
+    /// zero bases are removed; [`LayoutError::InvalidParameter`](crate::LayoutError::InvalidParameter) otherwise).
+    ///
+    /// ```
+    /// use linear_layout::families::TensorMemoryScales;
+    /// let two = TensorMemoryScales::new(vec![vec![1, 0]])?;
+    /// assert_eq!(two.to_linear_layout(&[256, 4])?.in_dim_size("block")?, 2);
+    /// assert!(TensorMemoryScales::new(vec![vec![1, 1]]).is_err());
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn new(cga_layout: Vec<Vec<u64>>) -> Result<TensorMemoryScales> {
+        cga_parts(&cga_layout)?;
+        Ok(TensorMemoryScales {
+            cga_layout,
+            k_then_mn: false,
+        })
+    }
+
     /// The layout for an allocation of `shape` (rank 2); see the type docs.
     ///
     /// Errors: a bad `cga_layout` ([`LayoutError::InvalidParameter`](crate::LayoutError::InvalidParameter)); a shape that is not 2-D
