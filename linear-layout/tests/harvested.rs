@@ -59,6 +59,16 @@ fn not_about_the_layout(error: &str) -> bool {
     error.contains("element type bit width")
 }
 
+/// The shape a case was evaluated on.
+fn shape_of(case: &Value) -> Vec<u64> {
+    case["shape"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_u64().unwrap())
+        .collect()
+}
+
 /// The harvested cases (checks the Triton version).
 fn harvested_cases() -> Vec<Value> {
     let path = format!(
@@ -78,12 +88,7 @@ fn harvested_attributes_agree_with_triton() {
     for case in cases {
         let id = case["id"].as_str().unwrap();
         let attr = case["attr"].as_str().unwrap();
-        let shape: Vec<u64> = case["shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap())
-            .collect();
+        let shape = shape_of(case);
         let what = format!("{id} ({}) {attr} on {shape:?}", case["source"]);
         if not_about_the_layout(case["expect"]["error"].as_str().unwrap_or("")) {
             continue;
@@ -162,12 +167,7 @@ fn module_reader_finds_every_harvested_use() {
     let cases = &harvested_cases();
     let mut text = String::new();
     for (i, case) in cases.iter().enumerate() {
-        let shape: Vec<String> = case["shape"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.to_string())
-            .collect();
+        let shape: Vec<String> = shape_of(case).iter().map(u64::to_string).collect();
         let attr = case["attr"].as_str().unwrap();
         let ty = if case["space"] == "tensor" {
             format!("tensor<{}xf16, {attr}>", shape.join("x"))
@@ -202,13 +202,7 @@ fn module_reader_finds_every_harvested_use() {
                 "line {}",
                 u.line
             );
-            let want: Vec<u64> = case["shape"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|v| v.as_u64().unwrap())
-                .collect();
-            assert_eq!(u.layout_shape(), want);
+            assert_eq!(u.layout_shape(), shape_of(case));
             assert_eq!(u.kind == UseKind::Tensor, case["space"] == "tensor");
         }
     }

@@ -86,3 +86,22 @@ pub fn tlx_leaf(text: &str, upto: usize, v: &str) -> Option<String> {
         _ => None,
     }
 }
+
+/// Every `%r = ttg.memdesc_index %b[%i] : T -> U` of a module, in order: (its 0-based line, the
+/// base type `T` as written, the index name `i`).
+pub fn memdesc_index_ops(text: &str) -> Vec<(usize, String, String)> {
+    text.lines()
+        .enumerate()
+        .filter_map(|(n, line)| {
+            let rhs = line.split_once(" = ttg.memdesc_index ")?.1;
+            let idx = rhs
+                .split_once('[')?
+                .1
+                .split(']')
+                .next()?
+                .trim_start_matches('%');
+            let ty = rhs.split_once(" : ")?.1.split(" -> ").next()?;
+            Some((n, ty.to_string(), idx.to_string()))
+        })
+        .collect()
+}

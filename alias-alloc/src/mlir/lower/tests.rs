@@ -12,7 +12,7 @@ use super::super::read_module;
 use super::*;
 use crate::PlanOptions;
 use linear_layout::text::aliases::Aliases;
-use test_support::tlx_kernels::{dump, tlx_leaf, value_at, KERNELS};
+use test_support::tlx_kernels::{dump, memdesc_index_ops, tlx_leaf, value_at, KERNELS};
 
 /// A memdesc with its aliases resolved, as comparable text.
 fn resolved(ty: &str, aliases: &Aliases) -> String {
@@ -178,18 +178,9 @@ module {
 
 /// `%r = ttg.memdesc_index %b[%i] : T -> U` ops in order: (base type text, index name).
 fn index_ops(text: &str) -> Vec<(String, String)> {
-    text.lines()
-        .filter_map(|line| {
-            let rhs = line.split_once(" = ttg.memdesc_index ")?.1;
-            let idx = rhs
-                .split_once('[')?
-                .1
-                .split(']')
-                .next()?
-                .trim_start_matches('%');
-            let ty = rhs.split_once(" : ")?.1.split(" -> ").next()?;
-            Some((ty.to_string(), idx.to_string()))
-        })
+    memdesc_index_ops(text)
+        .into_iter()
+        .map(|(_, ty, idx)| (ty, idx))
         .collect()
 }
 
