@@ -38,7 +38,10 @@ fp4_padded, cga_layout}``, ``blocked {size_per_thread, threads_per_warp,
 warps_per_cta, order, cga_layout}``, ``slice {dim, parent}``, ``nvidia_mma
 {version, warps_per_cta, instr_shape, cga_layout}``, ``dot_operand
 {operand_index, parent, k_width}``, ``tensor_memory {block, col_stride,
-cga_layout, two_ctas}``, ``tensor_memory_scales {cga_layout}``.
+cga_layout, two_ctas}``, ``tensor_memory_scales {cga_layout}``, ``amd_mfma
+{version, instr_shape, transposed, warps_per_cta, element_bitwidth,
+tiles_per_warp, cga_layout}``, ``amd_wmma {version, transposed, warp_bases,
+reg_bases, instr_shape, cga_layout, rank}``.
 
 RESULT of ``to_linear_layout`` = ``{"layout": LAYOUT, "mlir": "#ttg...",
 "alignment": int (shared only)}`` where LAYOUT is the ``from_bases`` JSON
@@ -111,6 +114,15 @@ def _gluon_layout(spec):
                                             spec["shape"])
     if k == "shared_linear":
         return ttgl.SharedLinearLayout(spec["offset"], spec["block"], spec["alignment"])
+    if k == "amd_mfma":
+        from triton.experimental.gluon.language.amd import AMDMFMALayout
+        return AMDMFMALayout(spec["version"], spec["instr_shape"], spec["transposed"], spec["warps_per_cta"],
+                             element_bitwidth=spec["element_bitwidth"], tiles_per_warp=spec["tiles_per_warp"],
+                             cga_layout=cga)
+    if k == "amd_wmma":
+        from triton.experimental.gluon.language.amd import AMDWMMALayout
+        return AMDWMMALayout(spec["version"], spec["transposed"], spec["warp_bases"], spec["reg_bases"],
+                             spec["instr_shape"], cga_layout=cga, rank=spec["rank"])
     raise ValueError("unknown layout kind %r" % k)
 
 
@@ -316,6 +328,18 @@ def dot(op_idx, parent, k_width):
     return {"kind": "dot_operand", "operand_index": op_idx, "parent": parent, "k_width": k_width}
 
 
+def mfma(version, instr, transposed, wpc, bits=32, tpw=None, cga=None):
+    return {"kind": "amd_mfma", "version": version, "instr_shape": instr, "transposed": transposed,
+            "warps_per_cta": wpc, "element_bitwidth": bits, "tiles_per_warp": tpw or [1] * len(wpc),
+            "cga_layout": cga or []}
+
+
+def wmma(version, transposed, warp_bases, reg_bases=None, instr=None, cga=None, rank=2):
+    return {"kind": "amd_wmma", "version": version, "transposed": transposed, "warp_bases": warp_bases,
+            "reg_bases": reg_bases or [], "instr_shape": instr or [16, 16, 16], "cga_layout": cga or [],
+            "rank": rank}
+
+
 def tmem(bm, bn, cs, cga=None, two_ctas=False, fp4_padded=False):
     return {"kind": "tensor_memory", "block": [bm, bn], "col_stride": cs, "cga_layout": cga or [],
             "two_ctas": two_ctas, "fp4_padded": fp4_padded}
@@ -484,6 +508,122 @@ def gen_dot(rng):
         parent = mma([2, 0], split_pow2(rng, rng.randint(0, 3), 2), [8, 8])
         C.add("to_linear_layout", {"layout": dot(rng.choice([0, 1]), parent, rng.choice([1, 2])),
                                    "shape": rand_shape(rng, 2, 2, 7)})
+    return C
+
+
+MFMA_MN = [[32, 32], [16, 16], [64, 4], [4, 64]]
+WMMA_INSTR = {1: [[16, 16, 16]], 2: [[16, 16, 16], [16, 16, 32]],
+              3: [[16, 16, 4], [16, 16, 32], [16, 16, 64], [16, 16, 128], [32, 16, 64], [32, 16, 128]]}
+
+
+def rand_mfma(rng, rank=2):
+    mn = rng.choice(MFMA_MN)
+    transposed = True if mn == [64, 4] else rng.random() < 0.6
+    wpc = split_pow2(rng, rng.randint(0, 3), rank)
+    tpw = [1] * rank
+    if rng.random() < 0.3:
+        tpw = split_pow2(rng, rng.randint(1, 2), rank)
+        if rank == 3:
+            tpw[0] = 1
+    bits = 64 if rng.random() < 0.15 else 32
+    cga = rand_cga(rng, rank) if rng.random() < 0.15 else []
+    return mfma(rng.randint(1, 4), mn + [rng.choice([4, 8, 16, 32, 64, 128])], transposed, wpc, bits, tpw, cga)
+
+
+def rand_warp_bases(rng, rank, n):
+    """`n` warp bases: a permuted identity over the last two dims, sometimes with a zero basis."""
+    bases, used = [], [0] * rank
+    for _ in range(n):
+        if rng.random() < 0.15:
+            bases.append([0] * rank)
+            continue
+        d = rng.choice(range(rank)) if rank == 3 and rng.random() < 0.3 else rng.choice([rank - 2, rank - 1])
+        v = [0] * rank
+        v[d] = 1 << used[d]
+        used[d] += 1
+        bases.append(v)
+    return bases
+
+
+def rand_wmma(rng, rank=2):
+    version = rng.randint(1, 3)
+    instr = rng.choice(WMMA_INSTR[version])
+    warps = rand_warp_bases(rng, rank, rng.randint(0, 3))
+    regs = rand_warp_bases(rng, rank, rng.randint(1, 2)) if rng.random() < 0.3 else []
+    cga = rand_cga(rng, rank) if rng.random() < 0.15 else []
+    return wmma(version, rng.random() < 0.5, warps, regs, instr, cga, rank)
+
+
+def gen_amd_mfma(rng):
+    C = Cases()
+    C.add("to_linear_layout", {"layout": mfma(3, [32, 32, 8], True, [2, 2]), "shape": [64, 64]})
+    C.add("to_linear_layout", {"layout": mfma(3, [16, 16, 16], False, [1, 1]), "shape": [16, 32]})
+    C.add("to_linear_layout", {"layout": mfma(4, [16, 16, 32], True, [1, 4], tpw=[2, 2]), "shape": [128, 128]})
+    C.add("to_linear_layout", {"layout": mfma(4, [64, 4, 16], True, [4, 1]), "shape": [256, 16]})
+    C.add("to_linear_layout", {"layout": mfma(4, [64, 4, 16], False, [4, 1]), "shape": [256, 16]},
+          "64x4 must be transposed")
+    C.add("to_linear_layout", {"layout": mfma(4, [32, 32, 16], False, [4, 1]), "shape": [128, 96]},
+          "non-power-of-two N")
+    for _ in range(200):
+        lay = rand_mfma(rng)
+        C.add("to_linear_layout", {"layout": lay, "shape": rand_shape(rng, 2, 1, 9)})
+    for _ in range(30):
+        lay = rand_mfma(rng, 3)
+        C.add("to_linear_layout", {"layout": lay, "shape": rand_shape(rng, 3, 0, 7)})
+    return C
+
+
+def gen_amd_wmma(rng):
+    C = Cases()
+    C.add("to_linear_layout", {"layout": wmma(2, False, [[0, 1], [1, 0]]), "shape": [32, 32]})
+    C.add("to_linear_layout", {"layout": wmma(1, False, [[1, 0]]), "shape": [32, 16]})
+    C.add("to_linear_layout", {"layout": wmma(3, True, [[0, 1], [1, 0]], instr=[32, 16, 64]), "shape": [64, 64]})
+    C.add("to_linear_layout", {"layout": wmma(1, False, [[0, 0, 1], [0, 0, 2], [1, 0, 0]], rank=3),
+                               "shape": [4, 32, 64]})
+    C.add("to_linear_layout", {"layout": wmma(1, False, [], rank=3), "shape": [2, 16, 16]})
+    for _ in range(160):
+        C.add("to_linear_layout", {"layout": rand_wmma(rng), "shape": rand_shape(rng, 2, 1, 8)})
+    for _ in range(30):
+        C.add("to_linear_layout", {"layout": rand_wmma(rng, 3), "shape": rand_shape(rng, 3, 0, 6)})
+    return C
+
+
+def gen_amd_dot(rng):
+    C = Cases()
+    C.add("to_linear_layout", {"layout": dot(0, mfma(3, [32, 32, 8], True, [2, 2]), 4), "shape": [64, 32]})
+    C.add("to_linear_layout", {"layout": dot(1, mfma(3, [32, 32, 8], True, [2, 2]), 4), "shape": [32, 64]})
+    C.add("to_linear_layout", {"layout": dot(0, mfma(4, [64, 4, 16], True, [4, 1]), 4), "shape": [256, 64]})
+    C.add("to_linear_layout", {"layout": dot(1, mfma(4, [4, 64, 16], False, [1, 4]), 4), "shape": [64, 256]})
+    C.add("to_linear_layout", {"layout": dot(0, wmma(1, False, [[0, 1], [1, 0]]), 16), "shape": [32, 16]})
+    C.add("to_linear_layout", {"layout": dot(1, wmma(3, True, [[0, 1], [1, 0]], instr=[32, 16, 64]), 8),
+                               "shape": [64, 64]})
+    for _ in range(160):
+        rank = 3 if rng.random() < 0.15 else 2
+        op = rng.choice([0, 1])
+        kw = rng.choice([1, 2, 4, 8, 16])
+        C.add("to_linear_layout", {"layout": dot(op, rand_mfma(rng, rank), kw), "shape": rand_shape(rng, rank, 1, 8)})
+    for _ in range(140):
+        rank = 3 if rng.random() < 0.15 else 2
+        op = rng.choice([0, 1])
+        lay = rand_wmma(rng, rank)
+        kw = rng.choice({1: [8, 16], 2: [4, 8, 16]}.get(lay["version"], [2, 4, 8, 16, 32]))
+        C.add("to_linear_layout", {"layout": dot(op, lay, kw), "shape": rand_shape(rng, rank, 1, 8)})
+    # k_width refused by Triton's verifier.
+    C.add("to_linear_layout", {"layout": dot(0, wmma(1, False, [[1, 0]]), 4), "shape": [32, 32]})
+    C.add("to_linear_layout", {"layout": dot(0, wmma(2, False, [[1, 0]]), 2), "shape": [32, 32]})
+    return C
+
+
+def gen_amd_slice(rng):
+    C = Cases()
+    for _ in range(80):
+        rank = 3 if rng.random() < 0.2 else 2
+        parent = rand_mfma(rng, rank) if rng.random() < 0.5 else rand_wmma(rng, rank)
+        if rng.random() < 0.3:
+            parent = dot(rng.choice([0, 1]), parent, 8 if parent["kind"] == "amd_wmma" else 4)
+        dim = rng.randrange(rank)
+        C.add("to_linear_layout", {"layout": {"kind": "slice", "dim": dim, "parent": parent},
+                                   "shape": rand_shape(rng, rank - 1, 0, 8)})
     return C
 
 
@@ -703,6 +843,10 @@ FAMILIES = [
     ("linear", gen_linear),
     ("shared_linear", gen_shared_linear),
     ("tmem_reg_layout", gen_tmem_reg),
+    ("amd_mfma", gen_amd_mfma),
+    ("amd_wmma", gen_amd_wmma),
+    ("amd_dot_operand", gen_amd_dot),
+    ("amd_slice", gen_amd_slice),
     ("bank_conflicts", gen_bank_conflicts),
     ("views", gen_views),
 ]

@@ -158,6 +158,26 @@ fn linear_goldens() {
     check_family("linear");
 }
 
+#[test]
+fn amd_mfma_goldens() {
+    check_family("amd_mfma");
+}
+
+#[test]
+fn amd_wmma_goldens() {
+    check_family("amd_wmma");
+}
+
+#[test]
+fn amd_dot_operand_goldens() {
+    check_family("amd_dot_operand");
+}
+
+#[test]
+fn amd_slice_goldens() {
+    check_family("amd_slice");
+}
+
 /// Every departure rule is exercised by at least one golden case (the list does not rot).
 #[test]
 fn departures_are_exercised() {

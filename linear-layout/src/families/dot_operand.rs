@@ -1,11 +1,13 @@
 //! [`DotOperand`]: `#ttg.dot_op`, the A/B operand layout of a parent MMA or blocked layout.
 
+use super::amd_mfma::{operand_order, AMD_WAVE_SIZE};
 use super::attribute::Attribute;
 use super::checks::check_shape;
 use super::encoding::parse_parent;
+use super::linear::check_permutation;
 use super::mma::{matrix_order, nvidia_mma_tile};
-use super::tiling::{combine_cta_cga, identity_standard_nd};
-use super::{Blocked, DistributedEncoding, NvidiaMma};
+use super::tiling::{combine_cta_cga, identity_standard_nd, standard_out_dims};
+use super::{AmdMfma, AmdWmma, Blocked, DistributedEncoding, NvidiaMma};
 use crate::text::attr::AttrParser;
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
@@ -88,11 +90,9 @@ impl DotOperand {
         match self.parent.as_ref() {
             DistributedEncoding::NvidiaMma(mma) => self.mma_operand(mma, shape),
             DistributedEncoding::Blocked(blocked) => self.fma_operand(blocked, shape),
-            other => Err(invalid(
-                "parent",
-                &kind(other),
-                "must be an nvidia_mma or blocked layout".into(),
-            )),
+            DistributedEncoding::AmdMfma(mfma) => self.mfma_operand(mfma, shape),
+            DistributedEncoding::AmdWmma(wmma) => self.wmma_operand(wmma, shape),
+            other => Err(invalid("parent", &kind(other), PARENTS.into())),
         }
     }
 
@@ -154,12 +154,31 @@ impl DotOperand {
                 "must be 0 when the parent is a blocked layout".into(),
             )),
             DistributedEncoding::Blocked(_) => Ok(()),
-            other => Err(invalid(
-                "parent",
-                &kind(other),
-                "must be an nvidia_mma or blocked layout".into(),
-            )),
+            DistributedEncoding::AmdMfma(_) => self.check_amd_k_width(&[]),
+            DistributedEncoding::AmdWmma(w) => match w.version {
+                1 => self.check_amd_k_width(&[8, 16]),
+                2 => self.check_amd_k_width(&[4, 8, 16]),
+                _ => self.check_amd_k_width(&[]),
+            },
+            other => Err(invalid("parent", &kind(other), PARENTS.into())),
         }
+    }
+
+    /// An AMD operand's `k_width`: a power of two (one of `allowed` when given).
+    fn check_amd_k_width(&self, allowed: &[u32]) -> Result<()> {
+        let ok = self.k_width.is_power_of_two()
+            && self.k_width <= 1 << 10
+            && (allowed.is_empty() || allowed.contains(&self.k_width));
+        if ok {
+            return Ok(());
+        }
+        let reason = if allowed.is_empty() {
+            "an AMD MFMA / WMMA v3 operand needs a power of two (Triton: mandatory, non-zero)"
+                .to_string()
+        } else {
+            format!("this WMMA version takes k_width {allowed:?}")
+        };
+        Err(invalid("k_width", &self.k_width, reason))
     }
 
     /// The K dim of this operand for a tensor of rank `rank`: the last for A, the second to last
@@ -233,6 +252,110 @@ impl DotOperand {
         combine_cta_cga(&regs.product(&lanes)?.product(&warps)?, &cga, shape, true)
     }
 
+    /// Triton's `mfmaDotToLinearLayout`: `k_width` K elements per lane, lanes along the
+    /// instruction's non-K dim then along K (64-lane waves), K tiles repeated over registers to
+    /// the tensor's K, `tiles_per_warp` along the non-K dim, then the parent's waves (not
+    /// broadcast: waves along K fall off when the layout is fitted to the shape).
+    fn mfma_operand(&self, mfma: &AmdMfma, shape: &[u64]) -> Result<LinearLayout> {
+        let rank = mfma.rank()?;
+        check_shape(FAMILY, shape, rank)?;
+        let (m, n) = mfma.mn();
+        let is_a = self.op_idx == 0;
+        let non_k = if is_a { m } else { n };
+        let (k_idx, non_k_idx) = if is_a {
+            (rank - 1, rank - 2)
+        } else {
+            (rank - 2, rank - 1)
+        };
+        let (dk, dn) = (Dim::standard(k_idx), Dim::standard(non_k_idx));
+        let kw = u64::from(self.k_width);
+        let mut k_tile = AMD_WAVE_SIZE / non_k * kw;
+        let mut parts = vec![
+            LinearLayout::identity_1d(kw, "register", dk)?,
+            LinearLayout::identity_1d(non_k, "lane", dn)?,
+            LinearLayout::identity_1d(AMD_WAVE_SIZE / non_k, "lane", dk)?,
+        ];
+        // The 64×64 operand of a 64×4 / 4×64 MFMA: 16 K tiles.
+        if (m, n, is_a) == (64, 4, true) || (m, n, is_a) == (4, 64, false) {
+            parts.push(LinearLayout::identity_1d(16, "register", dk)?);
+            k_tile *= 16;
+        }
+        let k_size = shape.get(k_idx).copied().unwrap_or(1);
+        if k_size > k_tile {
+            parts.push(LinearLayout::identity_1d(k_size / k_tile, "register", dk)?);
+        }
+        let tiles = u64::from(mfma.tiles_per_warp.get(non_k_idx).copied().unwrap_or(1));
+        parts.push(LinearLayout::identity_1d(tiles, "register", dn)?);
+        let mut tile = parts
+            .iter()
+            .try_fold(LinearLayout::empty(), |acc, p| acc.product(p))?
+            .transpose_outs(&[dk, dn])?;
+        if rank == 3 {
+            let b = Dim::standard(0);
+            tile = tile
+                .product(&LinearLayout::identity_1d(1, "register", b)?)?
+                .product(&LinearLayout::identity_1d(1, "lane", b)?)?;
+        }
+        let warps = identity_standard_nd(
+            "warp",
+            &mfma
+                .warps_per_cta
+                .iter()
+                .map(|&w| u64::from(w))
+                .collect::<Vec<_>>(),
+            &matrix_order(rank, true),
+        )?;
+        combine_cta_cga(
+            &tile.product_any_out_order(&warps)?,
+            &mfma.cga_layout,
+            shape,
+            true,
+        )
+    }
+
+    /// Triton's `wmmaDotOperandToLinearLayout`: `k_width` K elements per lane, 16 lanes along
+    /// the non-K dim, the two half-waves along K (duplicated for v1), K tiles over registers to
+    /// the instruction's K, a second 16-row block for a 32-row operand; then the parent's CTA
+    /// layout with its K component dropped and its broadcast registers removed.
+    fn wmma_operand(&self, wmma: &AmdWmma, shape: &[u64]) -> Result<LinearLayout> {
+        let rank = wmma.rank()?;
+        check_shape(FAMILY, shape, rank)?;
+        let order = operand_order(self.op_idx, rank);
+        let (Some(&k_idx), Some(&non_k_idx)) = (order.first(), order.get(1)) else {
+            return Err(invalid("parent", &rank, "needs rank 2 or 3".into()));
+        };
+        let (dk, dn) = (Dim::standard(k_idx), Dim::standard(non_k_idx));
+        const TILE: u64 = 16;
+        const DEPTH: u64 = 2;
+        let kw = u64::from(self.k_width);
+        // Triton's identity1D(0) is empty: a K tile wider than the instruction is not repeated.
+        let k_repeat = (wmma.k() / (DEPTH * kw)).max(1);
+        let half_waves = if wmma.version == 1 {
+            LinearLayout::zeros_1d(DEPTH, "lane", dk, 1)?
+        } else {
+            LinearLayout::identity_1d(DEPTH, "lane", dk)?
+        };
+        let parts = [
+            LinearLayout::identity_1d(kw, "register", dk)?,
+            LinearLayout::identity_1d(TILE, "lane", dn)?,
+            half_waves,
+            LinearLayout::identity_1d(k_repeat, "register", dk)?,
+            LinearLayout::identity_1d(wmma.operand_non_k(self.op_idx) / TILE, "register", dn)?,
+        ];
+        let tile = parts
+            .iter()
+            .try_fold(LinearLayout::empty(), |acc, p| acc.product(p))?;
+        let cta = operand_cta(&wmma.cta_layout, k_idx, rank)?;
+        let rep_dims: Vec<Dim> = order.iter().map(|&d| Dim::standard(d)).collect();
+        let layout = tile
+            .product_any_out_order(&cta)?
+            .transpose_outs(&rep_dims)?;
+        let cga = self.operand_cga(&wmma.cga_layout, rank);
+        let layout = combine_cta_cga(&layout, &cga, shape, true)?;
+        check_permutation(FAMILY, &layout)?;
+        Ok(layout)
+    }
+
     /// The parent's `cga_layout` with the K component zeroed: K is never split across CTAs.
     fn operand_cga(&self, parent: &[Vec<u64>], rank: usize) -> Vec<Vec<u64>> {
         let k = self.k_dim(rank);
@@ -252,12 +375,42 @@ fn invalid<T: std::fmt::Debug>(param: &'static str, value: &T, reason: String) -
     LayoutError::invalid_parameter(FAMILY, param, value, reason)
 }
 
+const PARENTS: &str = "must be an nvidia_mma, amd_mfma, amd_wmma or blocked layout";
+
+/// A WMMA parent's `register, warp` layout for an operand: the K component of every basis
+/// dropped (`projectAwayOutDim`, out sizes inferred again) and the register bases left all
+/// zero removed (`actionRemoveBroadcastedRegs`).
+fn operand_cta(cta: &LinearLayout, k_idx: usize, rank: usize) -> Result<LinearLayout> {
+    let zero_k = |bases: Vec<Vec<u64>>| -> Vec<Vec<u64>> {
+        bases
+            .into_iter()
+            .map(|b| {
+                b.into_iter()
+                    .enumerate()
+                    .map(|(i, v)| if i == k_idx { 0 } else { v })
+                    .collect()
+            })
+            .collect()
+    };
+    let regs: Vec<Vec<u64>> = zero_k(cta.bases_of("register")?)
+        .into_iter()
+        .filter(|b| b.iter().any(|&v| v != 0))
+        .collect();
+    let warps = zero_k(cta.bases_of("warp")?);
+    LinearLayout::from_bases_inferred(
+        &[("register", regs), ("warp", warps)],
+        &standard_out_dims(rank),
+    )
+}
+
 fn kind(enc: &DistributedEncoding) -> &'static str {
     match enc {
         DistributedEncoding::Blocked(_) => "blocked",
         DistributedEncoding::Slice(_) => "slice",
         DistributedEncoding::NvidiaMma(_) => "nvidia_mma",
         DistributedEncoding::DotOperand(_) => "dot_operand",
+        DistributedEncoding::AmdMfma(_) => "amd_mfma",
+        DistributedEncoding::AmdWmma(_) => "amd_wmma",
         DistributedEncoding::Linear(_) => "linear",
     }
 }

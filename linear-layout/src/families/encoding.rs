@@ -9,6 +9,8 @@
 //! | `#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = […], instrShape = […]}>` | [`NvidiaMma`] |
 //! | `#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{…}>, kWidth = 2}>` | [`DotOperand`] |
 //! | `#ttg.linear<{register = […], lane = […], warp = […], block = […]}>` | [`DistributedEncoding::Linear`] |
+//! | `#ttg.amd_mfma<{version = 3, warpsPerCTA = […], instrShape = [32, 32, 8], isTransposed = true}>` | [`AmdMfma`] |
+//! | `#ttg.amd_wmma<{version = 2, isTranspose = false, ctaLayout = {warp = […]}}>` | [`AmdWmma`] |
 //! | `#ttg.swizzled_shared<{vec = 2, perPhase = 2, maxPhase = 4, order = [1, 0]}>` | [`SwizzledShared`] |
 //! | `#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>` | [`NvmmaShared`] |
 //! | `#ttg.shared_linear<{offset = […], block = […]}, alignment = 16>` | [`SharedLinear`] |
@@ -51,8 +53,8 @@ use super::attribute::{Attribute, AttributeText};
 use super::linear::fit_linear;
 use super::nvmma::DEFAULT_RANK;
 use super::{
-    Blocked, DotOperand, NvidiaMma, NvmmaShared, SharedLinear, Slice, SwizzledShared, TensorMemory,
-    TensorMemoryScales,
+    AmdMfma, AmdWmma, Blocked, DotOperand, NvidiaMma, NvmmaShared, SharedLinear, Slice,
+    SwizzledShared, TensorMemory, TensorMemoryScales,
 };
 use crate::text::attr::{AttrParser, ANY};
 use crate::{LayoutError, LinearLayout, Result};
@@ -70,6 +72,10 @@ pub enum DistributedEncoding {
     DotOperand(DotOperand),
     /// `#ttg.linear`: any layout with in-dims `register, lane, warp, block`.
     Linear(LinearLayout),
+    /// `#ttg.amd_mfma` (CDNA matrix cores, 64-lane waves).
+    AmdMfma(AmdMfma),
+    /// `#ttg.amd_wmma` (RDNA / gfx1250 matrix cores, 32-lane waves).
+    AmdWmma(AmdWmma),
 }
 
 /// A shared-memory layout: in-dims `offset, block`.
@@ -105,6 +111,8 @@ impl DistributedEncoding {
             DistributedEncoding::NvidiaMma(m) => m.to_linear_layout(shape),
             DistributedEncoding::DotOperand(d) => d.to_linear_layout(shape),
             DistributedEncoding::Linear(l) => fit_linear(l, shape),
+            DistributedEncoding::AmdMfma(m) => m.to_linear_layout(shape),
+            DistributedEncoding::AmdWmma(w) => w.to_linear_layout(shape),
         }
     }
 }
@@ -197,6 +205,8 @@ registry! {
     NvidiaMma => |f| Encoding::Distributed(DistributedEncoding::NvidiaMma(f));
     DotOperand => |f| Encoding::Distributed(DistributedEncoding::DotOperand(f));
     LinearLayout => |f| Encoding::Distributed(DistributedEncoding::Linear(f));
+    AmdMfma => |f| Encoding::Distributed(DistributedEncoding::AmdMfma(f));
+    AmdWmma => |f| Encoding::Distributed(DistributedEncoding::AmdWmma(f));
     SwizzledShared => |f| Encoding::Shared(SharedEncoding::Swizzled(f));
     NvmmaShared => |f| Encoding::Shared(SharedEncoding::Nvmma(f));
     SharedLinear => |f| Encoding::Shared(SharedEncoding::Linear(f));
@@ -272,6 +282,8 @@ impl DistributedEncoding {
             DistributedEncoding::NvidiaMma(m) => m,
             DistributedEncoding::DotOperand(d) => d,
             DistributedEncoding::Linear(l) => l,
+            DistributedEncoding::AmdMfma(m) => m,
+            DistributedEncoding::AmdWmma(w) => w,
         }
     }
 }

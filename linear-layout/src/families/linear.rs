@@ -48,7 +48,7 @@ use crate::{Dim, DimBases, LayoutError, LinearLayout, Result};
 /// # Ok::<(), linear_layout::LayoutError>(())
 /// ```
 pub fn fit_linear(layout: &LinearLayout, shape: &[u64]) -> Result<LinearLayout> {
-    check_permutation(layout)?;
+    check_permutation("linear", layout)?;
     check_shape("linear", shape, layout.num_out_dims())?;
     let canonical: Vec<Dim> = layout.out_dims().iter().map(|&(d, _)| d).collect();
     let order = register_order(layout)?;
@@ -69,7 +69,7 @@ pub fn fit_linear(layout: &LinearLayout, shape: &[u64]) -> Result<LinearLayout> 
 /// Triton's `LinearEncodingAttr` verifier: once the zero (broadcast) bases are removed, the bases
 /// form a permutation matrix — each moves one dim by a power of two, and no two are the same.
 /// Errors: [`LayoutError::InvalidParameter`] naming the first basis that breaks it.
-fn check_permutation(layout: &LinearLayout) -> Result<()> {
+pub(crate) fn check_permutation(family: &'static str, layout: &LinearLayout) -> Result<()> {
     let mut seen: Vec<Vec<u64>> = Vec::new();
     for (dim, bases) in layout.bases() {
         for (i, b) in bases.iter().enumerate() {
@@ -88,7 +88,7 @@ fn check_permutation(layout: &LinearLayout) -> Result<()> {
                 continue;
             };
             return Err(LayoutError::InvalidParameter {
-                family: "linear",
+                family,
                 param: "bases",
                 value: format!("{dim}[{i}] = {b:?}"),
                 reason: format!(
@@ -255,7 +255,7 @@ impl Attribute for LinearLayout {
     fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
         let dims = linear_bases(p, Self::NAME, start, Some(&REGISTER_DIMS))?;
         let layout = p.layout(Self::NAME, start, &dims)?;
-        check_permutation(&layout)?;
+        check_permutation("linear", &layout)?;
         Ok(layout)
     }
 

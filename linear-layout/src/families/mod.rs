@@ -10,10 +10,13 @@
 //! | `#ttg.linear`, [`SharedLinear`] | given by their bases | [`linear`] |
 //! | [`Tcgen05Atom`] register layouts | `register, lane, warp, block` → `dim0, dim1` | [`tmem_access`] |
 //! | [`Blocked`], [`Slice`], [`NvidiaMma`], [`DotOperand`] | `register, lane, warp, block` → `dim0..` | [`blocked`], [`slice`](mod@slice), [`mma`], [`dot_operand`] |
+//! | [`AmdMfma`], [`AmdWmma`] | `register, lane, warp, block` → `dim0..` | [`amd_mfma`], [`amd_wmma`] |
 //!
 //! [`Encoding`] gathers them behind one `to_linear_layout(shape)` and reads and prints their MLIR
 //! attributes; each family's attribute keys and printer sit in its own file.
 
+pub mod amd_mfma;
+pub mod amd_wmma;
 mod attribute;
 pub mod blocked;
 pub mod checks;
@@ -30,6 +33,8 @@ pub mod tmem;
 pub mod tmem_access;
 pub mod tmem_scales;
 
+pub use amd_mfma::AmdMfma;
+pub use amd_wmma::AmdWmma;
 pub use blocked::Blocked;
 pub use cute::CuteSwizzle;
 pub use dot_operand::DotOperand;

@@ -201,6 +201,8 @@ pub fn distributed_rank(enc: &DistributedEncoding) -> Result<usize> {
         DistributedEncoding::NvidiaMma(m) => m.rank(),
         DistributedEncoding::DotOperand(d) => distributed_rank(&d.parent),
         DistributedEncoding::Linear(l) => Ok(l.num_out_dims()),
+        DistributedEncoding::AmdMfma(m) => m.rank(),
+        DistributedEncoding::AmdWmma(w) => w.rank(),
     }
 }
 

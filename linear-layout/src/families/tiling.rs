@@ -120,18 +120,24 @@ pub fn ensure_not_larger_than(
             }
         }
         moving.sort_by_key(|m| std::cmp::Reverse(m.2));
+        // One halving per distinct value: duplicate bases encode the same output bit and are
+        // all cleared together (Triton 3.9).
         let mut size = actual;
-        for (d, b, _) in moving {
-            if size <= desired {
+        let mut i = 0;
+        while size > desired {
+            let Some(&(_, _, v)) = moving.get(i) else {
                 break;
-            }
-            let Some((dim, dim_bases)) = bases.get_mut(d) else {
-                continue;
             };
-            if !broadcast_registers && *dim == register {
-                dropped.push(b);
-            } else if let Some(c) = dim_bases.get_mut(b).and_then(|basis| basis.get_mut(k)) {
-                *c = 0;
+            while let Some(&(d, b, _)) = moving.get(i).filter(|m| m.2 == v) {
+                i += 1;
+                let Some((dim, dim_bases)) = bases.get_mut(d) else {
+                    continue;
+                };
+                if !broadcast_registers && *dim == register {
+                    dropped.push(b);
+                } else if let Some(c) = dim_bases.get_mut(b).and_then(|basis| basis.get_mut(k)) {
+                    *c = 0;
+                }
             }
             size >>= 1;
         }

@@ -25,9 +25,18 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn product(&self, outer: &LinearLayout) -> Result<LinearLayout> {
+        check_common_order("out", &self.outs, &outer.outs)?;
+        self.product_any_out_order(outer)
+    }
+
+    /// [`LinearLayout::product`] where the operands may order their common out-dims
+    /// differently: the result's out-dims are then what Triton's `supremum` walk gives (the
+    /// families need it where Triton's own lowering multiplies such layouts, e.g. a dot
+    /// operand tile in `[k, non-k]` order by a warp layout in `[dim1, dim0]` order). The maps
+    /// themselves do not depend on the order.
+    pub(crate) fn product_any_out_order(&self, outer: &LinearLayout) -> Result<LinearLayout> {
         let inner = self;
         check_common_order("in", &inner.ins, &outer.ins)?;
-        check_common_order("out", &inner.outs, &outer.outs)?;
         let in_names = supremum(&inner.ins, &outer.ins);
         let out_names = supremum(&inner.outs, &outer.outs);
         let size = |role: &'static str, dims: [&[DimSize]; 2], d: Dim| -> Result<u32> {

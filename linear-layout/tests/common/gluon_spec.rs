@@ -5,8 +5,8 @@
 #![allow(dead_code)]
 
 use linear_layout::families::{
-    Blocked, DistributedEncoding, DotOperand, Encoding, NvidiaMma, NvmmaShared, SharedEncoding,
-    SharedLinear, Slice, SwizzledShared, TensorMemory, TensorMemoryScales,
+    AmdMfma, AmdWmma, Blocked, DistributedEncoding, DotOperand, Encoding, NvidiaMma, NvmmaShared,
+    SharedEncoding, SharedLinear, Slice, SwizzledShared, TensorMemory, TensorMemoryScales,
 };
 use linear_layout::LinearLayout;
 use serde_json::{json, Value};
@@ -117,6 +117,31 @@ pub fn encoding(spec: &Value) -> Encoding {
                 version_major: v[0],
                 version_minor: v.get(1).copied().unwrap_or(0),
                 warps_per_cta: u32s(&spec["warps_per_cta"]),
+                instr_shape: u32s(&spec["instr_shape"]),
+                cga_layout: cga,
+            }))
+        }
+        "amd_mfma" => Encoding::Distributed(DistributedEncoding::AmdMfma(AmdMfma {
+            version: num("version"),
+            warps_per_cta: u32s(&spec["warps_per_cta"]),
+            instr_shape: u32s(&spec["instr_shape"]),
+            is_transposed: spec["transposed"].as_bool().expect("transposed"),
+            tiles_per_warp: u32s(&spec["tiles_per_warp"]),
+            element_bitwidth: num("element_bitwidth"),
+            cga_layout: cga,
+        })),
+        "amd_wmma" => {
+            let rank = spec["rank"].as_u64().expect("rank") as usize;
+            let (reg, warp) = (bases(&spec["reg_bases"]), bases(&spec["warp_bases"]));
+            let outs: Vec<linear_layout::Dim> =
+                (0..rank).map(linear_layout::Dim::standard).collect();
+            let cta =
+                LinearLayout::from_bases_inferred(&[("register", reg), ("warp", warp)], &outs)
+                    .expect("wmma cta layout");
+            Encoding::Distributed(DistributedEncoding::AmdWmma(AmdWmma {
+                version: num("version"),
+                is_transposed: spec["transposed"].as_bool().expect("transposed"),
+                cta_layout: cta,
                 instr_shape: u32s(&spec["instr_shape"]),
                 cga_layout: cga,
             }))
