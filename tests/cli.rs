@@ -473,3 +473,30 @@ fn show_module_lists_every_layout_of_a_real_dump() {
     let err = fails(&["layout", "show", "--module", "/nonexistent.mlir"], 2);
     assert!(err.contains("--module: /nonexistent.mlir:"), "{err}");
 }
+
+/// Real AMD TTGIR (`tools/gen_amd_kernel_dumps.py`: Triton 3.9 compiling a matmul for gfx942
+/// and gfx1250): every layout builds — MFMA accumulators in 64-lane waves, their dot operands,
+/// the rotating shared layout, and the padded one (as its linear component).
+#[test]
+fn show_module_reads_real_amd_dumps() {
+    let dump = |arch: &str| {
+        format!(
+            "{}/linear-layout/tests/data/amd_kernels/matmul_{arch}.ttgir",
+            env!("CARGO_MANIFEST_DIR")
+        )
+    };
+    let text = ok(&["layout", "show", "--module", &dump("gfx942")]);
+    assert!(text.ends_with("15 layouts, 20 uses: 20 built, 0 refused\n"), "{text}");
+    assert!(text.contains("#mma = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}> (line 6)\n  tensor<128x128xf32> (line 27):\n"), "{text}");
+    // 64 lanes: the sixth lane bit moves N (transposed 32×32: 32 lanes down M, then 2 along N).
+    assert!(text.contains("       lane=32 -> (0, 4)\n"), "{text}");
+    // The rotating layout (rows along dim1): row 16 starts the second block of 16 rows, where
+    // the phase is rotated by one (a plain swizzle would give (0, 16)).
+    assert!(
+        text.contains("       offset=512 -> (32, 8)\n       offset=1024 -> (4, 16)\n       offset=2048 -> (8, 32)\n"),
+        "{text}"
+    );
+    let text = ok(&["layout", "show", "--module", &dump("gfx1250")]);
+    assert!(text.ends_with("13 layouts, 21 uses: 21 built, 0 refused\n"), "{text}");
+    assert!(text.contains("#shared = #ttg.padded_shared<[128:+8] {order = [1, 0], shape = [128, 64]}> (line 5)\n  !ttg.memdesc<2x128x64xf16> (line 80):\n    padded [128:+8]: no linear layout (as in Triton); its linear component (paddedLinearLayout), padding on top:\n"), "{text}");
+}

@@ -17,6 +17,8 @@ What is asked of Triton
 * ``to_linear_layout``: ``GluonOpBuilder.to_linear_layout(layout._to_ir(b), shape)``
   plus the MLIR text of the attribute (printed inside a memdesc / tensor type)
   and, for shared layouts, Gluon's alignment.
+* ``mlir``: only the MLIR text of the attribute (padded layouts, which have no
+  linear layout in Triton).
 * ``tmem_reg_layout``: ``gluon_ir.compute_tmem_reg_layout(dtype, shape,
   alloc_shape, tmem_layout, num_warps, atom)``.
 * ``bank_conflicts``: ``ttgl.bank_conflicts(distributed_type, memdesc_type)``
@@ -114,6 +116,13 @@ def _gluon_layout(spec):
                                             spec["shape"])
     if k == "shared_linear":
         return ttgl.SharedLinearLayout(spec["offset"], spec["block"], spec["alignment"])
+    if k == "padded_shared":
+        return ttgl.PaddedSharedLayout(spec["interval_padding_pairs"], spec["offset_bases"], spec["cga_layout"],
+                                       spec["shape"])
+    if k == "partitioned_shared":
+        from triton.experimental.gluon.language.amd.cdna5 import PartitionedSharedLayout
+        return PartitionedSharedLayout(spec["num_partitions"], spec["num_groups"], spec["partition_dim"],
+                                       _gluon_layout(spec["partition_layout"]))
     if k == "amd_mfma":
         from triton.experimental.gluon.language.amd import AMDMFMALayout
         return AMDMFMALayout(spec["version"], spec["instr_shape"], spec["transposed"], spec["warps_per_cta"],
@@ -183,7 +192,7 @@ def _mlir(b, spec, attr, shape):
     else:
         bits = spec.get("element_bitwidth", 16)
     elem = _ir_elem(b, bits)
-    if k in ("swizzled_shared", "nvmma_shared", "shared_linear"):
+    if k in ("swizzled_shared", "nvmma_shared", "shared_linear", "padded_shared", "partitioned_shared"):
         t = b.get_shared_mem_desc_ty(elem, list(shape), attr, list(shape))
     elif k in ("tensor_memory", "tensor_memory_scales"):
         t = b.get_tensor_mem_desc_ty(elem, list(shape), attr, list(shape))
@@ -234,6 +243,10 @@ def run_case(op, a):
         if align is not None:
             out["alignment"] = align
         return out
+    if op == "mlir":
+        b = _builder()
+        attr = _gluon_layout(a["layout"])._to_ir(b)
+        return {"mlir": _mlir(b, a["layout"], attr, a["shape"])}
     if op == "tmem_reg_layout":
         from triton._C.libtriton import gluon_ir
         r = gluon_ir.compute_tmem_reg_layout(_dtype(a["element_bits"]), a["shape"], a["alloc_shape"],
@@ -554,6 +567,77 @@ def rand_wmma(rng, rank=2):
     return wmma(version, rng.random() < 0.5, warps, regs, instr, cga, rank)
 
 
+def padded(pairs, offset, shape, cga=None):
+    return {"kind": "padded_shared", "interval_padding_pairs": pairs, "offset_bases": offset,
+            "cga_layout": cga or [], "shape": shape}
+
+
+def identity_bases(shape, order):
+    rank = len(shape)
+    out = []
+    for d in order:
+        for b in range(shape[d].bit_length() - 1):
+            out.append([1 << b if i == d else 0 for i in range(rank)])
+    return out
+
+
+def rand_padded(rng, rank, lo=1, hi=6):
+    shape = rand_shape(rng, rank, lo, hi)
+    pairs, used = [], set()
+    for _ in range(rng.randint(1, 2)):
+        i = 1 << rng.randint(2, 9)
+        if i not in used:
+            used.add(i)
+            pairs.append([i, 1 << rng.randint(0, 4)])
+    bases = identity_bases(shape, perm(rng, rank))
+    if rng.random() < 0.5:
+        rng.shuffle(bases)  # a row permutation: still one dim per basis
+    return padded(pairs, bases, shape)
+
+
+def gen_padded_shared(rng):
+    C = Cases()
+    # Gluon's docstring example and the with_identity_for form (printed short).
+    C.add("mlir", {"layout": padded([[8, 1]], [[0, 1], [0, 2], [2, 0], [4, 0], [1, 0]], [8, 4]), "shape": [8, 4]})
+    C.add("mlir", {"layout": padded([[256, 8]], identity_bases([16, 32], [1, 0]), [16, 32]), "shape": [16, 32]})
+    C.add("mlir", {"layout": padded([[2, 1], [4, 2]], identity_bases([8, 8], [0, 1]), [8, 8]), "shape": [8, 8]})
+    C.add("to_linear_layout", {"layout": padded([[256, 8]], identity_bases([16, 32], [1, 0]), [16, 32]),
+                               "shape": [16, 32]}, "Triton: no linear layout")
+    for _ in range(60):
+        rank = rng.choice([1, 2, 2, 3])
+        lay = rand_padded(rng, rank)
+        C.add("mlir", {"layout": lay, "shape": lay["shape"]})
+    # Refused by the verifier: a basis moving two dims, a repeated offset.
+    C.add("mlir", {"layout": padded([[8, 1]], [[1, 1], [2, 0], [0, 2]], [4, 4]), "shape": [4, 4]})
+    C.add("mlir", {"layout": padded([[8, 1]], [[1, 0], [1, 0], [0, 1]], [4, 2]), "shape": [4, 2]})
+    return C
+
+
+def gen_partitioned_shared(rng):
+    C = Cases()
+    C.add("to_linear_layout", {"layout": {"kind": "partitioned_shared", "num_partitions": 2, "num_groups": 4,
+                                          "partition_dim": 0, "partition_layout": swizzled(2, 2, 4, [1, 0])},
+                               "shape": [64, 32]})
+    for _ in range(80):
+        rank = rng.choice([2, 2, 3])
+        r = rng.random()
+        if r < 0.6:
+            inner = swizzled(1 << rng.randint(0, 3), 1 << rng.randint(0, 2), 1 << rng.randint(0, 3), perm(rng, rank))
+        elif r < 0.8:
+            inner = nvmma(rng.choice([0, 32, 64, 128]), rng.choice([8, 16, 32]), rank)
+        else:
+            inner = rand_padded(rng, rank)
+        lay = {"kind": "partitioned_shared", "num_partitions": 1 << rng.randint(1, 2),
+               "num_groups": 1 << rng.randint(0, 2), "partition_dim": rng.randrange(rank),
+               "partition_layout": inner}
+        shape = rand_shape(rng, rank, 2, 7)
+        if inner["kind"] == "padded_shared":
+            C.add("mlir", {"layout": lay, "shape": inner["shape"]})
+        else:
+            C.add("to_linear_layout", {"layout": lay, "shape": shape})
+    return C
+
+
 def gen_amd_mfma(rng):
     C = Cases()
     C.add("to_linear_layout", {"layout": mfma(3, [32, 32, 8], True, [2, 2]), "shape": [64, 64]})
@@ -843,6 +927,8 @@ FAMILIES = [
     ("linear", gen_linear),
     ("shared_linear", gen_shared_linear),
     ("tmem_reg_layout", gen_tmem_reg),
+    ("padded_shared", gen_padded_shared),
+    ("partitioned_shared", gen_partitioned_shared),
     ("amd_mfma", gen_amd_mfma),
     ("amd_wmma", gen_amd_wmma),
     ("amd_dot_operand", gen_amd_dot),

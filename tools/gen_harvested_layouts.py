@@ -23,7 +23,8 @@ How to run (no GPU needed)::
 
 Output: ``{"generator", "triton_version", "repo", "repo_commit", "cases": [{"id", "source":
 "path:line", "attr", "shape", "space": "tensor" | "memdesc", "expect": {"ok": LAYOUT} |
-{"error": LINE}}]}``, where LAYOUT is the ``from_bases`` JSON used by every golden in this repo.
+{"error": LINE}, "padded_linear": {"ok": {"pairs", "offset", "block", "shape"}} for padded
+layouts (Gluon's view of their linear component)}]}``, where LAYOUT is the ``from_bases`` JSON used by every golden in this repo.
 Attributes of dialects with no layout (``#ttg.shared_memory``, debug info) are not cases.
 """
 
@@ -215,6 +216,21 @@ def _ll_json(ll):
 
 
 def run_case(op, a):
+    b, layout = _gluon_layout(a)
+    if op == "padded_linear":
+        # Padded layouts have no linear layout; Gluon's view holds their linear component.
+        if type(layout).__name__ == "PartitionedSharedLayout":
+            layout = layout.partition_layout
+        return {"pairs": [list(map(int, p)) for p in layout.interval_padding_pairs],
+                "offset": [list(map(int, v)) for v in layout.offset_bases],
+                "block": [list(map(int, v)) for v in layout.cga_layout],
+                "shape": list(map(int, layout.shape))}
+    ll = b.to_linear_layout(layout._to_ir(b), list(a["shape"]))
+    return {"layout": _ll_json(ll)}
+
+
+def _gluon_layout(a):
+    """Parse a module holding the case's type; Gluon's layout object for it and a builder."""
     from triton._C.libtriton import ir, gluon_ir
     global _CTX
     if _CTX is None:
@@ -253,11 +269,8 @@ def run_case(op, a):
     arg = m.get_function("f").args(0)
     b = gluon_ir.GluonOpBuilder(ctx, a["target"])
     if a["space"] == "tensor":
-        layout = b.get_gluon_layout_from_tensor(arg)
-    else:
-        layout = b.get_gluon_layout_from_memdesc(arg)
-    ll = b.to_linear_layout(layout._to_ir(b), list(a["shape"]))
-    return {"layout": _ll_json(ll)}
+        return b, b.get_gluon_layout_from_tensor(arg)
+    return b, b.get_gluon_layout_from_memdesc(arg)
 
 
 # --------------------------------------------------------------------------
@@ -308,8 +321,11 @@ def main():
     for i, c in enumerate(cases):
         res = w.run("to_linear_layout", c)
         n_err += "error" in res
-        out.append({"id": "harvest/%05d" % i, "source": c["source"], "attr": c["attr"], "shape": c["shape"],
-                    "space": c["space"], "threads_per_warp": c["threads"], "expect": res})
+        case = {"id": "harvest/%05d" % i, "source": c["source"], "attr": c["attr"], "shape": c["shape"],
+                "space": c["space"], "threads_per_warp": c["threads"], "expect": res}
+        if "#ttg.padded_shared" in c["attr"]:
+            case["padded_linear"] = w.run("padded_linear", c)
+        out.append(case)
     w.close()
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:

@@ -12,7 +12,8 @@ mod common;
 use common::gluon_spec::{encoding, load_cases, shape};
 use linear_layout::families::{
     AmdMfma, AmdWmma, Blocked, DistributedEncoding, DotOperand, Encoding, NvidiaMma, NvmmaShared,
-    SharedEncoding, SharedLinear, Slice, SwizzledShared, TensorMemory, TensorMemoryScales,
+    PaddedShared, PartitionedShared, SharedEncoding, SharedLinear, Slice, SwizzledShared,
+    TensorMemory, TensorMemoryScales,
 };
 use linear_layout::{LayoutError, LinearLayout};
 use proptest::prelude::*;
@@ -21,7 +22,7 @@ use serde_json::Value;
 
 // ----- goldens -----------------------------------------------------------------------------
 
-const FAMILIES: [&str; 11] = [
+const FAMILIES: [&str; 13] = [
     "swizzled_shared",
     "nvmma_shared",
     "blocked",
@@ -33,6 +34,8 @@ const FAMILIES: [&str; 11] = [
     "amd_wmma",
     "amd_dot_operand",
     "amd_slice",
+    "padded_shared",
+    "partitioned_shared",
 ];
 
 fn parse(text: &str) -> Encoding {
@@ -540,8 +543,9 @@ fn error_messages_name_attribute_key_and_position() {
             "MLIR attribute, column 1: unknown attribute '#ttg.fancy' (expected one of \
              #ttg.blocked, #ttg.slice, #ttg.nvidia_mma, #ttg.dot_op, #ttg.linear, \
              #ttg.amd_mfma, #ttg.amd_wmma, #ttg.swizzled_shared, #ttg.nvmma_shared, \
-             #ttg.shared_linear, #ttng.tensor_memory_encoding, \
-             #ttng.tensor_memory_scales_encoding)",
+             #ttg.shared_linear, #ttg.amd_rotating_shared, #ttg.padded_shared, \
+             #ttg.partitioned_shared, \
+             #ttng.tensor_memory_encoding, #ttng.tensor_memory_scales_encoding)",
         ),
         (
             "#ttg.dot_op<{opIdx = 0, parent = #blocked}>",
@@ -862,7 +866,49 @@ fn shared() -> BoxedStrategy<SharedEncoding> {
         );
     let linear = (linear_layout(&["offset", "block"]), any::<u64>())
         .prop_map(|(layout, alignment)| SharedEncoding::Linear(SharedLinear { layout, alignment }));
-    prop_oneof![swizzled, nvmma, linear].boxed()
+    let padded = (
+        prop::collection::vec((0u32..12, 0u32..6), 1..3),
+        prop::collection::vec(0u64..=4, 1..=3),
+        any::<bool>(),
+    )
+        .prop_flat_map(|(pairs, log2s, shuffle)| {
+            let shape: Vec<u64> = log2s.iter().map(|&l| 1 << l).collect();
+            let order: Vec<usize> = (0..shape.len()).rev().collect();
+            let identity = PaddedShared::with_identity(&[(1, 1)], &shape, &order)
+                .unwrap()
+                .linear;
+            let offsets = identity.bases_of("offset").unwrap();
+            let offsets = if shuffle {
+                Just(offsets).prop_shuffle().boxed()
+            } else {
+                Just(offsets).boxed()
+            };
+            (Just(pairs), offsets, Just(shape))
+        })
+        .prop_filter_map("intervals repeat", |(pairs, offsets, shape)| {
+            let pairs: Vec<(u64, u64)> = pairs.iter().map(|&(i, p)| (1 << i, 1 << p)).collect();
+            PaddedShared::new(&pairs, &offsets, &[], &shape).ok()
+        });
+    let leaf = prop_oneof![
+        swizzled,
+        nvmma,
+        linear,
+        padded.prop_map(SharedEncoding::Padded)
+    ];
+    (leaf.clone(), 0u32..4, 0u32..4, 0usize..3, any::<bool>())
+        .prop_map(|(piece, np, ng, dim, wrap)| {
+            if wrap {
+                SharedEncoding::Partitioned(PartitionedShared {
+                    num_partitions: 1 << np,
+                    num_groups: 1 << ng,
+                    partition_dim: dim,
+                    partition_layout: Box::new(piece),
+                })
+            } else {
+                piece
+            }
+        })
+        .boxed()
 }
 
 fn any_encoding() -> BoxedStrategy<Encoding> {

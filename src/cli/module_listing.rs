@@ -2,7 +2,7 @@
 //! uses it with ([`linear_layout::text::module::module_layouts`]), each built or refused on its
 //! own, never aborting the listing.
 
-use linear_layout::families::Encoding;
+use linear_layout::families::{Encoding, SharedEncoding};
 use linear_layout::text::module::{module_layouts, LayoutUse, ModuleLayout, UseKind};
 use linear_layout::{LayoutError, LinearLayout};
 use serde_json::{json, Map, Value};
@@ -18,13 +18,50 @@ struct Built {
     /// For a memdesc refused on its whole shape: the layout of one buffer, the view
     /// `ttg.memdesc_index` gives (the leading dims dropped, as few as it takes), or why not.
     per_buffer: Option<(Vec<u64>, Result<LinearLayout, LayoutError>)>,
+    /// For a padded layout (no linear layout, as in Triton): its padding and its linear
+    /// component (Triton's `paddedLinearLayout`), or why not.
+    padded: Option<(String, Result<LinearLayout, LayoutError>)>,
+}
+
+/// The padding text and linear component of a padded layout (alone or as the pieces of a
+/// partitioned one) on the last dims of `shape`, as Triton's `paddedLinearLayout(memdesc)`.
+fn padded(
+    encoding: &Encoding,
+    shape: &[u64],
+) -> Option<(String, Result<LinearLayout, LayoutError>)> {
+    let Encoding::Shared(shared) = encoding else {
+        return None;
+    };
+    let (pieces, partitioned) = match shared {
+        SharedEncoding::Padded(p) => (p, None),
+        SharedEncoding::Partitioned(q) => match q.partition_layout.as_ref() {
+            SharedEncoding::Padded(p) => (p, Some(q)),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    let pairs: Vec<String> = pieces
+        .intervals_paddings
+        .iter()
+        .map(|(i, p)| format!("{i}:+{p}"))
+        .collect();
+    let rank = pieces.linear_component().num_out_dims();
+    let tail = shape
+        .get(shape.len().saturating_sub(rank)..)
+        .unwrap_or(shape);
+    let linear = match partitioned {
+        Some(q) => q.padded_linear_layout(tail),
+        None => Ok(pieces.linear_component().clone()),
+    };
+    Some((format!("[{}]", pairs.join(", ")), linear))
 }
 
 fn build(encoding: &Encoding, u: &LayoutUse) -> Built {
     let shape = u.layout_shape();
     let full = encoding.to_linear_layout(&shape);
+    let padded = padded(encoding, &shape);
     let mut per_buffer = None;
-    if full.is_err() && u.kind == UseKind::MemDesc {
+    if full.is_err() && u.kind == UseKind::MemDesc && padded.is_none() {
         for k in 1..shape.len() {
             let view: Vec<u64> = shape.iter().skip(k).copied().collect();
             let built = encoding.to_linear_layout(&view);
@@ -37,7 +74,11 @@ fn build(encoding: &Encoding, u: &LayoutUse) -> Built {
             }
         }
     }
-    Built { full, per_buffer }
+    Built {
+        full,
+        per_buffer,
+        padded,
+    }
 }
 
 fn type_text(u: &LayoutUse) -> String {
@@ -96,6 +137,16 @@ pub fn render(text: &str, format: Format) -> Result<String, CliError> {
                 Ok(layout) => {
                     built += 1;
                     out.push_str(&indent(&shown(layout, format), "    "));
+                }
+                Err(_) if matches!(&b.padded, Some((_, Ok(_)))) => {
+                    if let Some((pairs, Ok(layout))) = &b.padded {
+                        built += 1;
+                        out.push_str(&format!(
+                            "    padded {pairs}: no linear layout (as in Triton); its linear \
+                             component (paddedLinearLayout), padding on top:\n"
+                        ));
+                        out.push_str(&indent(&shown(layout, format), "      "));
+                    }
                 }
                 Err(e) => {
                     out.push_str(&format!("    refused: {e}\n"));
@@ -169,6 +220,13 @@ fn json_use(enc: &Encoding, u: &LayoutUse) -> Value {
         Ok(layout) => v.insert("layout".into(), json_layout(layout)),
         Err(e) => v.insert("error".into(), json!(e.to_string())),
     };
+    if let Some((pairs, linear)) = &b.padded {
+        let linear = match linear {
+            Ok(layout) => json!({"padding": pairs, "linear_component": json_layout(layout)}),
+            Err(e) => json!({"padding": pairs, "error": e.to_string()}),
+        };
+        v.insert("padded".into(), linear);
+    }
     if let Some((shape, per)) = &b.per_buffer {
         let per = match per {
             Ok(layout) => json!({"shape": shape, "layout": json_layout(layout)}),

@@ -14,6 +14,9 @@
 //! | `#ttg.swizzled_shared<{vec = 2, perPhase = 2, maxPhase = 4, order = [1, 0]}>` | [`SwizzledShared`] |
 //! | `#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>` | [`NvmmaShared`] |
 //! | `#ttg.shared_linear<{offset = […], block = […]}, alignment = 16>` | [`SharedLinear`] |
+//! | `#ttg.amd_rotating_shared<{vec = 4, perPhase = 1, maxPhase = 16, order = [0, 1]}>` | [`AmdRotatingShared`] |
+//! | `#ttg.padded_shared<[256:+8] {order = [1, 0], shape = [16, 32]}>` | [`PaddedShared`] |
+//! | `#ttg.partitioned_shared<{numPartitions = 2, numGroups = 4, partitionDim = 0, partitionLayout = #ttg.swizzled_shared<{…}>}>` | [`PartitionedShared`] |
 //! | `#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>` | [`TensorMemory`] |
 //! | `#ttng.tensor_memory_scales_encoding<>` | [`TensorMemoryScales`] |
 //!
@@ -53,8 +56,8 @@ use super::attribute::{Attribute, AttributeText};
 use super::linear::fit_linear;
 use super::nvmma::DEFAULT_RANK;
 use super::{
-    AmdMfma, AmdWmma, Blocked, DotOperand, NvidiaMma, NvmmaShared, SharedLinear, Slice,
-    SwizzledShared, TensorMemory, TensorMemoryScales,
+    AmdMfma, AmdRotatingShared, AmdWmma, Blocked, DotOperand, NvidiaMma, NvmmaShared, PaddedShared,
+    PartitionedShared, SharedLinear, Slice, SwizzledShared, TensorMemory, TensorMemoryScales,
 };
 use crate::text::attr::{AttrParser, ANY};
 use crate::{LayoutError, LinearLayout, Result};
@@ -87,6 +90,14 @@ pub enum SharedEncoding {
     Nvmma(NvmmaShared),
     /// `#ttg.shared_linear`: any layout with in-dims `offset, block`, plus its alignment.
     Linear(SharedLinear),
+    /// `#ttg.amd_rotating_shared`: swizzled, the phase rotating per block of rows.
+    AmdRotating(AmdRotatingShared),
+    /// `#ttg.padded_shared`: padding every `interval` elements over a linear component (no
+    /// linear layout of its own, as in Triton).
+    Padded(PaddedShared),
+    /// `#ttg.partitioned_shared`: pieces over several buffers (in-dims `offset, block,
+    /// partition`).
+    Partitioned(PartitionedShared),
 }
 
 /// Any layout attribute a TTGIR dump can hold.
@@ -124,6 +135,9 @@ impl SharedEncoding {
             SharedEncoding::Swizzled(s) => s.to_linear_layout(shape),
             SharedEncoding::Nvmma(n) => n.to_linear_layout(shape),
             SharedEncoding::Linear(s) => s.to_linear_layout(shape),
+            SharedEncoding::AmdRotating(r) => r.to_linear_layout(shape),
+            SharedEncoding::Padded(p) => p.to_linear_layout(shape),
+            SharedEncoding::Partitioned(p) => p.to_linear_layout(shape),
         }
     }
 
@@ -147,6 +161,9 @@ impl SharedEncoding {
             SharedEncoding::Swizzled(s) => s.alignment(),
             SharedEncoding::Nvmma(n) => n.alignment(),
             SharedEncoding::Linear(s) => s.alignment,
+            SharedEncoding::AmdRotating(_) | SharedEncoding::Padded(_) => 16,
+            // Triton's default for shared layouts: neither overrides `getAlignment`.
+            SharedEncoding::Partitioned(_) => 16,
         }
     }
 }
@@ -210,6 +227,9 @@ registry! {
     SwizzledShared => |f| Encoding::Shared(SharedEncoding::Swizzled(f));
     NvmmaShared => |f| Encoding::Shared(SharedEncoding::Nvmma(f));
     SharedLinear => |f| Encoding::Shared(SharedEncoding::Linear(f));
+    AmdRotatingShared => |f| Encoding::Shared(SharedEncoding::AmdRotating(f));
+    PaddedShared => |f| Encoding::Shared(SharedEncoding::Padded(f));
+    PartitionedShared => |f| Encoding::Shared(SharedEncoding::Partitioned(f));
     TensorMemory => Encoding::TensorMemory;
     TensorMemoryScales => Encoding::TensorMemoryScales;
 }
@@ -290,11 +310,14 @@ impl DistributedEncoding {
 
 impl SharedEncoding {
     /// The family behind the encoding, as attribute text.
-    fn attribute(&self) -> &dyn AttributeText {
+    pub(crate) fn attribute(&self) -> &dyn AttributeText {
         match self {
             SharedEncoding::Swizzled(s) => s,
             SharedEncoding::Nvmma(n) => n,
             SharedEncoding::Linear(l) => l,
+            SharedEncoding::AmdRotating(r) => r,
+            SharedEncoding::Padded(p) => p,
+            SharedEncoding::Partitioned(p) => p,
         }
     }
 }

@@ -5,6 +5,9 @@
 //! | family | in-dims → out-dims | module |
 //! |---|---|---|
 //! | [`SwizzledShared`], [`NvmmaShared`] | `offset, block` → `dim0..` | [`swizzled`], [`nvmma`] |
+//! | [`AmdRotatingShared`] | `offset, block` → `dim0..` | [`amd_rotating`] |
+//! | [`PaddedShared`] (linear component; padding on top) | `offset, block` → `dim0..` | [`padded`] |
+//! | [`PartitionedShared`] | `offset, block, partition` → `dim0..` | [`partitioned`] |
 //! | [`CuteSwizzle`] | `offset` → `offset` | [`cute`] |
 //! | [`TensorMemory`], [`TensorMemoryScales`] | `row, col` → `dim0, dim1` | [`tmem`], [`tmem_scales`] |
 //! | `#ttg.linear`, [`SharedLinear`] | given by their bases | [`linear`] |
@@ -16,6 +19,7 @@
 //! attributes; each family's attribute keys and printer sit in its own file.
 
 pub mod amd_mfma;
+pub mod amd_rotating;
 pub mod amd_wmma;
 mod attribute;
 pub mod blocked;
@@ -26,6 +30,8 @@ pub mod encoding;
 pub mod linear;
 pub mod mma;
 pub mod nvmma;
+pub mod padded;
+pub mod partitioned;
 pub mod slice;
 pub mod swizzled;
 pub mod tiling;
@@ -34,6 +40,7 @@ pub mod tmem_access;
 pub mod tmem_scales;
 
 pub use amd_mfma::AmdMfma;
+pub use amd_rotating::AmdRotatingShared;
 pub use amd_wmma::AmdWmma;
 pub use blocked::Blocked;
 pub use cute::CuteSwizzle;
@@ -42,6 +49,8 @@ pub use encoding::{DistributedEncoding, Encoding, SharedEncoding};
 pub use linear::{fit_linear, SharedLinear};
 pub use mma::NvidiaMma;
 pub use nvmma::NvmmaShared;
+pub use padded::PaddedShared;
+pub use partitioned::PartitionedShared;
 pub use slice::Slice;
 pub use swizzled::SwizzledShared;
 pub use tmem::{tcgen05_alloc_columns, TensorMemory};

@@ -116,18 +116,29 @@ impl SwizzledShared {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
+        self.layout(FAMILY, shape, false)
+    }
+
+    /// The layout on `shape`, the phase of each row XORed with its block number when
+    /// `rotating` ([`AmdRotatingShared`](super::AmdRotatingShared)).
+    pub(crate) fn layout(
+        &self,
+        family: &'static str,
+        shape: &[u64],
+        rotating: bool,
+    ) -> Result<LinearLayout> {
         let rank = self.validate()?;
-        check_shape(FAMILY, shape, rank)?;
+        check_shape(family, shape, rank)?;
         let per_cta = shape_per_cta(&self.cga_layout, shape)?;
-        let cta = self.cta_layout(&per_cta)?;
+        let cta = self.cta_layout(&per_cta, rotating)?;
         let l = combine_cta_cga(&cta, &self.cga_layout, shape, true)?;
-        require_offset_bits(FAMILY, &l, shape)?;
+        require_offset_bits(family, &l, shape)?;
         Ok(l)
     }
 
     /// The per-CTA layout `offset → dims` on `per_cta` (out-dims `order[1], order[0],
     /// order[2..]`, as Triton builds it).
-    fn cta_layout(&self, per_cta: &[u64]) -> Result<LinearLayout> {
+    fn cta_layout(&self, per_cta: &[u64], rotating: bool) -> Result<LinearLayout> {
         let dim = |i: usize| -> Result<(Dim, u64)> {
             let d = *self.order.get(i).ok_or_else(|| bad_order(&self.order))?;
             let size = *per_cta.get(d).ok_or_else(|| bad_order(&self.order))?;
@@ -148,8 +159,13 @@ impl SwizzledShared {
         bases.extend((0..cols.trailing_zeros()).map(|i| vec![0, 1 << i]));
         for j in 0..rows.trailing_zeros() {
             let row = 1u64 << j;
+            let mut phase = (row / per_phase) % max_phase;
+            if rotating {
+                // AMD rotating: each block of `per_phase · max_phase` rows shifts the phases.
+                phase ^= (row / max_phase / per_phase) % max_phase;
+            }
             // vec, max_phase ≤ 2^30 (validated), so the product fits.
-            let col = (vec * ((row / per_phase) % max_phase)) % cols;
+            let col = (vec * phase) % cols;
             bases.push(vec![row, col]);
         }
         let mut l = LinearLayout::from_bases_inferred(&[("offset", bases)], &[row_dim, col_dim])?;
@@ -230,37 +246,49 @@ impl Attribute for SwizzledShared {
     const NAME: &'static str = "#ttg.swizzled_shared";
 
     fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
-        const A: &str = SwizzledShared::NAME;
-        const KEYS: [&str; 5] = ["vec", "perPhase", "maxPhase", "order", "CGALayout"];
-        let (mut vec, mut per_phase, mut max_phase, mut order, mut cga) =
-            (None, None, None, None, Vec::new());
-        p.open_dict(A)?;
-        p.fields(A, Some(&KEYS), '}', |p, key| {
-            match key {
-                "vec" => vec = Some(p.int(A, key)?),
-                "perPhase" => per_phase = Some(p.int(A, key)?),
-                "maxPhase" => max_phase = Some(p.int(A, key)?),
-                "order" => order = Some(p.ints(A, key)?),
-                _ => cga = p.bases(A, key)?,
-            }
-            Ok(())
-        })?;
-        p.close_dict(A)?;
-        let s = SwizzledShared {
-            vec: p.required(A, start, "vec", vec)?,
-            per_phase: p.required(A, start, "perPhase", per_phase)?,
-            max_phase: p.required(A, start, "maxPhase", max_phase)?,
-            order: p.required(A, start, "order", order)?,
-            cga_layout: cga,
-        };
-        p.check_cga(A, start, &s.cga_layout, Some(s.order.len()))?;
-        Ok(s)
+        SwizzledShared::parse_named(p, start, Self::NAME)
     }
 
     fn print(&self, _rank: usize) -> String {
+        self.print_named(Self::NAME)
+    }
+}
+
+impl SwizzledShared {
+    /// The keys of `#ttg.swizzled_shared` (and `#ttg.amd_rotating_shared`, which Triton parses
+    /// the same way) after the attribute's name `A`.
+    pub(crate) fn parse_named(p: &mut AttrParser<'_>, start: usize, name: &str) -> Result<Self> {
+        const KEYS: [&str; 5] = ["vec", "perPhase", "maxPhase", "order", "CGALayout"];
+        let (mut vec, mut per_phase, mut max_phase, mut order, mut cga) =
+            (None, None, None, None, Vec::new());
+        p.open_dict(name)?;
+        p.fields(name, Some(&KEYS), '}', |p, key| {
+            match key {
+                "vec" => vec = Some(p.int(name, key)?),
+                "perPhase" => per_phase = Some(p.int(name, key)?),
+                "maxPhase" => max_phase = Some(p.int(name, key)?),
+                "order" => order = Some(p.ints(name, key)?),
+                _ => cga = p.bases(name, key)?,
+            }
+            Ok(())
+        })?;
+        p.close_dict(name)?;
+        let s = SwizzledShared {
+            vec: p.required(name, start, "vec", vec)?,
+            per_phase: p.required(name, start, "perPhase", per_phase)?,
+            max_phase: p.required(name, start, "maxPhase", max_phase)?,
+            order: p.required(name, start, "order", order)?,
+            cga_layout: cga,
+        };
+        p.check_cga(name, start, &s.cga_layout, Some(s.order.len()))?;
+        Ok(s)
+    }
+
+    /// The attribute text under the name `name`.
+    pub(crate) fn print_named(&self, name: &str) -> String {
         format!(
             "{}<{{vec = {}, perPhase = {}, maxPhase = {}, order = {}{}}}>",
-            Self::NAME,
+            name,
             self.vec,
             self.per_phase,
             self.max_phase,

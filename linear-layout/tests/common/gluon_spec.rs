@@ -6,7 +6,8 @@
 
 use linear_layout::families::{
     AmdMfma, AmdWmma, Blocked, DistributedEncoding, DotOperand, Encoding, NvidiaMma, NvmmaShared,
-    SharedEncoding, SharedLinear, Slice, SwizzledShared, TensorMemory, TensorMemoryScales,
+    PaddedShared, PartitionedShared, SharedEncoding, SharedLinear, Slice, SwizzledShared,
+    TensorMemory, TensorMemoryScales,
 };
 use linear_layout::LinearLayout;
 use serde_json::{json, Value};
@@ -121,6 +122,27 @@ pub fn encoding(spec: &Value) -> Encoding {
                 cga_layout: cga,
             }))
         }
+        "padded_shared" => {
+            let pairs: Vec<(u64, u64)> = bases(&spec["interval_padding_pairs"])
+                .iter()
+                .map(|p| (p[0], p[1]))
+                .collect();
+            Encoding::Shared(SharedEncoding::Padded(PaddedShared {
+                intervals_paddings: pairs,
+                linear: padded_linear(spec).expect("padded linear component"),
+            }))
+        }
+        "partitioned_shared" => {
+            let Encoding::Shared(inner) = encoding(&spec["partition_layout"]) else {
+                panic!("partition_layout is not shared: {spec}");
+            };
+            Encoding::Shared(SharedEncoding::Partitioned(PartitionedShared {
+                num_partitions: num("num_partitions"),
+                num_groups: num("num_groups"),
+                partition_dim: num("partition_dim") as usize,
+                partition_layout: Box::new(inner),
+            }))
+        }
         "amd_mfma" => Encoding::Distributed(DistributedEncoding::AmdMfma(AmdMfma {
             version: num("version"),
             warps_per_cta: u32s(&spec["warps_per_cta"]),
@@ -198,4 +220,22 @@ pub fn encoding(spec: &Value) -> Encoding {
         }
         other => panic!("unknown layout kind {other}"),
     }
+}
+
+/// The linear component of a Gluon `PaddedSharedLayout` spec: `offset, block → dim0..` sized by
+/// its `shape` (not checked: the verifier's rules are what the tests exercise).
+pub fn padded_linear(spec: &Value) -> Result<LinearLayout, linear_layout::LayoutError> {
+    let outs: Vec<(linear_layout::Dim, u64)> = shape(&spec["shape"])
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| (linear_layout::Dim::standard(i), s))
+        .collect();
+    LinearLayout::from_bases(
+        &[
+            ("offset", bases(&spec["offset_bases"])),
+            ("block", bases(&spec["cga_layout"])),
+        ],
+        &outs,
+        false,
+    )
 }
