@@ -486,7 +486,10 @@ fn show_module_reads_real_amd_dumps() {
         )
     };
     let text = ok(&["layout", "show", "--module", &dump("gfx942")]);
-    assert!(text.ends_with("15 layouts, 20 uses: 20 built, 0 refused\n"), "{text}");
+    assert!(
+        text.ends_with("15 layouts, 20 uses: 20 built, 0 refused\n"),
+        "{text}"
+    );
     assert!(text.contains("#mma = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}> (line 6)\n  tensor<128x128xf32> (line 27):\n"), "{text}");
     // 64 lanes: the sixth lane bit moves N (transposed 32×32: 32 lanes down M, then 2 along N).
     assert!(text.contains("       lane=32 -> (0, 4)\n"), "{text}");
@@ -497,6 +500,9 @@ fn show_module_reads_real_amd_dumps() {
         "{text}"
     );
     let text = ok(&["layout", "show", "--module", &dump("gfx1250")]);
-    assert!(text.ends_with("13 layouts, 21 uses: 21 built, 0 refused\n"), "{text}");
+    assert!(
+        text.ends_with("13 layouts, 21 uses: 21 built, 0 refused\n"),
+        "{text}"
+    );
     assert!(text.contains("#shared = #ttg.padded_shared<[128:+8] {order = [1, 0], shape = [128, 64]}> (line 5)\n  !ttg.memdesc<2x128x64xf16> (line 80):\n    padded [128:+8]: no linear layout (as in Triton); its linear component (paddedLinearLayout), padding on top:\n"), "{text}");
 }

@@ -861,6 +861,19 @@ def gen_tmem_reg(rng):
         C.add("tmem_reg_layout", {"element_bits": bits, "shape": shape, "alloc_shape": shape,
                                   "layout": tmem(bm, bn, rng.choice([1, 32 // bits])),
                                   "num_warps": rng.choice([4, 8, 16]), "atom": rng.choice(atoms)})
+    # Block scales (uint8) in a tensor_memory_scales layout.
+    scales = {"kind": "tensor_memory_scales", "cga_layout": []}
+    for atom in atoms:
+        for nw in [4, 8, 16]:
+            for shape in [[128, 4], [128, 8], [128, 16], [256, 4], [64, 4], [128, 2], [256, 32]]:
+                C.add("tmem_reg_layout", {"element_bits": 8, "shape": shape, "alloc_shape": shape, "layout": scales,
+                                          "num_warps": nw, "atom": atom})
+    for cga in [[[1, 0]], [[0, 1]], [[1, 0], [0, 1]]]:
+        C.add("tmem_reg_layout", {"element_bits": 8, "shape": [256, 8], "alloc_shape": [256, 8],
+                                  "layout": {"kind": "tensor_memory_scales", "cga_layout": cga}, "num_warps": 4,
+                                  "atom": "32x32b"})
+    C.add("tmem_reg_layout", {"element_bits": 16, "shape": [128, 4], "alloc_shape": [128, 4], "layout": scales,
+                              "num_warps": 4, "atom": "32x32b"}, "16-bit scales")
     return C
 
 

@@ -12,12 +12,6 @@ use crate::checker::Violation;
 /// group involved and the numbers that broke the rule.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
 pub enum AllocError {
-    /// An element type name this crate does not know.
-    #[error("unknown dtype '{name}' (expected f64, f32, f16, bf16, f8e4m3, f8e5m2, f4, i128, i64, i32, i16, i8, i4, i1, u128, u64, u32, u16, u8 or ptr)")]
-    UnknownDType {
-        /// The name given.
-        name: String,
-    },
     /// `storage_alias_spec(storage = smemCluster)`.
     #[error("spec '{spec}': smemCluster storage is not supported for storage_alias_spec")]
     SmemClusterSpec {

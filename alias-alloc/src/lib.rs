@@ -38,7 +38,6 @@ pub mod arena;
 mod capacity;
 pub mod checker;
 mod distinct_packing;
-pub mod dtype;
 pub mod error;
 mod intended;
 pub mod lifetime;
@@ -58,9 +57,9 @@ mod tree_rules;
 
 pub use allocation::{AllocId, AllocLayout, Allocation, CtaMode, Reuse};
 pub use arena::{Arena, ArenaSlot, PackOptions, PackedPlan};
-pub use dtype::DType;
 pub use error::{AllocError, Warning};
 pub use lifetime::Lifetime;
+pub use linear_layout::DType;
 pub use lowering::reindex::{Reindex, TlxRewrite};
 pub use plan::{AllocPlan, Mode, Origin, Plan, PlanOptions, SpecPlan};
 pub use program::{Overlap, Program};

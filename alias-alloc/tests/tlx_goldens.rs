@@ -139,7 +139,9 @@ fn program(case: &Value) -> Result<Option<Program>, AllocError> {
             name: s(&a["name"]).into(),
             layout: layout(&a["layout"], storage, &tile)?,
             shape: tile,
-            dtype: s(&a["dtype"]).parse::<DType>()?,
+            dtype: s(&a["dtype"])
+                .parse::<DType>()
+                .map_err(|e| AllocError::Input(e.to_string()))?,
             num: shape.first().copied().unwrap_or(0),
             storage,
             reuse: Reuse::Spec(spec),

@@ -34,10 +34,10 @@ fn with_warps(layout: &LinearLayout, f: impl FnOnce(&mut Vec<Vec<u64>>)) -> Line
 
 fn triton(alloc: &Alloc, atom: Tcgen05Atom, warps: u32) -> LinearLayout {
     tmem_reg_layout(
-        alloc.bits,
+        linear_layout::DType::of_bits(alloc.bits).unwrap(),
         &alloc.shape,
         &alloc.shape,
-        &alloc.tm,
+        &alloc.tm.clone().into(),
         warps,
         atom,
     )
@@ -476,10 +476,10 @@ fn perturbed_layouts_plan_or_refuse() {
         let atom = atoms[next(4) as usize];
         let warps = if next(2) == 0 { 4 } else { 8 };
         let Ok(base) = tmem_reg_layout(
-            alloc.bits,
+            linear_layout::DType::of_bits(alloc.bits).unwrap(),
             &alloc.shape,
             &alloc.shape,
-            &alloc.tm,
+            &alloc.tm.clone().into(),
             warps,
             atom,
         ) else {

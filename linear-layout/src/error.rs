@@ -180,6 +180,12 @@ pub enum LayoutError {
     /// Text that is not a layout.
     #[error("parse error: {0}")]
     Parse(String),
+    /// An element type name this crate does not know.
+    #[error("unknown dtype '{name}' (expected f64, f32, f16, bf16, f8e4m3, f8e5m2, f4, i128, i64, i32, i16, i8, i4, i1, u128, u64, u32, u16, u8 or ptr)")]
+    UnknownDType {
+        /// The name given.
+        name: String,
+    },
     /// A layout-family parameter outside what the hardware or the family allows (Triton would
     /// abort or silently build a different map).
     #[error("{family}: {param} = {value} is invalid: {reason}")]

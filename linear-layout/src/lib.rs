@@ -34,6 +34,7 @@
 pub mod address;
 pub mod analysis;
 pub mod dims;
+pub mod dtype;
 pub mod error;
 pub mod families;
 pub mod gf2;
@@ -44,6 +45,7 @@ pub mod views;
 
 pub use address::{Address, AddressMap, BufferMap};
 pub use dims::{Dim, DimSize};
+pub use dtype::DType;
 pub use error::{LayoutError, Result};
 pub use layout::{DimBases, LinearLayout};
 pub use ops::apply::Evaluator;

@@ -9,8 +9,8 @@ mod common;
 
 use common::gluon_spec::{encoding, layout, load_cases, shape};
 use linear_layout::families::{
-    AmdRotatingShared, CuteSwizzle, Encoding, NvmmaShared, PaddedShared, PartitionedShared, SharedEncoding,
-    SwizzledShared,
+    AmdRotatingShared, CuteSwizzle, Encoding, NvmmaShared, PaddedShared, PartitionedShared,
+    SharedEncoding, SwizzledShared,
 };
 use linear_layout::{Dim, LayoutError, LinearLayout};
 use proptest::prelude::*;

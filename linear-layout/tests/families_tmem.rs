@@ -19,7 +19,7 @@ use common::tally::Tally;
 use linear_layout::families::tmem::tcgen05_alloc_columns;
 use linear_layout::families::tmem_access::tmem_reg_layout;
 use linear_layout::families::{Encoding, Tcgen05Atom, TensorMemory, TensorMemoryScales};
-use linear_layout::{LayoutError, LinearLayout};
+use linear_layout::{DType, LayoutError, LinearLayout};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -46,15 +46,13 @@ fn run(op: &str, args: &Value) -> Result<LinearLayout, LayoutError> {
     match op {
         "to_linear_layout" => encoding(&args["layout"]).to_linear_layout(&shape(&args["shape"])),
         "tmem_reg_layout" => {
-            let Encoding::TensorMemory(tm) = encoding(&args["layout"]) else {
-                panic!("tmem_reg_layout needs a tensor_memory layout: {args}");
-            };
+            let layout = encoding(&args["layout"]);
             let atom: Tcgen05Atom = args["atom"].as_str().unwrap_or("?").parse()?;
             tmem_reg_layout(
-                args["element_bits"].as_u64().unwrap_or(0) as u32,
+                DType::of_bits(args["element_bits"].as_u64().unwrap_or(0) as u32)?,
                 &shape(&args["shape"]),
                 &shape(&args["alloc_shape"]),
-                &tm,
+                &layout,
                 args["num_warps"].as_u64().unwrap_or(0) as u32,
                 atom,
             )
@@ -560,11 +558,37 @@ fn typed_errors_name_the_parameter() {
     assert_eq!(param(with(|t| t.col_stride = 3)), "col_stride");
     assert_eq!(param(with(|t| t.two_ctas = true)), "two_ctas");
     assert_eq!(param(with(|t| t.cga_layout = vec![vec![1]])), "cga_layout");
-    let reg = |bits, nw, atom| tmem_reg_layout(bits, &[128, 64], &[128, 64], &ok, nw, atom);
-    assert_eq!(param(reg(24, 4, Tcgen05Atom::M32x32b)), "element_bits");
+    let enc = Encoding::TensorMemory(ok.clone());
+    let reg = |bits, nw, atom| {
+        tmem_reg_layout(
+            DType::of_bits(bits)?,
+            &[128, 64],
+            &[128, 64],
+            &enc,
+            nw,
+            atom,
+        )
+    };
+    assert!(matches!(
+        reg(24, 4, Tcgen05Atom::M32x32b),
+        Err(LayoutError::UnknownDType { .. })
+    ));
     assert_eq!(param(reg(64, 4, Tcgen05Atom::M32x32b)), "element_bits");
     assert_eq!(param(reg(32, 6, Tcgen05Atom::M32x32b)), "num_warps");
     assert_eq!(param(reg(32, 64, Tcgen05Atom::M32x32b)), "num_warps");
+    let swizzled = Encoding::from_mlir(
+        "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>",
+    )
+    .unwrap();
+    let not_tmem = tmem_reg_layout(
+        DType::F32,
+        &[128, 64],
+        &[128, 64],
+        &swizzled,
+        4,
+        Tcgen05Atom::M32x32b,
+    );
+    assert_eq!(param(not_tmem), "layout");
     let shape_err = |r: Result<LinearLayout, LayoutError>| {
         assert!(
             matches!(r, Err(LayoutError::InvalidShape { .. })),
@@ -744,7 +768,8 @@ proptest! {
         let tm = TensorMemory { col_stride: if tm.col_stride == 1 { 1 } else { 32 / bits }, ..tm };
         let mem = tm.to_linear_layout(&shape).unwrap();
         for atom in Tcgen05Atom::ALL {
-            match tmem_reg_layout(bits, &shape, &shape, &tm, 1 << nw_log2, atom) {
+            let enc = Encoding::TensorMemory(tm.clone());
+            match tmem_reg_layout(DType::of_bits(bits).unwrap(), &shape, &shape, &enc, 1 << nw_log2, atom) {
                 Ok(regs) => {
                     prop_assert!(regs.is_surjective(), "{} {:?}: {:?}", atom, tm, regs);
                     let cvt = regs.invert_and_compose(&mem);

@@ -92,8 +92,15 @@ fn tensor_memory_access() {
         two_ctas: false,
         fp4_padded: false,
     };
-    let l =
-        tmem_reg_layout(32, &[128, 16], &[128, 16], &acc, 4, Tcgen05Atom::M32x32b).expect("layout");
+    let l = tmem_reg_layout(
+        linear_layout::DType::F32,
+        &[128, 16],
+        &[128, 16],
+        &acc.into(),
+        4,
+        Tcgen05Atom::M32x32b,
+    )
+    .expect("layout");
     golden("tmem_32x32b", &tensor_svg(&l).expect("picture"));
 }
 

@@ -2,8 +2,10 @@
 //! messages ([`TmemMessage`]) and per-warp offsets ([`WarpOffset`]).
 
 use linear_layout::address::MemorySpace;
-use linear_layout::families::{tcgen05_alloc_columns, tmem_reg_layout, Tcgen05Atom, TensorMemory};
-use linear_layout::{AddressMap, BufferMap, LinearLayout};
+use linear_layout::families::{
+    tcgen05_alloc_columns, tmem_reg_layout, Encoding, Tcgen05Atom, TensorMemory,
+};
+use linear_layout::{AddressMap, BufferMap, DType, LinearLayout};
 
 use super::error::TmemError;
 use crate::ptx::TmemShape;
@@ -314,7 +316,7 @@ impl TmemPlan {
     /// use linear_layout::{AddressMap, BufferMap, families::{tmem_reg_layout, Tcgen05Atom, TensorMemory}};
     /// let acc = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
     /// let map = AddressMap::tensor_memory(BufferMap::new(0, &[])?, 32, &acc, &[128, 64])?;
-    /// let regs = tmem_reg_layout(32, &[128, 64], &[128, 64], &acc, 4, Tcgen05Atom::M16x64b)?;
+    /// let regs = tmem_reg_layout(linear_layout::DType::F32, &[128, 64], &[128, 64], &acc.clone().into(), 4, Tcgen05Atom::M16x64b)?;
     /// let plan = TmemPlan::new(&map, &regs, Tcgen05Atom::M16x64b)?;
     /// // 64 columns = 32 repetitions of 2; the register after them is lane 16: two messages.
     /// assert_eq!(plan.messages().iter().map(|m| (m.num, m.lane)).collect::<Vec<_>>(), [(32, 0), (32, 16)]);
@@ -449,7 +451,7 @@ impl TmemPlan {
     }
 
     /// [`new`](Self::new) with Gluon's register layout for the allocation: `tmem_reg_layout(
-    /// map.element_bits(), shape, shape, tmem, num_warps, atom)`. `map` should be built from the
+    /// dtype, shape, shape, tmem, num_warps, atom)` with the map's element size. `map` should be built from the
     /// same `tmem` and `shape`. Errors: those of [`tmem_reg_layout`] and of [`new`](Self::new).
     ///
     /// ```
@@ -470,7 +472,15 @@ impl TmemPlan {
         atom: Tcgen05Atom,
         num_warps: u32,
     ) -> Result<TmemPlan, TmemError> {
-        let layout = tmem_reg_layout(map.element_bits(), shape, shape, tmem, num_warps, atom)?;
+        let dtype = DType::of_bits(map.element_bits())?;
+        let layout = tmem_reg_layout(
+            dtype,
+            shape,
+            shape,
+            &Encoding::TensorMemory(tmem.clone()),
+            num_warps,
+            atom,
+        )?;
         TmemPlan::new(map, &layout, atom)
     }
 

@@ -11,9 +11,10 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::tmem::{dim1_bases, split_buffers, TensorMemory, TmemBases};
+use super::{Encoding, TensorMemoryScales};
 use crate::dims::{Dim, DimSize};
 use crate::families::checks::check_shape;
-use crate::{LayoutError, LinearLayout, Result};
+use crate::{DType, LayoutError, LinearLayout, Result};
 
 const FAMILY: &str = "tmem_reg_layout";
 
@@ -454,9 +455,11 @@ fn per_cta(
 }
 
 /// The register layout of a `tcgen05.ld/st` with message shape `atom` between a tensor of
-/// `shape` and TMEM laid out by `layout` — Gluon 3.9's `compute_tmem_reg_layout(dtype, shape,
-/// alloc_shape, layout, num_warps, atom)` (Triton's `getDistributedLayoutForTmemLdSt`).
-/// In-dims `register, lane, warp, block` → `dim0, dim1`.
+/// `shape` holding `dtype` elements and TMEM laid out by `layout` — Gluon 3.9's
+/// `compute_tmem_reg_layout(dtype, shape, alloc_shape, layout, num_warps, atom)` (Triton's
+/// `getDistributedLayoutForTmemLdSt`), for a `#ttng.tensor_memory_encoding`
+/// ([`TensorMemory`]) or a `#ttng.tensor_memory_scales_encoding`
+/// ([`TensorMemoryScales`]). In-dims `register, lane, warp, block` → `dim0, dim1`.
 ///
 /// Per CTA: sub-32-bit elements are first packed (`32 / element_bits` consecutive columns per
 /// register: extra low `register` bases along `dim1`), or unpacked/padded per `col_stride`. The
@@ -466,37 +469,44 @@ fn per_cta(
 /// broadcast. For `32x32b` on a 64-row layout, lane 16 reads the second half of the columns.
 /// The result is that tile composed with the TMEM layout; the CGA adds `block` bases.
 ///
-/// Errors: everything [`TensorMemory::to_linear_layout`] refuses for `shape` or for the last
-/// two dims of `alloc_shape` (`[buffers…, M, N]`, at least `shape`); `element_bits ∉ {8, 16,
-/// 32}` or `element_bits · col_stride > 32`; `num_warps` not a power of two in `4..=32`
-/// ([`LayoutError::InvalidParameter`]). Where Triton returns `None`: the atom wider than the
-/// layout's columns ([`LayoutError::InvalidShape`]), 8-bit elements with `col_stride` 2
-/// or 8/16-bit elements a two-CTA `block_m = 64` layout splits across rows
-/// ([`LayoutError::InvalidParameter`] on `col_stride`). Departure: Triton accepts any power of
-/// two ≥ 4 warps; a CTA has at most 32.
+/// Errors: a `layout` that is not a TMEM layout; everything its `to_linear_layout` refuses for
+/// `shape` or for the last two dims of `alloc_shape` (`[buffers…, M, N]`, at least `shape`);
+/// element sizes other than 8, 16, 32 bits (scales: 8), or `element_bits · col_stride > 32`;
+/// `num_warps` not a power of two in `4..=32` ([`LayoutError::InvalidParameter`]). Where
+/// Triton returns `None`: the atom wider than the layout's columns
+/// ([`LayoutError::InvalidShape`]), 8-bit elements with `col_stride` 2 or 8/16-bit elements a
+/// two-CTA `block_m = 64` layout splits across rows ([`LayoutError::InvalidParameter`] on
+/// `col_stride`). Departure: Triton accepts any power of two ≥ 4 warps; a CTA has at most 32.
 ///
 /// ```
-/// use linear_layout::families::{tmem_access::tmem_reg_layout, TensorMemory, Tcgen05Atom};
+/// use linear_layout::families::{tmem_access::tmem_reg_layout, Encoding, TensorMemory, TensorMemoryScales, Tcgen05Atom};
+/// use linear_layout::DType;
 /// let acc = TensorMemory { block_m: 128, block_n: 64, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
-/// let l = tmem_reg_layout(32, &[128, 64], &[128, 64], &acc, 4, Tcgen05Atom::M16x256b)?;
+/// let l = tmem_reg_layout(DType::F32, &[128, 64], &[128, 64], &acc.clone().into(), 4, Tcgen05Atom::M16x256b)?;
 /// assert_eq!(l.bases_of("register")?, vec![vec![0, 1], vec![8, 0], vec![0, 8], vec![0, 16], vec![0, 32], vec![16, 0]]);
 /// assert_eq!(l.bases_of("lane")?, vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]]);
 /// assert_eq!(l.bases_of("warp")?, vec![vec![32, 0], vec![64, 0]]);
 /// // Which TMEM (row, col) each register holds:
 /// let cvt = l.invert_and_compose(&acc.to_linear_layout(&[128, 64])?)?;
 /// assert_eq!(cvt.bases_of("lane")?[2], vec![1, 0]);
+/// // Block scales (uint8): 4 per 32-bit column, each warp's 32 lanes hold every row block.
+/// let scales = Encoding::TensorMemoryScales(TensorMemoryScales::default());
+/// let s = tmem_reg_layout(DType::U8, &[128, 4], &[128, 4], &scales, 4, Tcgen05Atom::M32x32b)?;
+/// assert_eq!(s.bases_of("register")?, vec![vec![0, 1], vec![0, 2], vec![32, 0], vec![64, 0]]);
+/// assert_eq!(s.bases_of("warp")?, vec![vec![0, 0], vec![0, 0]]);
 /// # Ok::<(), linear_layout::LayoutError>(())
 /// ```
 pub fn tmem_reg_layout(
-    element_bits: u32,
+    dtype: DType,
     shape: &[u64],
     alloc_shape: &[u64],
-    layout: &TensorMemory,
+    layout: &Encoding,
     num_warps: u32,
     atom: Tcgen05Atom,
 ) -> Result<LinearLayout> {
-    layout.check()?;
-    layout.check_element_bits(element_bits)?;
+    let element_bits = dtype.bits();
+    let tmem = TmemEncoding::of(layout)?;
+    tmem.check(element_bits)?;
     check_shape(FAMILY, shape, 2)?;
     let (_, alloc) = split_buffers(FAMILY, alloc_shape)?;
     if shape.iter().zip(alloc).any(|(&s, a)| s > a) {
@@ -506,7 +516,7 @@ pub fn tmem_reg_layout(
             reason: format!("larger than alloc_shape {alloc_shape:?}"),
         });
     }
-    layout.bases(&alloc)?;
+    tmem.bases(&alloc)?;
     if !num_warps.is_power_of_two() || !(4..=32).contains(&num_warps) {
         return Err(LayoutError::InvalidParameter {
             family: FAMILY,
@@ -515,7 +525,7 @@ pub fn tmem_reg_layout(
             reason: "must be a power of two from 4 to 32".into(),
         });
     }
-    let b: TmemBases = layout.bases(shape)?;
+    let b: TmemBases = tmem.bases(shape)?;
     let cta = Cta {
         rows: b.rows,
         cols: b.cols,
@@ -537,7 +547,7 @@ pub fn tmem_reg_layout(
         Unsupported::NotPacked => LayoutError::InvalidParameter {
             family: FAMILY,
             param: "col_stride",
-            value: layout.col_stride.to_string(),
+            value: tmem.col_stride().to_string(),
             reason: format!(
                 "{element_bits}-bit elements are neither packed (consecutive elements of a row in consecutive columns) nor one per 32-bit column (col_stride {})",
                 32 / element_bits
@@ -567,4 +577,64 @@ pub fn tmem_reg_layout(
         ],
         false,
     )
+}
+
+/// The TMEM layouts a `tcgen05.ld/st` reads: accumulators/operands or block scales.
+enum TmemEncoding<'a> {
+    Values(&'a TensorMemory),
+    Scales(&'a TensorMemoryScales),
+}
+
+impl<'a> TmemEncoding<'a> {
+    fn of(layout: &'a Encoding) -> Result<Self> {
+        match layout {
+            Encoding::TensorMemory(t) => Ok(TmemEncoding::Values(t)),
+            Encoding::TensorMemoryScales(s) => Ok(TmemEncoding::Scales(s)),
+            other => Err(LayoutError::InvalidParameter {
+                family: FAMILY,
+                param: "layout",
+                value: other.to_string(),
+                reason: "not a tensor memory layout (#ttng.tensor_memory_encoding or \
+                         #ttng.tensor_memory_scales_encoding)"
+                    .into(),
+            }),
+        }
+    }
+
+    /// The layout's own parameters and the element size it holds.
+    fn check(&self, element_bits: u32) -> Result<()> {
+        match self {
+            TmemEncoding::Values(t) => {
+                t.check()?;
+                t.check_element_bits(element_bits)
+            }
+            TmemEncoding::Scales(s) => {
+                TensorMemoryScales::new(s.cga_layout.clone())?;
+                if element_bits != 8 {
+                    return Err(LayoutError::InvalidParameter {
+                        family: FAMILY,
+                        param: "dtype",
+                        value: format!("{element_bits}-bit"),
+                        reason: "block scales in TMEM are 8-bit (E8M0 / E4M3)".into(),
+                    });
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn bases(&self, shape: &[u64]) -> Result<TmemBases> {
+        match self {
+            TmemEncoding::Values(t) => t.bases(shape),
+            TmemEncoding::Scales(s) => s.bases(shape),
+        }
+    }
+
+    /// Columns per element (scales: packed, 1).
+    fn col_stride(&self) -> u32 {
+        match self {
+            TmemEncoding::Values(t) => t.col_stride,
+            TmemEncoding::Scales(_) => 1,
+        }
+    }
 }

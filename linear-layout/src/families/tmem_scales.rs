@@ -72,7 +72,7 @@ impl TensorMemoryScales {
         self.bases(shape)?.to_layout()
     }
 
-    fn bases(&self, shape: &[u64]) -> Result<TmemBases> {
+    pub(crate) fn bases(&self, shape: &[u64]) -> Result<TmemBases> {
         check_shape(SCALES, shape, 2)?;
         let &[m, n] = shape else {
             return Err(bad_shape(SCALES, shape, "expected rank 2"));

@@ -1,19 +1,20 @@
-//! [`DType`]: the element types an allocation can hold, with TLX's two ways of sizing them.
+//! [`DType`]: the element types a tensor or allocation can hold, named as Triton, TLX and MLIR
+//! name them, with their sizes.
 
 use std::fmt;
 use std::str::FromStr;
 
-use crate::AllocError;
+use crate::LayoutError;
 
 /// An element type of `local_alloc`, named as TLX/Triton name it (`f32`, `bf16`, `fp8e4nv`…).
 ///
 /// ```
-/// use alias_alloc::DType;
+/// use linear_layout::DType;
 /// assert_eq!("bf16".parse::<DType>()?.bits(), 16);
 /// assert_eq!(DType::F4.bits(), 4);
 /// assert_eq!(DType::Ptr.bits(), 64); // pointers count as 64-bit
 /// assert_eq!(DType::F8E4M3.mlir(), "f8E4M3FN");
-/// # Ok::<(), alias_alloc::AllocError>(())
+/// # Ok::<(), linear_layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DType {
@@ -127,6 +128,30 @@ impl DType {
         }
     }
 
+    /// The unsigned integer type of `bits` bits (`i1`, `i4` and `u8`…`u128`), for APIs that
+    /// only read an element's size. Errors: no such width ([`LayoutError::UnknownDType`]).
+    ///
+    /// ```
+    /// use linear_layout::DType;
+    /// assert_eq!(DType::of_bits(16)?, DType::U16);
+    /// assert!(DType::of_bits(12).is_err());
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn of_bits(bits: u32) -> Result<DType, LayoutError> {
+        match bits {
+            1 => Ok(DType::I1),
+            4 => Ok(DType::I4),
+            8 => Ok(DType::U8),
+            16 => Ok(DType::U16),
+            32 => Ok(DType::U32),
+            64 => Ok(DType::U64),
+            128 => Ok(DType::U128),
+            _ => Err(LayoutError::UnknownDType {
+                name: format!("a {bits}-bit element"),
+            }),
+        }
+    }
+
     /// Bytes per element rounded up (`ceil(bits / 8)`), TLX's `eb`.
     pub fn bytes_ceil(self) -> u64 {
         u64::from(self.bits()).div_ceil(8)
@@ -160,9 +185,9 @@ impl fmt::Display for DType {
 }
 
 impl FromStr for DType {
-    type Err = AllocError;
+    type Err = LayoutError;
 
-    fn from_str(s: &str) -> Result<Self, AllocError> {
+    fn from_str(s: &str) -> Result<Self, LayoutError> {
         let t = s.trim();
         let t = t.strip_prefix("tl.").unwrap_or(t);
         if t.starts_with("!tt.ptr<") && t.ends_with('>') {
@@ -173,7 +198,7 @@ impl FromStr for DType {
             .find(|(_, n, m)| *n == t || *m == t)
             .map(|(d, _, _)| *d)
             .or_else(|| ALIASES.iter().find(|(a, _)| *a == t).map(|(_, d)| *d))
-            .ok_or_else(|| AllocError::UnknownDType {
+            .ok_or_else(|| LayoutError::UnknownDType {
                 name: s.to_string(),
             })
     }
