@@ -1124,3 +1124,28 @@ proptest! {
         }
     }
 }
+
+/// Legacy `CTAsPerCGA` / `CTASplitNum` / `CTAOrder` keys (real TTGIR still has them): one CTA
+/// is accepted and prints back without them, as Triton 3.9 prints it; more CTAs are refused,
+/// because Triton 3.9 would silently lay the tensor out for one.
+#[test]
+fn legacy_cta_keys() {
+    let real = "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], CTAsPerCGA = [1, 1], CTASplitNum = [1, 1], CTAOrder = [1, 0], instrShape = [16, 256, 32]}>";
+    assert_eq!(
+        parse(real).to_mlir(),
+        "#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = [8, 1], instrShape = [16, 256, 32]}>"
+    );
+    let two = real.replace(
+        "CTAsPerCGA = [1, 1], CTASplitNum = [1, 1]",
+        "CTAsPerCGA = [2, 1], CTASplitNum = [2, 1]",
+    );
+    let msg = parse_error(&two);
+    assert!(
+        msg.starts_with("#ttg.nvidia_mma, column 1: legacy CTAsPerCGA = [2, 1], CTASplitNum = [2, 1] describe more than one CTA, but Triton 3.9 ignores these keys"),
+        "{msg}"
+    );
+    let mfma = "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true, CTAsPerCGA = [1, 1], CTASplitNum = [1, 1], CTAOrder = [1, 0]}>";
+    assert!(parse(mfma).to_mlir().ends_with("isTransposed = true}>"));
+    // Families whose Triton parser rejects unknown keys reject these too.
+    assert!(parse_error("#ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0], CTAsPerCGA = [1]}>").contains("unknown key 'CTAsPerCGA'"));
+}

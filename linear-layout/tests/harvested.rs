@@ -32,6 +32,11 @@ const DEPARTURES: &[(&str, &str)] = &[
          and builds the untransposed layout the author did not ask for",
     ),
     (
+        "describe more than one CTA, but Triton 3.9 ignores these keys",
+        "legacy CTAsPerCGA / CTASplitNum keys for two CTAs: Triton 3.9's parser skips them and \
+         lays the tensor out for one CTA",
+    ),
+    (
         "mma.sync (v2) at rank 2 needs [M, N] (rank 2) or [1, M, N] (rank 3), M 16 or fp64's 8",
         "an mma.sync accumulator with an M no mma.sync instruction has (32): Triton builds a \
          tile for it anyway",

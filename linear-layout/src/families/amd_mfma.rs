@@ -6,7 +6,7 @@ use super::blocked::check_pow2_list;
 use super::checks::{check_cga, check_shape};
 use super::mma::matrix_order;
 use super::tiling::combine_cta_cga;
-use crate::text::attr::{cga_suffix, list_text, AttrParser};
+use crate::text::attr::{cga_suffix, list_text, AttrParser, LegacyCta, LEGACY_CTA_KEYS};
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
 const FAMILY: &str = "amd_mfma";
@@ -226,7 +226,7 @@ impl Attribute for AmdMfma {
 
     fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
         const A: &str = AmdMfma::NAME;
-        const KEYS: [&str; 7] = [
+        const KEYS: [&str; 10] = [
             "version",
             "warpsPerCTA",
             "instrShape",
@@ -234,7 +234,11 @@ impl Attribute for AmdMfma {
             "CGALayout",
             "tilesPerWarp",
             "elementBitWidth",
+            LEGACY_CTA_KEYS[0],
+            LEGACY_CTA_KEYS[1],
+            LEGACY_CTA_KEYS[2],
         ];
+        let mut legacy = LegacyCta::default();
         let (mut version, mut wpc, mut instr, mut transposed) = (None, None, None, None);
         let (mut tpw, mut bits, mut cga) = (None, 32, Vec::new());
         p.open_dict(A)?;
@@ -246,11 +250,13 @@ impl Attribute for AmdMfma {
                 "isTransposed" => transposed = Some(p.boolean(A, key)?),
                 "tilesPerWarp" => tpw = Some(p.ints(A, key)?),
                 "elementBitWidth" => bits = p.int(A, key)?,
-                _ => cga = p.bases(A, key)?,
+                "CGALayout" => cga = p.bases(A, key)?,
+                _ => p.legacy_cta_key(A, key, &mut legacy)?,
             }
             Ok(())
         })?;
         p.close_dict(A)?;
+        p.check_legacy_cta(A, start, &legacy, &cga)?;
         let warps_per_cta: Vec<u32> = p.required(A, start, "warpsPerCTA", wpc)?;
         let rank = warps_per_cta.len();
         let m = AmdMfma {

@@ -6,7 +6,9 @@ use super::checks::{check_cga, check_shape};
 use super::linear::check_permutation;
 use super::mma::matrix_order;
 use super::tiling::{combine_cta_cga, standard_out_dims};
-use crate::text::attr::{bases_text, cga_suffix, list_text, AttrParser};
+use crate::text::attr::{
+    bases_text, cga_suffix, list_text, AttrParser, LegacyCta, LEGACY_CTA_KEYS,
+};
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
 const FAMILY: &str = "amd_wmma";
@@ -252,14 +254,18 @@ impl Attribute for AmdWmma {
 
     fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
         const A: &str = AmdWmma::NAME;
-        const KEYS: [&str; 6] = [
+        const KEYS: [&str; 9] = [
             "version",
             "rank",
             "ctaLayout",
             "isTranspose",
             "CGALayout",
             "instrShape",
+            LEGACY_CTA_KEYS[0],
+            LEGACY_CTA_KEYS[1],
+            LEGACY_CTA_KEYS[2],
         ];
+        let mut legacy = LegacyCta::default();
         let (mut version, mut rank, mut cta, mut transposed) = (None, None, None, false);
         let (mut cga, mut instr) = (Vec::new(), DEFAULT_INSTR.to_vec());
         p.open_dict(A)?;
@@ -281,11 +287,13 @@ impl Attribute for AmdWmma {
                 }
                 "isTranspose" => transposed = p.boolean(A, key)?,
                 "instrShape" => instr = p.ints(A, key)?,
-                _ => cga = p.bases(A, key)?,
+                "CGALayout" => cga = p.bases(A, key)?,
+                _ => p.legacy_cta_key(A, key, &mut legacy)?,
             }
             Ok(())
         })?;
         p.close_dict(A)?;
+        p.check_legacy_cta(A, start, &legacy, &cga)?;
         let (reg, warp) = p.required(A, start, "ctaLayout", cta)?;
         // Triton prints `ctaLayout = {}` when there are no bases (its parser then wants `warp`).
         let (reg, warp) = (reg.unwrap_or_default(), warp.unwrap_or_default());

@@ -5,7 +5,7 @@ use super::attribute::Attribute;
 use super::blocked::{check_pow2_list, widen};
 use super::checks::{check_cga, check_shape};
 use super::tiling::{combine_cta_cga, identity_standard_nd};
-use crate::text::attr::{cga_suffix, list_text, AttrParser};
+use crate::text::attr::{cga_suffix, list_text, AttrParser, LegacyCta, LEGACY_CTA_KEYS};
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
 const FAMILY: &str = "nvidia_mma";
@@ -336,14 +336,18 @@ impl Attribute for NvidiaMma {
 
     fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
         const A: &str = NvidiaMma::NAME;
-        const KEYS: [&str; 5] = [
+        const KEYS: [&str; 8] = [
             "versionMajor",
             "versionMinor",
             "warpsPerCTA",
             "instrShape",
             "CGALayout",
+            LEGACY_CTA_KEYS[0],
+            LEGACY_CTA_KEYS[1],
+            LEGACY_CTA_KEYS[2],
         ];
         let (mut major, mut minor, mut wpc, mut instr, mut cga) = (None, 0, None, None, Vec::new());
+        let mut legacy = LegacyCta::default();
         p.open_dict(A)?;
         p.fields(A, Some(&KEYS), '}', |p, key| {
             match key {
@@ -351,11 +355,13 @@ impl Attribute for NvidiaMma {
                 "versionMinor" => minor = p.int(A, key)?,
                 "warpsPerCTA" => wpc = Some(p.ints(A, key)?),
                 "instrShape" => instr = Some(p.ints(A, key)?),
-                _ => cga = p.bases(A, key)?,
+                "CGALayout" => cga = p.bases(A, key)?,
+                _ => p.legacy_cta_key(A, key, &mut legacy)?,
             }
             Ok(())
         })?;
         p.close_dict(A)?;
+        p.check_legacy_cta(A, start, &legacy, &cga)?;
         let m = NvidiaMma {
             version_major: p.required(A, start, "versionMajor", major)?,
             version_minor: minor,

@@ -248,6 +248,55 @@ impl<'a> AttrParser<'a> {
         self.list(attr, key, |p| p.ints(attr, key))
     }
 
+    /// One of the legacy keys `CTAsPerCGA`, `CTASplitNum`, `CTAOrder` (Triton before the linear
+    /// `CGALayout`), recorded in `legacy` for [`AttrParser::check_legacy_cta`].
+    pub(crate) fn legacy_cta_key(
+        &mut self,
+        attr: &str,
+        key: &str,
+        legacy: &mut LegacyCta,
+    ) -> Result<()> {
+        let values: Vec<u64> = self.ints(attr, key)?;
+        match key {
+            "CTAsPerCGA" => legacy.ctas_per_cga = values,
+            "CTASplitNum" => legacy.cta_split_num = values,
+            _ => legacy.cta_order = values,
+        }
+        Ok(())
+    }
+
+    /// Legacy CTA keys are read as Triton 3.9 reads them in `#ttg.nvidia_mma`, `#ttg.amd_mfma`
+    /// and `#ttg.amd_wmma`: not at all, which is one CTA. Keys that say one CTA are accepted
+    /// (and not printed back, as Triton does not print them); keys describing more CTAs are an
+    /// error, since Triton would silently lay the tensor out for one.
+    pub(crate) fn check_legacy_cta(
+        &self,
+        attr: &str,
+        start: usize,
+        legacy: &LegacyCta,
+        cga: &[Vec<u64>],
+    ) -> Result<()> {
+        let one = |v: &[u64]| v.iter().all(|&x| x == 1);
+        if one(&legacy.ctas_per_cga) && one(&legacy.cta_split_num) {
+            return Ok(());
+        }
+        let hint = if cga.is_empty() {
+            "write the CTA split as CGALayout = [[…]] (one block basis per CTA bit)"
+        } else {
+            "drop them: the CGALayout already gives the CTA split"
+        };
+        Err(self.err_at(
+            attr,
+            start,
+            format!(
+                "legacy CTAsPerCGA = {}, CTASplitNum = {} describe more than one CTA, but Triton \
+                 3.9 ignores these keys and lays the tensor out for one CTA; {hint}",
+                list_text(&legacy.ctas_per_cga),
+                list_text(&legacy.cta_split_num)
+            ),
+        ))
+    }
+
     /// A `CGALayout` whose bases all have `rank` entries (or all the same number).
     pub(crate) fn check_cga(
         &self,
@@ -301,6 +350,17 @@ impl<'a> AttrParser<'a> {
 // ----- printing ----------------------------------------------------------------------------
 
 /// `[1, 2, 4]`.
+/// The legacy CTA keys of an attribute (empty when absent).
+#[derive(Debug, Default)]
+pub(crate) struct LegacyCta {
+    pub(crate) ctas_per_cga: Vec<u64>,
+    pub(crate) cta_split_num: Vec<u64>,
+    pub(crate) cta_order: Vec<u64>,
+}
+
+/// The legacy CTA keys, for a family's key list.
+pub(crate) const LEGACY_CTA_KEYS: [&str; 3] = ["CTAsPerCGA", "CTASplitNum", "CTAOrder"];
+
 pub(crate) fn list_text<T: fmt::Display>(items: &[T]) -> String {
     let items: Vec<String> = items.iter().map(T::to_string).collect();
     format!("[{}]", items.join(", "))
