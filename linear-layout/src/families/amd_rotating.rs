@@ -20,9 +20,10 @@ const FAMILY: &str = "amd_rotating_shared";
 /// the per-CTA one: [`LayoutError::InvalidParameter`]).
 ///
 /// Verification: Gluon 3.9 cannot hold this attribute (`get_gluon_layout_from_memdesc`:
-/// "Unhandled encoding"), so no Triton golden exists; the map is Triton's source, with the
-/// properties in `tests/families_shared.rs` (a bijection, equal to the swizzled layout on the
-/// first `per_phase · max_phase` rows).
+/// "Unhandled encoding"), so the goldens come from Triton's own lowering instead
+/// (`tests/lowering_oracle.rs`: where a compiled `ttg.local_alloc` stores each element, 62
+/// cases, the two real kernels' layouts among them), with properties in
+/// `tests/families_shared.rs` (a bijection, the plain swizzle within the first block of rows).
 ///
 /// ```
 /// use linear_layout::families::{AmdRotatingShared, SwizzledShared};
