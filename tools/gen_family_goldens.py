@@ -669,6 +669,9 @@ def gen_amd_wmma(rng):
         C.add("to_linear_layout", {"layout": rand_wmma(rng), "shape": rand_shape(rng, 2, 1, 8)})
     for _ in range(30):
         C.add("to_linear_layout", {"layout": rand_wmma(rng, 3), "shape": rand_shape(rng, 3, 0, 6)})
+    # Non-power-of-two shapes.
+    for shape in [[48, 32], [64, 96], [24, 16]]:
+        C.add("to_linear_layout", {"layout": wmma(3, True, [[0, 1], [1, 0]], instr=[16, 16, 32]), "shape": shape})
     return C
 
 
@@ -692,6 +695,11 @@ def gen_amd_dot(rng):
         lay = rand_wmma(rng, rank)
         kw = rng.choice({1: [8, 16], 2: [4, 8, 16]}.get(lay["version"], [2, 4, 8, 16, 32]))
         C.add("to_linear_layout", {"layout": dot(op, lay, kw), "shape": rand_shape(rng, rank, 1, 8)})
+    # Non-power-of-two shapes.
+    for shape in [[96, 64], [64, 48]]:
+        C.add("to_linear_layout", {"layout": dot(0, mfma(4, [16, 16, 32], True, [2, 2]), 8), "shape": shape})
+        C.add("to_linear_layout", {"layout": dot(1, wmma(3, True, [[0, 1], [1, 0]], instr=[16, 16, 32]), 8),
+                                   "shape": shape})
     # k_width refused by Triton's verifier.
     C.add("to_linear_layout", {"layout": dot(0, wmma(1, False, [[1, 0]]), 4), "shape": [32, 32]})
     C.add("to_linear_layout", {"layout": dot(0, wmma(2, False, [[1, 0]]), 2), "shape": [32, 32]})
