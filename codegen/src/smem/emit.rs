@@ -375,10 +375,16 @@ impl SmemPlan {
                 (MemoryOp::Store, None) => self.store(b, address, &planned.slots, stored)?,
                 (MemoryOp::Load, None) => self.load(b, address, &planned.slots, &mut loaded)?,
                 (MemoryOp::Store, Some((count, trans))) => {
-                    store_matrix(b, count, trans, address, &planned.slots, stored)?
+                    let words = self.pack(b, &planned.slots, 4, stored)?;
+                    let stmt = b.kernel().body.len();
+                    b.stmatrix(count, trans, address, &words)?;
+                    stmt
                 }
                 (MemoryOp::Load, Some((count, trans))) => {
-                    load_matrix(b, count, trans, address, &planned.slots, &mut loaded)?
+                    let stmt = b.kernel().body.len();
+                    let words = b.ldmatrix(count, trans, address)?;
+                    self.unpack(b, &words, &planned.slots, 4, &mut loaded)?;
+                    stmt
                 }
             };
             accesses.push(EmittedAccess {
@@ -430,12 +436,6 @@ impl SmemPlan {
         Ok((part.q, t, part.immediate, part.align_log2))
     }
 
-    /// Elements per moved register: 4 / element bytes for `.b32` words, 2 bytes' worth for a
-    /// `.b16` access (two 8-bit elements), 1 for `.b8`.
-    fn per_word(&self) -> usize {
-        (self.vector().ty.bytes() / self.element_bytes()).max(1) as usize
-    }
-
     fn store(
         &self,
         b: &mut Builder,
@@ -443,30 +443,7 @@ impl SmemPlan {
         slots: &[Vec<usize>],
         stored: &[Reg],
     ) -> Result<usize, SmemError> {
-        let bits = self.access().element_bits;
-        let per_word = self.per_word();
-        let value = |slot: &[usize]| {
-            slot.first()
-                .and_then(|&r| stored.get(r))
-                .copied()
-                .ok_or_else(|| SmemError::RegisterLayout {
-                    reason: "an element held by no register".into(),
-                })
-        };
-        let mut words = Vec::with_capacity(slots.len() / per_word);
-        for chunk in slots.chunks(per_word) {
-            let mut parts = chunk.iter().enumerate();
-            let mut word = match parts.next() {
-                Some((_, slot)) => value(slot)?,
-                None => continue,
-            };
-            for (e, slot) in parts {
-                let v = value(slot)?;
-                let pos = e as u32 * bits;
-                word = b.with_role(Role::Data, |b| b.bfi(v, word, pos, bits))?;
-            }
-            words.push(word);
-        }
+        let words = self.pack(b, slots, self.vector().ty.bytes(), stored)?;
         let stmt = b.kernel().body.len();
         b.st(StateSpace::Shared, self.vector().ty, address, &words)?;
         Ok(stmt)
@@ -479,20 +456,62 @@ impl SmemPlan {
         slots: &[Vec<usize>],
         loaded: &mut [Option<Reg>],
     ) -> Result<usize, SmemError> {
-        let bits = self.access().element_bits;
-        let per_word = self.per_word();
         let words: Vec<Reg> = (0..self.vector().words)
             .map(|_| b.reg(RegType::B32))
             .collect();
         let stmt = b.kernel().body.len();
         b.ld_into(StateSpace::Shared, self.vector().ty, words.clone(), address)?;
+        self.unpack(b, &words, slots, self.vector().ty.bytes(), loaded)?;
+        Ok(stmt)
+    }
+
+    /// The words of `word_bytes` (at most 4) that hold `slots` in order, lowest bits first:
+    /// `word_bytes / element bytes` elements each, packed with `bfi`.
+    fn pack(
+        &self,
+        b: &mut Builder,
+        slots: &[Vec<usize>],
+        word_bytes: u32,
+        stored: &[Reg],
+    ) -> Result<Vec<Reg>, SmemError> {
+        let bits = self.access().element_bits;
+        let per_word = (word_bytes / self.element_bytes()).max(1) as usize;
+        let mut words = Vec::with_capacity(slots.len().div_ceil(per_word));
+        for chunk in slots.chunks(per_word) {
+            let mut parts = chunk.iter().enumerate();
+            let mut word = match parts.next() {
+                Some((_, slot)) => stored_value(slot, stored)?,
+                None => continue,
+            };
+            for (e, slot) in parts {
+                let v = stored_value(slot, stored)?;
+                let pos = e as u32 * bits;
+                word = b.with_role(Role::Data, |b| b.bfi(v, word, pos, bits))?;
+            }
+            words.push(word);
+        }
+        Ok(words)
+    }
+
+    /// Each element of `words` (`word_bytes / element bytes` per word, lowest bits first) to
+    /// the registers of its slot.
+    fn unpack(
+        &self,
+        b: &mut Builder,
+        words: &[Reg],
+        slots: &[Vec<usize>],
+        word_bytes: u32,
+        loaded: &mut [Option<Reg>],
+    ) -> Result<(), SmemError> {
+        let bits = self.access().element_bits;
+        let per_word = (word_bytes / self.element_bytes()).max(1) as usize;
         for (j, slot) in slots.iter().enumerate() {
             let word =
                 words
                     .get(j / per_word)
                     .copied()
                     .ok_or_else(|| SmemError::RegisterLayout {
-                        reason: "a vector slot past its words".into(),
+                        reason: "a slot past the moved words".into(),
                     })?;
             let value = if per_word == 1 {
                 word
@@ -506,7 +525,7 @@ impl SmemPlan {
                 }
             }
         }
-        Ok(stmt)
+        Ok(())
     }
 }
 
@@ -518,59 +537,4 @@ fn stored_value(slot: &[usize], stored: &[Reg]) -> Result<Reg, SmemError> {
         .ok_or_else(|| SmemError::RegisterLayout {
             reason: "an element held by no register".into(),
         })
-}
-
-/// `stmatrix`: matrix `j`'s word packs slots `2j` (low) and `2j + 1` (high).
-fn store_matrix(
-    b: &mut Builder,
-    count: MatrixCount,
-    trans: bool,
-    address: Address,
-    slots: &[Vec<usize>],
-    stored: &[Reg],
-) -> Result<usize, SmemError> {
-    let mut words = Vec::with_capacity(count.count() as usize);
-    for pair in slots.chunks(2) {
-        let (lo, hi) = match pair {
-            [lo, hi] => (stored_value(lo, stored)?, stored_value(hi, stored)?),
-            _ => {
-                return Err(SmemError::RegisterLayout {
-                    reason: "a matrix without its two halves".into(),
-                })
-            }
-        };
-        words.push(b.with_role(Role::Data, |b| b.bfi(hi, lo, 16, 16))?);
-    }
-    let stmt = b.kernel().body.len();
-    b.stmatrix(count, trans, address, &words)?;
-    Ok(stmt)
-}
-
-/// `ldmatrix`, then each half of each word to the registers of its slot.
-fn load_matrix(
-    b: &mut Builder,
-    count: MatrixCount,
-    trans: bool,
-    address: Address,
-    slots: &[Vec<usize>],
-    loaded: &mut [Option<Reg>],
-) -> Result<usize, SmemError> {
-    let stmt = b.kernel().body.len();
-    let words = b.ldmatrix(count, trans, address)?;
-    for (slot, regs) in slots.iter().enumerate() {
-        let word = words
-            .get(slot / 2)
-            .copied()
-            .ok_or_else(|| SmemError::RegisterLayout {
-                reason: "a matrix slot past the loaded words".into(),
-            })?;
-        let pos = 16 * (slot % 2) as u32;
-        let value = b.with_role(Role::Data, |b| b.bfe(word, pos, 16))?;
-        for &r in regs {
-            if let Some(v) = loaded.get_mut(r) {
-                *v = Some(value);
-            }
-        }
-    }
-    Ok(stmt)
 }

@@ -102,20 +102,33 @@ pub fn check_run(k: &TestKernel, index: Option<u64>) -> Result<Checked, String> 
             ) => {
                 let warp = acc.thread & !31;
                 let (m, row) = (u32::from(matrix), u32::from(row));
+                // Matrix m's word holds elements m·w .. of the slots, lowest bytes first; a
+                // 16-bit unit holds `per_half` elements (8-bit pairs) or half of one (32-bit).
+                let eb = bytes.clamp(1, 4) as u32;
+                let per_word = 4 / eb;
+                let per_half = (2 / eb.min(2)).max(1);
                 if trans {
                     // Lanes 4q + row/2 receive half row%2 of column q.
                     for q in 0..8 {
-                        let t = warp + 4 * q + row / 2;
-                        let slot = (2 * m + row % 2) as usize;
-                        elements.push((t, slot, 2 * u64::from(q), 16 * q));
+                        for p in 0..per_half {
+                            let t = warp + 4 * q + row / 2;
+                            let slot = (m * per_word + (row % 2) * per_half + p) as usize;
+                            let byte = 2 * q + p * eb;
+                            elements.push((t, slot, u64::from(byte), 8 * byte));
+                        }
                     }
                 } else {
-                    // Lanes 4·row + c receive columns 2c, 2c + 1.
+                    // Lanes 4·row + c receive the row's bytes 4c .. 4c + 3.
                     for c in 0..4 {
-                        for h in 0..2 {
+                        for e in 0..per_word {
                             let t = warp + 4 * row + c;
-                            let col = 2 * c + h;
-                            elements.push((t, (2 * m + h) as usize, 2 * u64::from(col), 16 * col));
+                            let byte = 4 * c + e * eb;
+                            elements.push((
+                                t,
+                                (m * per_word + e) as usize,
+                                u64::from(byte),
+                                8 * byte,
+                            ));
                         }
                     }
                 }

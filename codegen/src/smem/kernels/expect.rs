@@ -124,7 +124,8 @@ impl TestKernel {
                     let at = Coordinates::new(regs, &dims)?;
                     for (e, &i) in self.emissions.iter().zip(&indices) {
                         for access in &e.emitted.accesses {
-                            let (slot, holder) = supplied_element(access.matrix, t);
+                            let (slot, holder) =
+                                supplied_element(access.matrix, self.map.element_bits() / 8, t);
                             let r = access
                                 .slots
                                 .get(slot)
@@ -147,22 +148,29 @@ impl TestKernel {
 
 /// Which element's address thread `t` computes for an access: its own first element for a
 /// vector, `(slot 0, t)`; for `ldmatrix`/`stmatrix`, the first element of the row it supplies
-/// (lane `l` supplies row `l % 8` of matrix `(l / 8) % count`), held by another lane.
+/// (lane `l` supplies row `l % 8` of matrix `(l / 8) % count`), held by another lane. Matrix
+/// `j`'s word holds slots `j·w ..` for `w = 4 / element_bytes`.
 pub(super) fn supplied_element(
     matrix: Option<(crate::ptx::MatrixCount, bool)>,
+    element_bytes: u32,
     t: u32,
 ) -> (usize, u32) {
     let Some((count, trans)) = matrix else {
         return (0, t);
     };
+    let per_word = 4 / element_bytes.clamp(1, 4);
+    let per_half = (2 / element_bytes.clamp(1, 2)).max(1);
     let (warp, lane) = (t & !31, t & 31);
     let (j, row) = ((lane >> 3) % count.count(), lane & 7);
     if trans {
         // Row ρ holds half ρ % 2 of lanes 4q + ρ/2; column 0 is lane ρ/2's.
-        ((2 * j + (row & 1)) as usize, warp + (row >> 1))
+        (
+            (j * per_word + (row & 1) * per_half) as usize,
+            warp + (row >> 1),
+        )
     } else {
-        // Row ρ is lanes 4ρ..4ρ+3; column 0 is lane 4ρ's low half.
-        ((2 * j) as usize, warp + 4 * row)
+        // Row ρ is lanes 4ρ..4ρ+3; column 0 is the first element of lane 4ρ's word.
+        ((j * per_word) as usize, warp + 4 * row)
     }
 }
 
