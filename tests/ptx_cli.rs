@@ -87,17 +87,21 @@ fn flag<'a>(argv: &'a [String], flag: &str) -> Option<&'a str> {
 }
 
 /// The kernel `linalias ptx argv` must print, built with the library (constant index 0, one
-/// buffer, explicit lowering, f16).
+/// buffer, explicit lowering, the `--dtype` elements).
 fn library_kernel(argv: &[String]) -> TestKernel {
     let shape: Vec<u64> = flag(argv, "--shape")
         .unwrap()
         .split('x')
         .map(|d| d.parse().unwrap())
         .collect();
-    assert_eq!(flag(argv, "--dtype"), Some("f16"));
+    let bits = flag(argv, "--dtype")
+        .unwrap()
+        .parse::<linear_layout::DType>()
+        .unwrap()
+        .bits();
     let name = flag(argv, "--name").unwrap();
     let regs = layout(flag(argv, "--regs").unwrap(), &shape);
-    let map = shared_map(flag(argv, "--mem").unwrap(), &shape, 16, 1);
+    let map = shared_map(flag(argv, "--mem").unwrap(), &shape, bits, 1);
     let index = IndexSource::Const(vec![0]);
     let explicit = BufferLowering::Explicit;
     match flag(argv, "--round-trip") {
@@ -139,7 +143,7 @@ fn the_kernels_counted_against_triton_are_what_linalias_prints() {
     )
     .unwrap();
     let pairs = data["pairs"].as_array().unwrap();
-    assert_eq!(pairs.len(), 16);
+    assert_eq!(pairs.len(), 40);
     let mut counted = 0;
     for p in pairs {
         let name = p["name"].as_str().unwrap();

@@ -142,8 +142,83 @@ PAIRS = [
          src=ROW_64, shared=None, dst=COL_64, note="row-major blocked -> column-major blocked"),
 ]
 
-DTYPE = "fp16"
-ELEMENT_BITS = 16
+# Element types: our name (linalias --dtype) -> (Triton's, bits). A pair without one is f16.
+DTYPES = {"f16": ("fp16", 16), "bf16": ("bf16", 16), "f32": ("fp32", 32), "f8e4m3": ("fp8e4nv", 8),
+          "i8": ("i8", 8)}
+
+ROW_BF16 = ROW_64
+ROW_F32_32 = blocked([1, 4], [4, 8], [4, 1], [1, 0])    # 4 x f32 = 16 B per thread, 128 B rows of 32
+ROW_F32_16 = blocked([1, 4], [8, 4], [4, 1], [1, 0])    # 64 B rows of 16 f32
+ROW_8_128 = blocked([1, 16], [4, 8], [4, 1], [1, 0])    # 16 x 8-bit = 16 B per thread, 128 B rows
+ROW_8_64 = blocked([1, 16], [8, 4], [4, 1], [1, 0])     # 64 B rows
+COL_F32 = blocked([4, 1], [8, 4], [1, 4], [0, 1])       # column-major f32
+COL_8 = blocked([16, 1], [4, 8], [1, 4], [0, 1])        # column-major 8-bit
+SCALAR_ROWS = blocked([1, 1], [1, 32], [4, 1], [1, 0])  # one element per thread per row
+ROW_64_W8 = blocked([1, 8], [4, 8], [8, 1], [1, 0])     # 8 warps
+MMA_V2_W8 = mma([2, 0], [4, 2], [16, 8])
+MMA_V3_N32 = mma([3, 0], [4, 1], [16, 32, 16])
+
+PAIRS += [
+    # (e) other element widths and 8 warps (issue 14)
+    dict(name="store_blocked_swz111_f32_32x128", group="store", kernel="store", shape=[32, 128], dtype="f32",
+         src=SCALAR_ROWS, shared=swizzled(1, 1, 1, [1, 0]), dst=None,
+         note="f32, one element per thread per row, into an unswizzled row-major buffer (Triton: stmatrix "
+              "of 32-bit elements as two halves)"),
+    dict(name="store_blocked_swz111_f32_32x128_w8", group="store", kernel="store", shape=[32, 128], dtype="f32",
+         num_warps=8, src=blocked([1, 1], [1, 32], [8, 1], [1, 0]), shared=swizzled(1, 1, 1, [1, 0]), dst=None,
+         note="as above, 8 warps"),
+    dict(name="store_blocked_nvmma128_f32_64x32", group="store", kernel="store", shape=[64, 32], dtype="f32",
+         src=ROW_F32_32, shared=nvmma(128, 32), dst=None, note="f32 rows of 128 B into NVMMA 128B"),
+    dict(name="store_blocked_nvmma64_f32_64x16", group="store", kernel="store", shape=[64, 16], dtype="f32",
+         src=ROW_F32_16, shared=nvmma(64, 32), dst=None, note="f32 rows of 64 B into NVMMA 64B"),
+    dict(name="store_blocked_nvmma128_bf16_64x64", group="store", kernel="store", shape=[64, 64], dtype="bf16",
+         src=ROW_BF16, shared=nvmma(128), dst=None, note="bf16 into NVMMA 128B"),
+    dict(name="store_blocked_nvmma128_f8_64x128", group="store", kernel="store", shape=[64, 128], dtype="f8e4m3",
+         src=ROW_8_128, shared=nvmma(128, 8), dst=None, note="fp8 rows of 128 B into NVMMA 128B"),
+    dict(name="store_blocked_nvmma64_i8_64x64", group="store", kernel="store", shape=[64, 64], dtype="i8",
+         src=ROW_8_64, shared=nvmma(64, 8), dst=None, note="i8 rows of 64 B into NVMMA 64B"),
+    dict(name="store_blocked_nvmma128_64x64_w8", group="store", kernel="store", shape=[64, 64], num_warps=8,
+         src=ROW_64_W8, shared=nvmma(128), dst=None, note="f16 into NVMMA 128B, 8 warps"),
+    dict(name="store_mma_v2_nvmma128_f32_64x32", group="store", kernel="store", shape=[64, 32], dtype="f32",
+         src=MMA_V2, shared=nvmma(128, 32), dst=None, note="MMA v2 f32 accumulator into NVMMA 128B (epilogue)"),
+    dict(name="store_mma_v3_nvmma128_64x64", group="store", kernel="store", shape=[64, 64],
+         src=MMA_V3, shared=nvmma(128), dst=None, note="wgmma accumulator (as f16) into NVMMA 128B (epilogue)"),
+    dict(name="store_mma_v3_nvmma128_f32_64x32", group="store", kernel="store", shape=[64, 32], dtype="f32",
+         src=MMA_V3_N32, shared=nvmma(128, 32), dst=None, note="wgmma f32 accumulator into NVMMA 128B"),
+    dict(name="load_nvmma128_dot_a_v2_i8_64x128", group="load", kernel="load", shape=[64, 128], dtype="i8",
+         src=None, shared=nvmma(128, 8), dst=dot(0, MMA_V2, 4),
+         note="i8 MMA v2 operand A, kWidth 4 (Triton: ldmatrix of 8-bit pairs)"),
+    dict(name="load_nvmma64_dot_a_v2_i8_64x64", group="load", kernel="load", shape=[64, 64], dtype="i8",
+         src=None, shared=nvmma(64, 8), dst=dot(0, MMA_V2, 4), note="i8 operand A, 64B swizzle"),
+    dict(name="load_nvmma128t_dot_b_v2_i8_128x64", group="load", kernel="load", shape=[128, 64], dtype="i8",
+         src=None, shared=nvmma(128, 8, transposed=True), dst=dot(1, MMA_V2, 4),
+         note="i8 operand B from a K-contiguous buffer, kWidth 4"),
+    dict(name="load_nvmma128_dot_a_v2_bf16_64x64", group="load", kernel="load", shape=[64, 64], dtype="bf16",
+         src=None, shared=nvmma(128), dst=dot(0, MMA_V2), note="bf16 operand A"),
+    dict(name="load_nvmma128_dot_a_v3_f8_64x128", group="load", kernel="load", shape=[64, 128], dtype="f8e4m3",
+         src=None, shared=nvmma(128, 8), dst=dot(0, MMA_V3, 4), note="fp8 wgmma operand A in registers, kWidth 4"),
+    dict(name="load_nvmma128_dot_a_v2_64x64_w8", group="load", kernel="load", shape=[64, 64], num_warps=8,
+         src=None, shared=nvmma(128), dst=dot(0, MMA_V2_W8), note="operand A, 8 warps"),
+    dict(name="load_nvmma128_blocked_f32_64x32", group="load", kernel="load", shape=[64, 32], dtype="f32",
+         src=None, shared=nvmma(128, 32), dst=ROW_F32_32, note="f32 NVMMA 128B into row-major blocked"),
+    dict(name="load_swizzled_blocked_f32_32x128", group="load", kernel="load", shape=[32, 128], dtype="f32",
+         src=None, shared=swizzled(1, 1, 1, [1, 0]), dst=SCALAR_ROWS,
+         note="f32, unswizzled buffer into one element per thread per row (ldmatrix of halves)"),
+    dict(name="load_nvmma128_blocked_f8_64x128", group="load", kernel="load", shape=[64, 128], dtype="f8e4m3",
+         src=None, shared=nvmma(128, 8), dst=ROW_8_128, note="fp8 NVMMA 128B into row-major blocked"),
+    dict(name="transpose_swizzled_f32_64x64", group="transpose", kernel="roundtrip", shape=[64, 64], dtype="f32",
+         src=blocked([1, 4], [2, 16], [4, 1], [1, 0]), shared=swizzled(4, 1, 8, [0, 1]),
+         dst=blocked([4, 1], [16, 2], [1, 4], [0, 1]), note="f32 row-major to column-major through swizzled"),
+    dict(name="transpose_swizzled_i8_64x64", group="transpose", kernel="roundtrip", shape=[64, 64], dtype="i8",
+         src=ROW_8_64, shared=swizzled(16, 1, 4, [0, 1]), dst=blocked([16, 1], [4, 8], [1, 4], [0, 1]),
+         note="i8 row-major to column-major through swizzled"),
+    dict(name="transpose_nvmma128_bf16_64x64_w8", group="transpose", kernel="roundtrip", shape=[64, 64],
+         dtype="bf16", num_warps=8, src=ROW_64_W8, shared=nvmma(128), dst=blocked([8, 1], [8, 4], [1, 8], [0, 1]),
+         note="bf16 transpose through NVMMA 128B, 8 warps"),
+    dict(name="roundtrip_nvmma128_f8_64x128", group="transpose", kernel="roundtrip", shape=[64, 128],
+         dtype="f8e4m3", src=ROW_8_128, shared=nvmma(128, 8), dst=dot(0, MMA_V2, 4),
+         note="fp8 store of blocked rows, load as MMA v2 operand A"),
+]
 
 # --------------------------------------------------------------------------
 # Worker side
@@ -230,7 +305,8 @@ def _compile(p):
     kern = KERNELS[p["kernel"]]
     lay = {k: (fam._gluon_layout(p[k]) if p.get(k) else None) for k in ("src", "shared", "dst")}
     M, N = p["shape"]
-    sig = {"in_ptr": "*" + DTYPE, "out_ptr": "*" + DTYPE, "M": "constexpr", "N": "constexpr",
+    tdtype = DTYPES[p.get("dtype", "f16")][0]
+    sig = {"in_ptr": "*" + tdtype, "out_ptr": "*" + tdtype, "M": "constexpr", "N": "constexpr",
            "src": "constexpr", "sh": "constexpr", "dst": "constexpr"}
     src = gluon.GluonASTSource(kern, signature=sig,
                                constexprs={(2,): M, (3,): N, (4,): lay["src"], (5,): lay["shared"],
@@ -342,12 +418,14 @@ def main():
         for p in PAIRS:
             if only and p["name"] not in only:
                 continue
-            req = dict(p, num_warps=NUM_WARPS)
+            nw = p.get("num_warps", NUM_WARPS)
+            dtype = p.get("dtype", "f16")
+            req = dict(p, num_warps=nw)
             t = time.time()
             res = w.run("compile", req)
             entry = {"name": p["name"], "group": p["group"], "kernel": p["kernel"], "note": p["note"],
                      "summary": "%s -> %s -> %s" % (_short(p["src"]), _short(p["shared"]), _short(p["dst"])),
-                     "shape": p["shape"], "dtype": "f16", "element_bits": ELEMENT_BITS, "num_warps": NUM_WARPS}
+                     "shape": p["shape"], "dtype": dtype, "element_bits": DTYPES[dtype][1], "num_warps": nw}
             if "error" in res:
                 entry["error"] = res["error"]
                 print("%-34s FAILED: %s" % (p["name"], res["error"]), file=sys.stderr)
@@ -380,7 +458,7 @@ def main():
     data = {"generator": GENERATOR, "counter": "tools/ptx_address_count.py",
             "triton_version": version or TRITON_VERSION, "target": "cuda:90 (sm_90a PTX), 32 threads/warp",
             "compile": 'triton.compile(GluonASTSource(...), target=GPUTarget("cuda", 90, 32), '
-                       'options={"num_warps": 4}); TRITON_DISABLE_LINE_INFO=1',
+                       'options={"num_warps": the pair\'s (4 unless said)}); TRITON_DISABLE_LINE_INFO=1',
             "counting_rules": "see the module docstring of tools/ptx_address_count.py",
             "pairs": out}
     if only and os.path.exists(args.out):  # merge into the existing file
