@@ -162,9 +162,17 @@ fn tcgen05_32x32b_roundtrip_touches_lane_tid_column_16_plus_r() {
 /// One load of `shape.x2` per warp at column 8; every cell's (lane, column) against the table.
 #[test]
 fn every_shape_follows_its_thread_to_data_map() {
-    for shape in TmemShape::ALL {
+    // 16x32bx2: lanes 16-31 at 16 columns on, or at TMEM lane 8 and 4 columns on.
+    let shapes = TmemShape::ALL
+        .into_iter()
+        .chain([TmemShape::S16x32bx2(16), TmemShape::S16x32bx2(8 << 16 | 4)]);
+    for shape in shapes {
         for warp_lane_half in [0u32, 16] {
             if shape == TmemShape::S32x32b && warp_lane_half == 16 {
+                continue;
+            }
+            // A split into TMEM lane 8 stays in the warp's quarter only from lane 0.
+            if shape == TmemShape::S16x32bx2(8 << 16 | 4) && warp_lane_half == 16 {
                 continue;
             }
             let mut b = Builder::new("shapes", Target::Sm100a).unwrap();
@@ -207,6 +215,9 @@ fn every_shape_follows_its_thread_to_data_map() {
                     TmemShape::S16x256b => {
                         (l / 4 + 8 * ((r / 2) % 2), r % 2 + 2 * (l % 4) + 8 * (r / 4))
                     }
+                    // The PTX ISA: two .16x32b accesses, the second at taddr + immHalfSplitoff.
+                    TmemShape::S16x32bx2(_) if l < 16 => (l, r),
+                    TmemShape::S16x32bx2(split) => (l - 16 + (split >> 16), r + (split & 0xFFFF)),
                 };
                 let (lane, column) = (32 * w + warp_lane_half + want.0, 8 + want.1);
                 assert_eq!(a.location, Location::Tmem { lane, column }, "{shape} {a:?}");

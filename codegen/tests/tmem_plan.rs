@@ -524,3 +524,35 @@ fn perturbed_layouts_plan_or_refuse() {
     );
     assemble_all(&kernels);
 }
+
+/// A 64-row layout read with 32x32b (Triton's choice for `block_m = 64`): lanes 16–31 take
+/// the second half of the columns of lanes 0–15's rows. That is `.16x32bx2` with the half's
+/// first column as its split offset, as Triton's `getTMemLdStEncodingInfo` picks it; the
+/// kernels round-trip every element in the interpreter and assemble for sm_100a.
+#[test]
+fn sixty_four_row_layouts_use_16x32bx2() {
+    let mut kernels = Vec::new();
+    for (block_n, bits) in [(32u64, 32u32), (64, 32), (128, 16)] {
+        let alloc = Alloc::new(
+            tmem(64, block_n as u32),
+            [64, block_n],
+            bits,
+            BufferMap::new(0, &[(2, 256)]).unwrap(),
+        );
+        let plan = alloc.plan(Tcgen05Atom::M32x32b, 4).unwrap();
+        // The second half: half the packed columns on.
+        let half = (block_n * u64::from(bits) / 32 / 2) as u32;
+        assert_eq!(plan.shape(), codegen::ptx::TmemShape::S16x32bx2(half));
+        let name = format!("x2_{block_n}_{bits}");
+        let (k, cells) = check_roundtrip(&name, &alloc, &plan, &plan, IndexSource::Param);
+        assert!(cells > 0);
+        let text = k.to_string();
+        assert!(
+            text.contains(&format!("tcgen05.st.sync.aligned.16x32bx2.x{half}.b32 [")),
+            "{text}"
+        );
+        assert!(text.contains(&format!("], {half}, {{")), "{text}");
+        kernels.push(k);
+    }
+    assemble_all(&kernels);
+}

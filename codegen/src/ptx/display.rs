@@ -9,7 +9,7 @@ use std::fmt;
 use super::inst::{Inst, Op, Stmt};
 use super::kernel::Kernel;
 use super::reg::{Reg, RegType};
-use super::types::{PtxVersion, Target};
+use super::types::{PtxVersion, Target, TmemShape};
 
 /// `{%r1, %r2}`.
 struct Vector<'a>(&'a [Reg]);
@@ -59,15 +59,21 @@ impl fmt::Display for Op {
             Op::LdParam { d, param } => write!(f, " {d}, [{param}]"),
             Op::Ld { d, addr, .. } => write!(f, " {}, {addr}", Elements(d)),
             Op::St { addr, src, .. } => write!(f, " {addr}, {}", Elements(src)),
-            Op::Ldmatrix { d, addr, .. } | Op::TmemLd { d, taddr: addr, .. } => {
-                write!(f, " {}, {addr}", Vector(d))
-            }
-            Op::Stmatrix { addr, src, .. }
-            | Op::TmemSt {
-                taddr: addr, src, ..
+            Op::Ldmatrix { d, addr, .. } => write!(f, " {}, {addr}", Vector(d)),
+            Op::TmemLd {
+                d, taddr, shape, ..
             } => {
-                write!(f, " {addr}, {}", Vector(src))
+                write!(f, " {}, {taddr}", Vector(d))?;
+                split(f, *shape)
             }
+            Op::Stmatrix { addr, src, .. } => write!(f, " {addr}, {}", Vector(src)),
+            // `tcgen05.st.16x32bx2 [taddr], immHalfSplitoff, r`: the offset before the data.
+            Op::TmemSt {
+                taddr, src, shape, ..
+            } => match shape.split() {
+                Some(off) => write!(f, " {taddr}, {off}, {}", Vector(src)),
+                None => write!(f, " {taddr}, {}", Vector(src)),
+            },
             Op::TmemAlloc { dst, ncols } => write!(f, " {dst}, {ncols}"),
             Op::TmemDealloc { taddr, ncols } => write!(f, " {taddr}, {ncols}"),
             Op::BarSync { id } => write!(f, " {id}"),
@@ -284,5 +290,13 @@ fn vec_suffix(n: usize) -> &'static str {
         2 => ".v2",
         4 => ".v4",
         _ => "",
+    }
+}
+
+/// `, immHalfSplitoff` after a `.16x32bx2` instruction's operands.
+fn split(f: &mut fmt::Formatter<'_>, shape: TmemShape) -> fmt::Result {
+    match shape.split() {
+        Some(off) => write!(f, ", {off}"),
+        None => Ok(()),
     }
 }

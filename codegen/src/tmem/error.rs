@@ -19,14 +19,13 @@ fn cell(c: &Option<(u64, u64)>) -> String {
 ///
 /// ```
 /// use codegen::tmem::{TmemError, TmemPlan};
-/// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
-/// // block_m = 64 with 64 rows leaves lanes 16..31 unused: Triton's 32x32b layout then reads
-/// // the second column half through lanes 16..31 (`.16x32bx2`), which is not emitted.
-/// let tm = TensorMemory { block_m: 64, block_n: 32, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
-/// let map = AddressMap::tensor_memory(BufferMap::new(0, &[])?, 32, &tm, &[64, 32])?;
-/// let err = TmemPlan::for_tensor_memory(&map, &tm, &[64, 32], Tcgen05Atom::M32x32b, 4).unwrap_err();
-/// assert!(matches!(err, TmemError::AtomMismatch { dim: "lane", bit: 4, .. }));
-/// assert!(err.to_string().contains("16x32bx2"));
+/// use linear_layout::{AddressMap, BufferMap, DType, families::{tmem_reg_layout, Tcgen05Atom, TensorMemory}};
+/// let tm = TensorMemory { block_m: 128, block_n: 32, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
+/// let map = AddressMap::tensor_memory(BufferMap::new(0, &[])?, 32, &tm, &[128, 32])?;
+/// // A 16x64b register layout moved with 32x32b: lane bit 0 is TMEM row 8 there, not row 1.
+/// let regs = tmem_reg_layout(DType::F32, &[128, 32], &[128, 32], &tm.clone().into(), 4, Tcgen05Atom::M16x64b)?;
+/// let err = TmemPlan::new(&map, &regs, Tcgen05Atom::M32x32b).unwrap_err();
+/// assert!(matches!(err, TmemError::AtomMismatch { dim: "lane", bit: 0, .. }));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Error)]

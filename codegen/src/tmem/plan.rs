@@ -216,14 +216,39 @@ fn check_packing(
     Ok(pack)
 }
 
+/// The shape that moves `atom`'s tile: the atom's own, or for `32x32b` whose lane 16 does not
+/// reach TMEM lane 16 (a 64-lane layout: lanes 16–31 take other cells of lanes 0–15's rows),
+/// `.16x32bx2` with that cell as its split offset, as Triton's `getTMemLdStEncodingInfo` picks
+/// it. A split of zero (lanes 16–31 repeating lanes 0–15) is refused, as Triton refuses it
+/// outside scale layouts (ptxas mishandles it).
+fn shape_for(atom: Tcgen05Atom, lanes: &[Cell]) -> TmemShape {
+    let first16 = [(1, 0), (2, 0), (4, 0), (8, 0)];
+    match (atom, lanes) {
+        (Tcgen05Atom::M32x32b, [a, b, c, d, split])
+            if [*a, *b, *c, *d] == first16
+                && *split != (16, 0)
+                && *split != (0, 0)
+                && split.0 < 16
+                && split.1 < 1 << 16 =>
+        {
+            TmemShape::S16x32bx2((split.0 << 16 | split.1) as u32)
+        }
+        _ => shape_of(atom),
+    }
+}
+
 /// Checks the 5 lane bits and the first `log2(registers_per_repeat)` register bits (after
-/// packing) against the shape's thread-to-data map.
-fn check_atom(atom: Tcgen05Atom, lanes: &[Cell], regs: &[Cell]) -> Result<(), TmemError> {
-    let shape = shape_of(atom);
+/// packing) against the thread-to-data map of `shape`, which moves `atom`'s tile.
+fn check_atom(
+    atom: Tcgen05Atom,
+    shape: TmemShape,
+    lanes: &[Cell],
+    regs: &[Cell],
+) -> Result<(), TmemError> {
     let mismatch = |dim, bit: u32, expected: Cell, found: Option<Cell>| {
         let hint = if atom == Tcgen05Atom::M32x32b && dim == "lane" && bit == 4 {
-            " — lanes 16..31 read other columns of lanes 0..15: the .16x32bx2 shape \
-             (a 64-lane layout), which this emitter does not emit; use a 16-lane atom"
+            " — lanes 16..31 repeat the cells of lanes 0..15 (.16x32bx2 with a zero split, \
+             which ptxas mishandles and Triton refuses outside scale layouts)"
                 .to_string()
         } else {
             String::new()
@@ -369,14 +394,14 @@ impl TmemPlan {
                 found: format!("size 2^{}", warps.len()),
             });
         }
-        let shape = shape_of(atom);
+        let shape = shape_for(atom, &lanes);
         let element_bits = map.element_bits();
         let pack = check_packing(layout, &regs, element_bits)?;
         let regs = regs.get(pack as usize..).unwrap_or(&[]);
         if let Some(bit) = regs.iter().position(|c| *c == (0, 0)) {
             return Err(TmemError::RepeatedCell { bit: bit as u32 });
         }
-        check_atom(atom, &lanes, regs)?;
+        check_atom(atom, shape, &lanes, regs)?;
         let per_repeat = shape.registers_per_repeat();
         let atom_bits = per_repeat.trailing_zeros();
         let rest = regs.get(atom_bits as usize..).unwrap_or(&[]);

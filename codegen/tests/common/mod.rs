@@ -244,7 +244,12 @@ fn ncols() -> BoxedStrategy<Operand> {
 
 fn tcgen05_op() -> BoxedStrategy<Op> {
     let ld_st = (
-        prop::sample::select(TmemShape::ALL.to_vec()),
+        prop::sample::select(
+            TmemShape::ALL
+                .into_iter()
+                .chain([TmemShape::S16x32bx2(16), TmemShape::S16x32bx2(1 << 16 | 8)])
+                .collect::<Vec<_>>(),
+        ),
         0u32..4,
         any::<bool>(),
     )

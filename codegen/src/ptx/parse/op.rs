@@ -377,20 +377,29 @@ pub(super) fn build_op(opcode: &str, args: &[Arg], line: usize) -> Result<Op, Pa
         ["tcgen05", dir @ ("ld" | "st"), "sync", "aligned", shape, x, "b32"] => {
             let shape = TmemShape::parse(shape).ok_or_else(unknown)?;
             let num = repeat(x).ok_or_else(unknown)?;
-            a.expect_len(2)?;
+            // `.16x32bx2` takes its split offset after the address (`st`) or the
+            // destinations (`ld`).
+            let split = matches!(shape, TmemShape::S16x32bx2(_));
+            a.expect_len(if split { 3 } else { 2 })?;
+            let split_at = |i: usize| -> Result<TmemShape, ParseError> {
+                let off = a.imm(i)?;
+                u32::try_from(off)
+                    .map(TmemShape::S16x32bx2)
+                    .or_else(|_| a.wrong(i, "a 32-bit immHalfSplitoff"))
+            };
             if *dir == "ld" {
                 Op::TmemLd {
-                    shape,
+                    shape: if split { split_at(2)? } else { shape },
                     num,
                     d: a.vector(0)?,
                     taddr: a.addr(1)?,
                 }
             } else {
                 Op::TmemSt {
-                    shape,
+                    shape: if split { split_at(1)? } else { shape },
                     num,
                     taddr: a.addr(0)?,
-                    src: a.vector(1)?,
+                    src: a.vector(if split { 2 } else { 1 })?,
                 }
             }
         }

@@ -11,6 +11,11 @@
 //! | 16x64b | N | (l/4 + 8·(l%2), (l/2)%2 + 2r) |
 //! | 16x128b | 2N | (l/4 + 8·(r%2), l%4 + 4·(r/2)) |
 //! | 16x256b | 4N | (l/4 + 8·((r/2)%2), r%2 + 2·(l%4) + 8·(r/4)) |
+//! | 16x32bx2 | N | (l%16, r), plus the split offset for lanes 16–31 |
+//!
+//! `.16x32bx2` is two `.16x32b` accesses: lanes 0–15 at the address, lanes 16–31 at the address
+//! plus `immHalfSplitoff` (an immediate operand, `lane << 16 | column` like any TMEM address),
+//! which [`TmemShape::S16x32bx2`] carries.
 //!
 //! Lanes and columns are relative to the instruction's address. The `.xN` limits (N a power of
 //! two, at most 128 registers) were checked against ptxas 13.5.
@@ -35,10 +40,13 @@ pub enum TmemShape {
     S16x128b,
     /// `.16x256b`: 16 lanes, eight columns per repetition.
     S16x256b,
+    /// `.16x32bx2` with its `immHalfSplitoff` (`lane << 16 | column`): 16 lanes, one column per
+    /// repetition, twice — lanes 16–31 at the split offset.
+    S16x32bx2(u32),
 }
 
 impl TmemShape {
-    /// Every shape.
+    /// Every shape with no operand of its own (`.16x32bx2` needs its split offset).
     ///
     /// ```
     /// use codegen::ptx::TmemShape;
@@ -63,18 +71,38 @@ impl TmemShape {
             TmemShape::S16x64b => "16x64b",
             TmemShape::S16x128b => "16x128b",
             TmemShape::S16x256b => "16x256b",
+            TmemShape::S16x32bx2(_) => "16x32bx2",
         }
     }
 
-    /// The shape called `name`.
+    /// The shape called `name` (`.16x32bx2` with split offset 0: its instruction's operand
+    /// gives the offset).
     ///
     /// ```
     /// use codegen::ptx::TmemShape;
     /// assert_eq!(TmemShape::parse("16x128b"), Some(TmemShape::S16x128b));
-    /// assert_eq!(TmemShape::parse("16x32bx2"), None);
+    /// assert_eq!(TmemShape::parse("16x32bx2"), Some(TmemShape::S16x32bx2(0)));
+    /// assert_eq!(TmemShape::parse("16x32b"), None);
     /// ```
     pub fn parse(name: &str) -> Option<TmemShape> {
-        TmemShape::ALL.into_iter().find(|s| s.name() == name)
+        TmemShape::ALL
+            .into_iter()
+            .chain([TmemShape::S16x32bx2(0)])
+            .find(|s| s.name() == name)
+    }
+
+    /// The `immHalfSplitoff` operand of `.16x32bx2`.
+    ///
+    /// ```
+    /// use codegen::ptx::TmemShape;
+    /// assert_eq!(TmemShape::S16x32bx2(64).split(), Some(64));
+    /// assert_eq!(TmemShape::S32x32b.split(), None);
+    /// ```
+    pub fn split(self) -> Option<u32> {
+        match self {
+            TmemShape::S16x32bx2(split) => Some(split),
+            _ => None,
+        }
     }
 
     /// Registers per thread per repetition: 1, 1, 2, 4.
@@ -85,7 +113,7 @@ impl TmemShape {
     /// ```
     pub fn registers_per_repeat(self) -> u32 {
         match self {
-            TmemShape::S32x32b | TmemShape::S16x64b => 1,
+            TmemShape::S32x32b | TmemShape::S16x64b | TmemShape::S16x32bx2(_) => 1,
             TmemShape::S16x128b => 2,
             TmemShape::S16x256b => 4,
         }
@@ -122,6 +150,8 @@ impl TmemShape {
     /// assert_eq!(TmemShape::S32x32b.cell(7, 3), (7, 3));
     /// assert_eq!(TmemShape::S16x64b.cell(5, 2), (1 + 8, 4));
     /// assert_eq!(TmemShape::S16x128b.cell(6, 3), (1 + 8, 2 + 4));
+    /// // 16x32bx2 split 64 columns: lane 17 holds lane 1's row, 64 columns on.
+    /// assert_eq!(TmemShape::S16x32bx2(64).cell(17, 3), (1, 64 + 3));
     /// ```
     pub fn cell(self, lane: u32, reg: u32) -> (u32, u32) {
         // Wrapping arithmetic: meaningful inputs (lane < 32, reg < 128) never wrap, and
@@ -142,6 +172,13 @@ impl TmemShape {
                 (l / 4).wrapping_add(m8((r / 2) % 2)),
                 (r % 2 + 2 * (l % 4)).wrapping_add(m8(r / 4)),
             ),
+            TmemShape::S16x32bx2(split) => {
+                let second = (l / 16) % 2;
+                (
+                    (l % 16).wrapping_add(second.wrapping_mul(split >> 16)),
+                    r.wrapping_add(second.wrapping_mul(split & 0xFFFF)),
+                )
+            }
         }
     }
 }
