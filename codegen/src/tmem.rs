@@ -35,7 +35,7 @@
 //! let out = run(&kernel, &Config::new(128), &[ParamValue::Buffer(vec![0; 128 * 128 * 4]), ParamValue::U32(1)])?;
 //! // Every stored cell is where the address map puts the element the register layout names.
 //! for a in out.trace.iter() {
-//!     if let (AccessKind::TmemStore { reg }, Location::Tmem { lane, column }) = (a.kind, a.location) {
+//!     if let (AccessKind::TmemStore { reg, .. }, Location::Tmem { lane, column }) = (a.kind, a.location) {
 //!         let coords = plan.layout().apply(&[("register", u64::from(reg)), ("lane", u64::from(a.thread % 32)),
 //!                                            ("warp", u64::from(a.thread / 32)), ("block", 0)])?;
 //!         assert_eq!(s.address(1, &[coords[0].1, coords[1].1])?, Address::Tensor { lane, column });

@@ -316,7 +316,7 @@ fn tmem100_sample() {
         .collect();
     assert_eq!(st.len(), 128 * 4);
     for a in &st {
-        let AccessKind::TmemStore { reg } = a.kind else {
+        let AccessKind::TmemStore { reg, .. } = a.kind else {
             unreachable!()
         };
         assert_eq!(

@@ -114,7 +114,9 @@ fn tcgen05_32x32b_roundtrip_touches_lane_tid_column_16_plus_r() {
     for accesses in [&stores, &loads] {
         for a in accesses.iter() {
             let r = match a.kind {
-                AccessKind::TmemStore { reg } | AccessKind::TmemLoad { reg } => u32::from(reg),
+                AccessKind::TmemStore { reg, .. } | AccessKind::TmemLoad { reg, .. } => {
+                    u32::from(reg)
+                }
                 _ => unreachable!(),
             };
             assert_eq!(
@@ -203,7 +205,7 @@ fn every_shape_follows_its_thread_to_data_map() {
                 .collect();
             assert_eq!(loads.len(), 128 * regs.len(), "{shape}");
             for a in &loads {
-                let AccessKind::TmemLoad { reg } = a.kind else {
+                let AccessKind::TmemLoad { reg, .. } = a.kind else {
                     unreachable!()
                 };
                 let (l, r) = (a.thread % 32, u32::from(reg));

@@ -57,11 +57,19 @@ impl Exec<'_> {
                 Ok(())
             }
             Op::TmemLd {
-                shape, d, taddr, ..
-            } => self.tmem_ld(w, pc, *shape, d, *taddr),
+                shape,
+                d,
+                taddr,
+                pack,
+                ..
+            } => self.tmem_ld(w, pc, *shape, *pack, d, *taddr),
             Op::TmemSt {
-                shape, src, taddr, ..
-            } => self.tmem_st(w, pc, *shape, src, *taddr),
+                shape,
+                src,
+                taddr,
+                unpack,
+                ..
+            } => self.tmem_st(w, pc, *shape, *unpack, src, *taddr),
             Op::TmemWaitLd => {
                 for t in self.warp_threads(w) {
                     if let Some(th) = self.threads.get_mut(t) {
@@ -294,16 +302,24 @@ impl Exec<'_> {
 
     /// The cell register `r` of lane `l` touches, checked against range, the warp's lane
     /// quarter and the live allocations.
+    /// With `half = Some(h)` (`.pack::16b` / `.unpack::16b`), the shape's columns count
+    /// pairs: half `h` of the register sits in column `2·c + h`.
+    #[allow(clippy::too_many_arguments)]
     fn tmem_cell(
         &self,
         w: usize,
         pc: usize,
         shape: TmemShape,
+        half: Option<u32>,
         taddr: u32,
         l: u32,
         r: u32,
     ) -> Result<(u32, u32), InterpError> {
         let (dl, dc) = shape.cell(l, r);
+        let dc = match half {
+            Some(h) => dc.wrapping_mul(2).wrapping_add(h),
+            None => dc,
+        };
         let lane = u64::from(taddr >> 16) + u64::from(dl);
         let column = u64::from(taddr & 0xFFFF) + u64::from(dc);
         let (warp, stmt) = (w as u32, pc);
@@ -331,54 +347,82 @@ impl Exec<'_> {
         Ok((lane, column))
     }
 
+    /// `tcgen05.ld`; with `pack`, each register takes the low 16 bits of two columns (the
+    /// first in its low half).
     fn tmem_ld(
         &mut self,
         w: usize,
         pc: usize,
         shape: TmemShape,
+        pack: bool,
         d: &[Reg],
         taddr: Address,
     ) -> Result<(), InterpError> {
         let taddr = self.uniform_address(w, pc, taddr, "tcgen05.ld address")?;
+        let halves: &[Option<u32>] = if pack { &[Some(0), Some(1)] } else { &[None] };
         for l in 0..32u32 {
             let t = w * 32 + l as usize;
             for (r, dst) in d.iter().enumerate() {
-                let (lane, column) = self.tmem_cell(w, pc, shape, taddr, l, r as u32)?;
-                let v = self.tmem.get(lane, column).unwrap_or(0);
-                self.write(t, *dst, u64::from(v));
+                let mut value = 0u32;
+                for &half in halves {
+                    let (lane, column) = self.tmem_cell(w, pc, shape, half, taddr, l, r as u32)?;
+                    let v = self.tmem.get(lane, column).unwrap_or(0);
+                    let part = match half {
+                        Some(h) => (v & 0xFFFF) << (16 * h),
+                        None => v,
+                    };
+                    value |= part;
+                    let kind = AccessKind::TmemLoad {
+                        reg: r as u16,
+                        half: half.map(|h| h as u8),
+                    };
+                    self.trace_tmem(t, pc, kind, (lane, column), v & mask(half));
+                }
+                self.write(t, *dst, u64::from(value));
                 if let (Some(slot), Some(th)) = (self.slots.slot(*dst), self.threads.get_mut(t)) {
                     if let Some(p) = th.pending.get_mut(slot) {
                         *p = true;
                     }
                 }
-                let kind = AccessKind::TmemLoad { reg: r as u16 };
-                self.trace_tmem(t, pc, kind, (lane, column), v);
             }
         }
         Ok(())
     }
 
+    /// `tcgen05.st`; with `unpack`, each register's low and high halves go to the low 16 bits
+    /// of two columns (zero-extended).
     fn tmem_st(
         &mut self,
         w: usize,
         pc: usize,
         shape: TmemShape,
+        unpack: bool,
         src: &[Reg],
         taddr: Address,
     ) -> Result<(), InterpError> {
         let taddr = self.uniform_address(w, pc, taddr, "tcgen05.st address")?;
-        let mut cells = Vec::with_capacity(32 * src.len());
+        let halves: &[Option<u32>] = if unpack { &[Some(0), Some(1)] } else { &[None] };
+        let mut cells = Vec::with_capacity(32 * src.len() * halves.len());
         for l in 0..32u32 {
             let t = w * 32 + l as usize;
             for (r, s) in src.iter().enumerate() {
-                let (lane, column) = self.tmem_cell(w, pc, shape, taddr, l, r as u32)?;
                 let v = self.read32(t, pc, *s)?;
-                cells.push((t, r, lane, column, v));
+                for &half in halves {
+                    let (lane, column) = self.tmem_cell(w, pc, shape, half, taddr, l, r as u32)?;
+                    let part = match half {
+                        Some(h) => (v >> (16 * h)) & 0xFFFF,
+                        None => v,
+                    };
+                    cells.push((t, r, half, lane, column, part));
+                }
             }
         }
-        for (t, r, lane, column, v) in cells {
+        for (t, r, half, lane, column, v) in cells {
             self.tmem.set(lane, column, v);
-            let kind = AccessKind::TmemStore { reg: r as u16 };
+            let kind = AccessKind::TmemStore {
+                reg: r as u16,
+                half: half.map(|h| h as u8),
+            };
             self.trace_tmem(t, pc, kind, (lane, column), v);
         }
         Ok(())
@@ -401,5 +445,14 @@ impl Exec<'_> {
             bytes: 4,
             value: u128::from(v),
         });
+    }
+}
+
+/// The bits of a cell a packed access moves: the low 16 for a half, all 32 otherwise.
+fn mask(half: Option<u32>) -> u32 {
+    if half.is_some() {
+        0xFFFF
+    } else {
+        u32::MAX
     }
 }

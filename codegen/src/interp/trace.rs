@@ -11,7 +11,7 @@ use linear_layout::Address;
 ///
 /// ```
 /// use codegen::interp::AccessKind;
-/// assert!(AccessKind::TmemLoad { reg: 3 }.is_load());
+/// assert!(AccessKind::TmemLoad { reg: 3, half: None }.is_load());
 /// assert!(!AccessKind::StmatrixRow { matrix: 0, row: 1 }.is_load());
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -39,11 +39,15 @@ pub enum AccessKind {
     TmemLoad {
         /// The register index.
         reg: u16,
+        /// With `.pack::16b`: which 16-bit half of the register the cell's low 16 bits fill.
+        half: Option<u8>,
     },
     /// One cell written by `tcgen05.st` from this thread's register `reg`.
     TmemStore {
         /// The register index.
         reg: u16,
+        /// With `.unpack::16b`: which 16-bit half of the register the cell receives.
+        half: Option<u8>,
     },
     /// The TMEM address `tcgen05.alloc` writes to shared memory (recorded for the warp's
     /// first thread).

@@ -269,11 +269,17 @@ impl Op {
             Op::TmemRelinquish => {
                 f.write_str("tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned")
             }
-            Op::TmemLd { shape, num, .. } => {
-                write!(f, "tcgen05.ld.sync.aligned.{shape}.x{num}.b32")
+            Op::TmemLd {
+                shape, num, pack, ..
+            } => {
+                let pack = if *pack { ".pack::16b" } else { "" };
+                write!(f, "tcgen05.ld.sync.aligned.{shape}.x{num}{pack}.b32")
             }
-            Op::TmemSt { shape, num, .. } => {
-                write!(f, "tcgen05.st.sync.aligned.{shape}.x{num}.b32")
+            Op::TmemSt {
+                shape, num, unpack, ..
+            } => {
+                let unpack = if *unpack { ".unpack::16b" } else { "" };
+                write!(f, "tcgen05.st.sync.aligned.{shape}.x{num}{unpack}.b32")
             }
             Op::TmemWaitLd => f.write_str("tcgen05.wait::ld.sync.aligned"),
             Op::TmemWaitSt => f.write_str("tcgen05.wait::st.sync.aligned"),

@@ -244,23 +244,28 @@ pub enum Op {
     },
     /// `tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned`.
     TmemRelinquish,
-    /// `tcgen05.ld.sync.aligned.<shape>.x<num>.b32 d, [taddr]`.
+    /// `tcgen05.ld.sync.aligned.<shape>.x<num>[.pack::16b].b32 d, [taddr]`.
     TmemLd {
         /// The shape.
         shape: TmemShape,
         /// The `.xN`.
         num: u32,
+        /// `.pack::16b`: each register takes the low 16 bits of two adjacent columns.
+        pack: bool,
         /// `shape.registers(num)` `.b32` registers.
         d: Vec<Reg>,
         /// The warp-uniform TMEM address.
         taddr: Address,
     },
-    /// `tcgen05.st.sync.aligned.<shape>.x<num>.b32 [taddr], src`.
+    /// `tcgen05.st.sync.aligned.<shape>.x<num>[.unpack::16b].b32 [taddr], src`.
     TmemSt {
         /// The shape.
         shape: TmemShape,
         /// The `.xN`.
         num: u32,
+        /// `.unpack::16b`: each register's halves go to the low 16 bits of two adjacent
+        /// columns.
+        unpack: bool,
         /// The warp-uniform TMEM address.
         taddr: Address,
         /// `shape.registers(num)` `.b32` registers.

@@ -133,7 +133,7 @@ impl Op {
     /// use codegen::ptx::{Address, Op, PtxError, Reg, RegType, TmemShape};
     /// let r = |i| Reg::new(RegType::B32, i);
     /// // 16x128b.x1 needs two registers per thread.
-    /// let op = Op::TmemLd { shape: TmemShape::S16x128b, num: 1, d: vec![r(1)], taddr: r(0).into() };
+    /// let op = Op::TmemLd { shape: TmemShape::S16x128b, num: 1, pack: false, d: vec![r(1)], taddr: r(0).into() };
     /// assert!(matches!(op.validate(), Err(PtxError::VectorLength { .. })));
     /// ```
     pub fn validate(&self) -> Result<(), PtxError> {
@@ -280,6 +280,7 @@ impl Op {
                 num,
                 d,
                 taddr,
+                ..
             } => {
                 let n = shape.registers(*num)?;
                 c.vector(d, &[n as usize], "destinations")?;
@@ -292,6 +293,7 @@ impl Op {
                 num,
                 taddr,
                 src,
+                ..
             } => {
                 let n = shape.registers(*num)?;
                 c.vector(src, &[n as usize], "sources")?;

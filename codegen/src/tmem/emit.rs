@@ -332,7 +332,7 @@ impl TmemPlan {
     pub fn load_at(&self, b: &mut Builder, at: TmemAddress) -> Result<Vec<Reg>, TmemError> {
         let mut out = Vec::with_capacity(self.registers() as usize);
         for (m, addr) in self.messages().iter().zip(self.message_addresses(at)?) {
-            out.extend(b.tcgen05_ld(self.shape(), m.num, addr)?);
+            out.extend(b.tcgen05_ld_with(self.shape(), m.num, self.halves(), addr)?);
         }
         b.tcgen05_wait_ld()?;
         Ok(out)
@@ -402,7 +402,7 @@ impl TmemPlan {
             .zip(self.message_addresses(at)?)
             .zip(values.chunks(per_message.max(1)))
         {
-            b.tcgen05_st(self.shape(), m.num, addr, src)?;
+            b.tcgen05_st_with(self.shape(), m.num, self.halves(), addr, src)?;
         }
         b.tcgen05_wait_st()?;
         Ok(())

@@ -57,12 +57,13 @@ pub enum TmemError {
         /// What it is.
         found: String,
     },
-    /// Sub-32-bit elements that are not packed `32 / element_bits` to a 32-bit register and
-    /// column (e.g. `col_stride = 2`, which needs `.pack::16b`, not emitted).
+    /// Sub-32-bit elements that are neither packed `32 / element_bits` to a 32-bit register
+    /// and column, nor (16-bit) one per column in adjacent column pairs (`.pack::16b`).
     #[error(
         "{element_bits}-bit elements: the first {expected} register bits must stay in one 32-bit \
-         TMEM cell (packed elements); register bit {bit} moves to (lane {lane}, column {column}) \
-         (unpacked TMEM needs .pack::16b/.unpack::16b, which this emitter does not use)"
+         TMEM cell (packed elements), or for 16-bit elements move one column (unpacked, moved \
+         with .pack::16b/.unpack::16b); register bit {bit} moves to (lane {lane}, column \
+         {column})"
     )]
     Packing {
         /// The element width.

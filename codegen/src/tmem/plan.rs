@@ -130,6 +130,8 @@ pub struct TmemPlan {
     buffer: BufferMap,
     span: u64,
     layout: LinearLayout,
+    /// Unpacked 16-bit TMEM moved with `.pack::16b` / `.unpack::16b`.
+    halves: bool,
 }
 
 /// The `tcgen05` shape of an atom.
@@ -380,6 +382,26 @@ impl TmemPlan {
         let regs = cells(&cvt, "register", at)?;
         let lanes = cells(&cvt, "lane", at)?;
         let warps = cells(&cvt, "warp", at)?;
+        // Unpacked 16-bit TMEM (one element per column): a register's two elements sit in
+        // adjacent columns, which `.pack::16b` / `.unpack::16b` move as one register. Work in
+        // column pairs; the columns are doubled back at the end.
+        let halves = map.element_bits() == 16
+            && regs.first() == Some(&(0, 1))
+            && regs
+                .iter()
+                .skip(1)
+                .chain(&lanes)
+                .chain(&warps)
+                .all(|c| c.1 % 2 == 0);
+        let pairs = |v: Vec<Cell>| -> Vec<Cell> {
+            if halves {
+                v.into_iter().map(|(l, c)| (l, c >> 1)).collect()
+            } else {
+                v
+            }
+        };
+        let (regs, lanes, warps) = (pairs(regs), pairs(lanes), pairs(warps));
+        let columns = |c: u64| if halves { 2 * c } else { c };
         if lanes.len() != 5 {
             return Err(TmemError::RegisterDims {
                 dim: "lane",
@@ -445,7 +467,7 @@ impl TmemPlan {
                 Ok(TmemMessage {
                     num,
                     lane: to_u32(lane)?,
-                    column: to_u32(column)?,
+                    column: to_u32(columns(column))?,
                     first_register: m * per_message,
                 })
             })
@@ -457,7 +479,7 @@ impl TmemPlan {
                 Ok(WarpOffset {
                     bit,
                     lane: to_u32(c.0)?,
-                    column: to_u32(c.1)?,
+                    column: to_u32(columns(c.1))?,
                 })
             })
             .collect::<Result<Vec<_>, TmemError>>()?;
@@ -470,7 +492,8 @@ impl TmemPlan {
             messages,
             warp_offsets,
             buffer: map.buffer().clone(),
-            span: max_column + 1,
+            span: columns(max_column + 1),
+            halves,
             layout: layout.clone(),
         })
     }
@@ -524,6 +547,24 @@ impl TmemPlan {
     /// ```
     pub fn atom(&self) -> Tcgen05Atom {
         self.atom
+    }
+
+    /// Whether the messages are `.pack::16b` loads / `.unpack::16b` stores: 16-bit elements
+    /// one per TMEM column (`col_stride = 2`), two per register.
+    ///
+    /// ```
+    /// use codegen::tmem::TmemPlan;
+    /// use linear_layout::{AddressMap, BufferMap, families::{Tcgen05Atom, TensorMemory}};
+    /// let tm = TensorMemory { block_m: 128, block_n: 64, col_stride: 2, cga_layout: vec![], two_ctas: false, fp4_padded: false };
+    /// let map = AddressMap::tensor_memory(BufferMap::new(0, &[])?, 16, &tm, &[128, 64])?;
+    /// let plan = TmemPlan::for_tensor_memory(&map, &tm, &[128, 64], Tcgen05Atom::M32x32b, 4)?;
+    /// assert!(plan.halves());
+    /// assert_eq!(plan.registers(), 32); // 64 elements, two per register
+    /// assert_eq!(plan.end_column(), 64); // one column each
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn halves(&self) -> bool {
+        self.halves
     }
 
     /// The PTX shape of [`atom`](Self::atom).

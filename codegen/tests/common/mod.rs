@@ -252,8 +252,9 @@ fn tcgen05_op() -> BoxedStrategy<Op> {
         ),
         0u32..4,
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_flat_map(|(shape, log, load)| {
+        .prop_flat_map(|(shape, log, load, halves)| {
             let num = 1u32 << log;
             let n = shape.registers(num).unwrap_or(1) as usize;
             (regs(RegType::B32, n, load), addr(RegType::B32)).prop_map(move |(regs, taddr)| {
@@ -261,6 +262,7 @@ fn tcgen05_op() -> BoxedStrategy<Op> {
                     Op::TmemLd {
                         shape,
                         num,
+                        pack: halves,
                         d: regs,
                         taddr,
                     }
@@ -268,6 +270,7 @@ fn tcgen05_op() -> BoxedStrategy<Op> {
                     Op::TmemSt {
                         shape,
                         num,
+                        unpack: halves,
                         taddr,
                         src: regs,
                     }

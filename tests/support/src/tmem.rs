@@ -189,10 +189,12 @@ fn check_run(
     let (st_stmts, ld_stmts) = (tmem_stmts(k, true), tmem_stmts(k, false));
     let mut stored = vec![false; 128 * 512];
     let (mut n_st, mut n_ld) = (0usize, 0usize);
+    // `.pack::16b` / `.unpack::16b` (unpacked 16-bit TMEM): one access per register half.
+    let (mut st_halves, mut ld_halves) = (false, false);
     for a in out.trace.iter() {
-        let (plan, want, stmts, reg, is_store) = match a.kind {
-            AccessKind::TmemStore { reg } => (st, want_st, &st_stmts, reg, true),
-            AccessKind::TmemLoad { reg } => (ld, want_ld, &ld_stmts, reg, false),
+        let (plan, want, stmts, reg, half, is_store) = match a.kind {
+            AccessKind::TmemStore { reg, half } => (st, want_st, &st_stmts, reg, half, true),
+            AccessKind::TmemLoad { reg, half } => (ld, want_ld, &ld_stmts, reg, half, false),
             _ => continue,
         };
         let Location::Tmem { lane, column } = a.location else {
@@ -201,7 +203,20 @@ fn check_run(
         let m = stmts.iter().position(|&s| s == a.stmt).unwrap();
         let k_reg = plan.messages()[m].first_register + u32::from(reg);
         let at = (a.thread * plan.registers() + k_reg) as usize;
-        for &e in want.elements(at) {
+        let (elements, value) = match half {
+            Some(h) => {
+                let h = usize::from(h);
+                let e = &want.elements(at)[h..h + 1];
+                (e, u128::from((want.values[at] >> (16 * h)) & 0xFFFF))
+            }
+            None => (want.elements(at), u128::from(want.values[at])),
+        };
+        if is_store {
+            st_halves |= half.is_some();
+        } else {
+            ld_halves |= half.is_some();
+        }
+        for &e in elements {
             assert_eq!(
                 (lane, column),
                 cell[e as usize],
@@ -210,12 +225,7 @@ fn check_run(
                 a.thread
             );
         }
-        assert_eq!(
-            a.value,
-            u128::from(want.values[at]),
-            "{}: value at ({lane}, {column})",
-            k.name
-        );
+        assert_eq!(a.value, value, "{}: value at ({lane}, {column})", k.name);
         if is_store {
             stored[(lane * 512 + column) as usize] = true;
             n_st += 1;
@@ -223,25 +233,22 @@ fn check_run(
             n_ld += 1;
         }
     }
+    let per_reg = |halves: bool| if halves { 2 } else { 1 };
     assert_eq!(
         n_st,
-        (threads * st.registers()) as usize,
+        (threads * st.registers()) as usize * per_reg(st_halves),
         "{}: stores",
         k.name
     );
     assert_eq!(
         n_ld,
-        (threads * ld.registers()) as usize,
+        (threads * ld.registers()) as usize * per_reg(ld_halves),
         "{}: loads",
         k.name
     );
     let covered = stored.iter().filter(|&&s| s).count();
-    assert_eq!(
-        covered,
-        cell.len() / want_st.pack,
-        "{}: cells covered",
-        k.name
-    );
+    let per_cell = if st_halves { 1 } else { want_st.pack };
+    assert_eq!(covered, cell.len() / per_cell, "{}: cells covered", k.name);
     let words = &out.buffers[0];
     for t in 0..threads {
         for r in 0..ld.registers() {

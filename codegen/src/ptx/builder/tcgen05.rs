@@ -82,6 +82,27 @@ impl Builder {
         num: u32,
         taddr: impl Into<Address>,
     ) -> Result<Vec<Reg>, PtxError> {
+        self.tcgen05_ld_with(shape, num, false, taddr)
+    }
+
+    /// `tcgen05.ld…[.pack::16b]`: with `pack`, register `r` takes the low 16 bits of the two
+    /// columns the shape's register `r` covers twice over (columns `2c`, `2c + 1`).
+    ///
+    /// ```
+    /// use codegen::ptx::{Builder, RegType, Target, TmemShape};
+    /// let mut b = Builder::new("k", Target::Sm100a)?;
+    /// let taddr = b.mov(RegType::B32, 0)?;
+    /// b.tcgen05_ld_with(TmemShape::S32x32b, 4, true, taddr)?;
+    /// assert!(b.finish()?.to_string().contains("tcgen05.ld.sync.aligned.32x32b.x4.pack::16b.b32"));
+    /// # Ok::<(), codegen::ptx::PtxError>(())
+    /// ```
+    pub fn tcgen05_ld_with(
+        &mut self,
+        shape: TmemShape,
+        num: u32,
+        pack: bool,
+        taddr: impl Into<Address>,
+    ) -> Result<Vec<Reg>, PtxError> {
         let n = shape.registers(num)?;
         let start = self.peek(RegType::B32).index();
         let d: Vec<Reg> = (0..n)
@@ -90,6 +111,7 @@ impl Builder {
         self.push(Op::TmemLd {
             shape,
             num,
+            pack,
             d: d.clone(),
             taddr: taddr.into(),
         })?;
@@ -113,9 +135,32 @@ impl Builder {
         taddr: impl Into<Address>,
         src: &[Reg],
     ) -> Result<(), PtxError> {
+        self.tcgen05_st_with(shape, num, false, taddr, src)
+    }
+
+    /// `tcgen05.st…[.unpack::16b]`: with `unpack`, register `r`'s low and high halves go to
+    /// the low 16 bits of columns `2c` and `2c + 1`.
+    ///
+    /// ```
+    /// use codegen::ptx::{Builder, RegType, Target, TmemShape};
+    /// let mut b = Builder::new("k", Target::Sm100a)?;
+    /// let taddr = b.mov(RegType::B32, 0)?;
+    /// b.tcgen05_st_with(TmemShape::S32x32b, 1, true, taddr, &[taddr])?;
+    /// assert!(b.finish()?.to_string().contains("tcgen05.st.sync.aligned.32x32b.x1.unpack::16b.b32"));
+    /// # Ok::<(), codegen::ptx::PtxError>(())
+    /// ```
+    pub fn tcgen05_st_with(
+        &mut self,
+        shape: TmemShape,
+        num: u32,
+        unpack: bool,
+        taddr: impl Into<Address>,
+        src: &[Reg],
+    ) -> Result<(), PtxError> {
         self.push(Op::TmemSt {
             shape,
             num,
+            unpack,
             taddr: taddr.into(),
             src: src.to_vec(),
         })

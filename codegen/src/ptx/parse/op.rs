@@ -374,7 +374,13 @@ pub(super) fn build_op(opcode: &str, args: &[Arg], line: usize) -> Result<Op, Pa
             a.expect_len(0)?;
             Op::TmemRelinquish
         }
-        ["tcgen05", dir @ ("ld" | "st"), "sync", "aligned", shape, x, "b32"] => {
+        ["tcgen05", dir @ ("ld" | "st"), "sync", "aligned", shape, x, rest @ ..]
+            if matches!(
+                (*dir, rest),
+                (_, ["b32"]) | ("ld", ["pack::16b", "b32"]) | ("st", ["unpack::16b", "b32"])
+            ) =>
+        {
+            let halves = rest.len() == 2;
             let shape = TmemShape::parse(shape).ok_or_else(unknown)?;
             let num = repeat(x).ok_or_else(unknown)?;
             // `.16x32bx2` takes its split offset after the address (`st`) or the
@@ -391,6 +397,7 @@ pub(super) fn build_op(opcode: &str, args: &[Arg], line: usize) -> Result<Op, Pa
                 Op::TmemLd {
                     shape: if split { split_at(2)? } else { shape },
                     num,
+                    pack: halves,
                     d: a.vector(0)?,
                     taddr: a.addr(1)?,
                 }
@@ -398,6 +405,7 @@ pub(super) fn build_op(opcode: &str, args: &[Arg], line: usize) -> Result<Op, Pa
                 Op::TmemSt {
                     shape: if split { split_at(1)? } else { shape },
                     num,
+                    unpack: halves,
                     taddr: a.addr(0)?,
                     src: a.vector(if split { 2 } else { 1 })?,
                 }
