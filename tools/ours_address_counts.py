@@ -39,6 +39,7 @@ Triton's kernels have none either).  The kernels keep Triton's names
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -103,17 +104,18 @@ def _short_counts(c):
 
 
 def markdown(data):
-    rows = ["| pair | Triton address instrs | ours | Triton shared accesses | ours | Δ address instrs |",
-            "|---|---:|---:|---:|---:|---:|"]
+    rows = ["| pair | Triton address instrs | ours | Triton shared accesses | ours | Δ address instrs | "
+            "Triton shared bytes | ours |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for p in data["pairs"]:
         t, o = p["triton"], p["counts"]
         d = o["instructions"] - t["instructions"]
-        rows.append("| `%s` | %d | %d | %d | %d | %+d (%+.0f %%) |" % (
+        rows.append("| `%s` | %d | %d | %d | %d | %+d (%+.0f %%) | %s | %d |" % (
             p["name"], t["instructions"], o["instructions"], t["accesses"], o["accesses"], d,
-            100.0 * d / t["instructions"]))
+            100.0 * d / t["instructions"], p.get("triton_shared_bytes"), p["shared_bytes"]))
     tt = sum(p["triton"]["instructions"] for p in data["pairs"])
     to = sum(p["counts"]["instructions"] for p in data["pairs"])
-    rows.append("| **total** | **%d** | **%d** | | | **%+d (%+.0f %%)** |" % (tt, to, to - tt, 100.0 * (to - tt) / tt))
+    rows.append("| **total** | **%d** | **%d** | | | **%+d (%+.0f %%)** | | |" % (tt, to, to - tt, 100.0 * (to - tt) / tt))
     return "\n".join(rows)
 
 
@@ -150,12 +152,17 @@ def main():
         with open(os.path.join(ROOT, ptx_rel), "w") as f:
             f.write(run.stdout)
         counts = ptx_address_count.count_ptx(run.stdout, list_slice=True)
+        stats = subprocess.run([args.linalias] + argv + ["--stats"], capture_output=True, text=True)
+        shared = re.search(r"(\d+) shared bytes", stats.stdout)
+        if stats.returncode != 0 or not shared:
+            raise SystemExit("%s: linalias --stats failed: %s" % (p["name"], stats.stderr.strip()))
         if len(counts) != 1:
             raise SystemExit("%s: expected one kernel, got %s" % (p["name"], list(counts)))
         (_, c), = counts.items()
         entry = {"name": p["name"], "group": p["group"], "note": p["note"], "shape": p["shape"],
                  "dtype": p["dtype"], "num_warps": p["num_warps"], "command": argv, "ptx": ptx_rel,
-                 "counts": c, "triton": _short_counts(p["counts"])}
+                 "counts": c, "triton": _short_counts(p["counts"]), "shared_bytes": int(shared.group(1)),
+                 "triton_shared_bytes": p.get("shared_bytes")}
         if p["name"] in SCRATCH:
             entry["scratch_note"] = SCRATCH[p["name"]]["note"]
         pairs.append(entry)

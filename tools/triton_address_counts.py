@@ -325,6 +325,7 @@ def _compile(p):
         layouts[role] = {"mlir": fam._mlir(b, spec, attr, p["shape"]), "gluon": str(lay[role]), "spec": spec,
                          "linear_layout": ll}
     return {"ptx": k.asm["ptx"], "ttgir": _strip_locs(k.asm["ttgir"]), "layouts": layouts,
+            "shared_bytes": int(k.metadata.shared),
             "triton_version": triton.__version__}
 
 
@@ -442,7 +443,7 @@ def main():
             (kname, c), = counts.items()
             missing = _check_ttgir(r["ttgir"], r["layouts"])
             entry.update({"layouts": r["layouts"], "ptx": ptx_rel, "kernel_name": kname, "counts": c,
-                          "ttgir": r["ttgir"]})
+                          "shared_bytes": r["shared_bytes"], "ttgir": r["ttgir"]})
             if p["shared"] is None:
                 entry["shared_note"] = ("convert_layout: Triton 3.9 chooses the scratch shared layout itself while "
                                         "lowering to LLVM; it is not in the TTGIR")
