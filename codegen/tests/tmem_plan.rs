@@ -569,3 +569,53 @@ fn sixty_four_row_layouts_use_16x32bx2() {
     }
     assemble_all(&kernels);
 }
+
+/// Triton 3.9's own lowering (`tools/gen_tmem_messages.py` → `tests/data/tmem_messages.json`:
+/// the `tcgen05.st` / `tcgen05.ld` lines of a compiled Gluon round trip for sm_100): for every
+/// tile, TMEM layout, element type and atom, our plan issues the same messages — shape, `.xN`,
+/// `.pack::16b` / `.unpack::16b`, address immediate and `.16x32bx2` split.
+#[test]
+fn messages_are_triton_s() {
+    let path = format!(
+        "{}/tests/data/tmem_messages.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(doc["triton_version"], "3.9.0");
+    let mut checked = 0;
+    for case in doc["cases"].as_array().unwrap() {
+        let shape: [u64; 2] = serde_json::from_value(case["shape"].clone()).unwrap();
+        let bits = match case["dtype"].as_str().unwrap() {
+            "f32" => 32,
+            _ => 16,
+        };
+        let tm = TensorMemory {
+            col_stride: case["col_stride"].as_u64().unwrap() as u32,
+            ..tmem(case["block_m"].as_u64().unwrap() as u32, shape[1] as u32)
+        };
+        let atom: Tcgen05Atom = case["atom"].as_str().unwrap().parse().unwrap();
+        let map =
+            AddressMap::tensor_memory(BufferMap::new(0, &[]).unwrap(), bits, &tm, &shape).unwrap();
+        let plan = TmemPlan::for_tensor_memory(&map, &tm, &shape, atom, 4)
+            .unwrap_or_else(|e| panic!("{case}: {e}"));
+        let ours: Vec<serde_json::Value> = plan
+            .messages()
+            .iter()
+            .map(|m| {
+                serde_json::json!({
+                    "shape": plan.shape().name(),
+                    "num": m.num,
+                    "halves": plan.halves(),
+                    "offset": m.offset(),
+                    "split": plan.shape().split(),
+                })
+            })
+            .collect();
+        let triton = &case["expect"]["ok"];
+        assert_eq!(ours, *triton["st"].as_array().unwrap(), "{case}");
+        assert_eq!(ours, *triton["ld"].as_array().unwrap(), "{case}");
+        checked += 1;
+    }
+    assert_eq!(checked, 60);
+}

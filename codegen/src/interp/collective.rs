@@ -316,8 +316,18 @@ impl Exec<'_> {
         r: u32,
     ) -> Result<(u32, u32), InterpError> {
         let (dl, dc) = shape.cell(l, r);
+        // The 16x32bx2 split is an address (real columns); only the shape's own columns count
+        // pairs.
+        let split_column = match shape.split() {
+            Some(split) if (l / 16) % 2 == 1 => split & 0xFFFF,
+            _ => 0,
+        };
         let dc = match half {
-            Some(h) => dc.wrapping_mul(2).wrapping_add(h),
+            Some(h) => dc
+                .wrapping_sub(split_column)
+                .wrapping_mul(2)
+                .wrapping_add(h)
+                .wrapping_add(split_column),
             None => dc,
         };
         let lane = u64::from(taddr >> 16) + u64::from(dl);

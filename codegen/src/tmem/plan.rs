@@ -223,7 +223,9 @@ fn check_packing(
 /// `.16x32bx2` with that cell as its split offset, as Triton's `getTMemLdStEncodingInfo` picks
 /// it. A split of zero (lanes 16–31 repeating lanes 0–15) is refused, as Triton refuses it
 /// outside scale layouts (ptxas mishandles it).
-fn shape_for(atom: Tcgen05Atom, lanes: &[Cell]) -> TmemShape {
+/// The split is a TMEM address, in real columns: with `.pack::16b` (cells in column pairs,
+/// `halves`) its column is doubled back.
+fn shape_for(atom: Tcgen05Atom, lanes: &[Cell], halves: bool) -> TmemShape {
     let first16 = [(1, 0), (2, 0), (4, 0), (8, 0)];
     match (atom, lanes) {
         (Tcgen05Atom::M32x32b, [a, b, c, d, split])
@@ -231,9 +233,10 @@ fn shape_for(atom: Tcgen05Atom, lanes: &[Cell]) -> TmemShape {
                 && *split != (16, 0)
                 && *split != (0, 0)
                 && split.0 < 16
-                && split.1 < 1 << 16 =>
+                && split.1 < 1 << 15 =>
         {
-            TmemShape::S16x32bx2((split.0 << 16 | split.1) as u32)
+            let column = if halves { 2 * split.1 } else { split.1 };
+            TmemShape::S16x32bx2((split.0 << 16 | column) as u32)
         }
         _ => shape_of(atom),
     }
@@ -416,14 +419,16 @@ impl TmemPlan {
                 found: format!("size 2^{}", warps.len()),
             });
         }
-        let shape = shape_for(atom, &lanes);
+        let shape = shape_for(atom, &lanes, halves);
+        // The cells are in column pairs with `halves`: check them against the split in pairs.
+        let pair_shape = shape_for(atom, &lanes, false);
         let element_bits = map.element_bits();
         let pack = check_packing(layout, &regs, element_bits)?;
         let regs = regs.get(pack as usize..).unwrap_or(&[]);
         if let Some(bit) = regs.iter().position(|c| *c == (0, 0)) {
             return Err(TmemError::RepeatedCell { bit: bit as u32 });
         }
-        check_atom(atom, shape, &lanes, regs)?;
+        check_atom(atom, pair_shape, &lanes, regs)?;
         let per_repeat = shape.registers_per_repeat();
         let atom_bits = per_repeat.trailing_zeros();
         let rest = regs.get(atom_bits as usize..).unwrap_or(&[]);
