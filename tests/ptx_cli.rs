@@ -104,6 +104,20 @@ fn library_kernel(argv: &[String]) -> TestKernel {
     let map = shared_map(flag(argv, "--mem").unwrap(), &shape, bits, 1);
     let index = IndexSource::Const(vec![0]);
     let explicit = BufferLowering::Explicit;
+    if let (Some(dst), Some(cap)) = (
+        flag(argv, "--round-trip"),
+        flag(argv, "--max-scratch-bytes"),
+    ) {
+        // In rounds: each round a round trip of the round's layouts through one scratch.
+        let scratch = layout(flag(argv, "--mem").unwrap(), &shape);
+        let max = cap.parse::<u64>().unwrap() / u64::from(bits / 8);
+        let r = codegen::smem::Rounds::split(&regs, &layout(dst, &shape), &scratch, max).unwrap();
+        let n = 1u64 << r.rounds_log2;
+        let map =
+            AddressMap::shared(BufferMap::new(0, &[(n, 0)]).unwrap(), bits, &r.scratch).unwrap();
+        let rounds = IndexSource::Const((0..n).collect());
+        return round_trip(name, &map, &r.store, &r.load, &rounds, explicit).unwrap();
+    }
     match flag(argv, "--round-trip") {
         Some(dst) => round_trip(name, &map, &regs, &layout(dst, &shape), &index, explicit),
         None if argv.iter().any(|a| a == "--load") => {
@@ -165,10 +179,18 @@ fn the_kernels_counted_against_triton_are_what_linalias_prints() {
         assert_eq!(checked.accesses % 32, 0, "{name}: whole warps");
         assert!(checked.elements >= 64 * 16, "{name}");
         assemble(&text, "sm_90a", name);
-        // Our kernels never need more address instructions than Triton's.
+        // Our kernels never need more address instructions than Triton's, nor more shared bytes.
         let ours = p["counts"]["instructions"].as_u64().unwrap();
         let triton = p["triton"]["instructions"].as_u64().unwrap();
         assert!(ours <= triton, "{name}: {ours} > Triton's {triton}");
+        let (bytes, triton_bytes) = (
+            p["shared_bytes"].as_u64(),
+            p["triton_shared_bytes"].as_u64(),
+        );
+        assert!(
+            bytes <= triton_bytes,
+            "{name}: {bytes:?} shared bytes > Triton's {triton_bytes:?}"
+        );
         // The same shared accesses, instruction for instruction (we print `.shared::cta`).
         let opcodes = |v: &Value| -> Vec<(String, u64)> {
             v.as_object()
@@ -583,4 +605,55 @@ fn plan_emit_errors() {
         ),
         "{err}"
     );
+}
+
+/// A 128 × 128 bf16 transposing conversion through at most 8 KiB of scratch: the row bits
+/// both blocked layouts hold in registers (and the row-major scratch in its top offsets)
+/// become rounds, 4 of them through the same 8 KiB; without the cap the whole 32 KiB tile goes
+/// through at once. Every round's addresses and values are checked in the interpreter.
+#[test]
+fn conversions_in_rounds_bound_the_scratch() {
+    let argv: Vec<String> = [
+        "ptx",
+        "--shape",
+        "128x128",
+        "--dtype",
+        "bf16",
+        "--regs",
+        "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>",
+        "--mem",
+        "#ttg.swizzled_shared<{vec = 8, perPhase = 1, maxPhase = 8, order = [1, 0]}>",
+        "--round-trip",
+        "#ttg.blocked<{sizePerThread = [8, 1], threadsPerWarp = [8, 4], warpsPerCTA = [1, 4], order = [0, 1]}>",
+        "--name",
+        "rounds",
+    ]
+    .map(String::from)
+    .to_vec();
+    let args: Vec<&str> = argv.iter().map(String::as_str).collect();
+    let whole = ok(&[args.as_slice(), &["--stats"]].concat());
+    assert!(whole.contains("128 threads, 32768 shared bytes"), "{whole}");
+    let capped: Vec<String> = [
+        argv.clone(),
+        vec!["--max-scratch-bytes".into(), "8192".into()],
+    ]
+    .concat();
+    let capped_args: Vec<&str> = capped.iter().map(String::as_str).collect();
+    let text = ok(&capped_args);
+    let stats = ok(&[capped_args.as_slice(), &["--stats"]].concat());
+    assert!(stats.contains("128 threads, 8192 shared bytes"), "{stats}");
+    assert_eq!(
+        text.matches("bar.sync").count(),
+        8,
+        "4 rounds, a barrier after each half"
+    );
+    let k = library_kernel(&capped);
+    assert_eq!(text, k.kernel.to_string());
+    check_run(&k, None).unwrap_or_else(|e| panic!("{e}"));
+    assemble(&text, "sm_90a", "rounds");
+    // A cap below what the round bits allow goes as far as they do.
+    let tiny: Vec<String> = [argv, vec!["--max-scratch-bytes".into(), "16".into()]].concat();
+    let tiny_args: Vec<&str> = tiny.iter().map(String::as_str).collect();
+    let stats = ok(&[tiny_args.as_slice(), &["--stats"]].concat());
+    assert!(stats.contains("128 threads, 8192 shared bytes"), "{stats}");
 }

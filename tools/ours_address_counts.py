@@ -69,8 +69,10 @@ TRANSPOSE_SCRATCH = json.dumps({
 SCRATCH = {
     "convert_mma_v2_to_blocked_64x64": {
         "mem": NVMMA128,
-        "note": "scratch: NVMMA 128B (stmatrix.x4 of the MMA v2 accumulator, ld.shared.v4 of blocked[1, 8]; "
-                "Triton: 4 stmatrix.x4 + 4 ld.shared.v4 in two halves through a 4 KiB scratch)",
+        "max_scratch_bytes": 4096,
+        "note": "scratch: NVMMA 128B in two rounds of 4 KiB (stmatrix.x4 of the MMA v2 accumulator, "
+                "ld.shared.v4 of blocked[1, 8]; Triton: 4 stmatrix.x4 + 4 ld.shared.v4 in two halves "
+                "through a 4 KiB scratch)",
     },
     "convert_blocked_transpose_64x64": {
         "mem": TRANSPOSE_SCRATCH,
@@ -93,6 +95,9 @@ def command(p):
     elif group in ("transpose", "convert"):
         mem = SCRATCH[p["name"]]["mem"] if group == "convert" else lay["shared"]["mlir"]
         args += ["--regs", lay["src"]["mlir"], "--mem", mem, "--round-trip", lay["dst"]["mlir"]]
+        cap = SCRATCH.get(p["name"], {}).get("max_scratch_bytes")
+        if group == "convert" and cap:
+            args += ["--max-scratch-bytes", str(cap)]
     else:
         raise ValueError("%s: unknown group %r" % (p["name"], group))
     return args

@@ -58,11 +58,13 @@ mod error;
 pub mod kernels;
 mod matrix;
 mod plan;
+mod rounds;
 mod thread;
 
 pub use emit::{Emitted, EmittedAccess, SmemContext};
 pub use error::SmemError;
 pub use plan::{PlannedAccess, SmemPlan, VectorShape};
+pub use rounds::Rounds;
 pub use thread::{Diagonal, TidLinear};
 
 #[doc(no_inline)]

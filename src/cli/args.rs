@@ -100,6 +100,11 @@ pub struct PtxArgs {
     /// layout conversion through shared memory).
     #[arg(long, value_name = "LAYOUT")]
     pub round_trip: Option<String>,
+    /// With --round-trip: convert in rounds through at most this many bytes of scratch, as
+    /// Triton does for large tiles (round bits: tensor bits both register layouts hold in
+    /// registers and --mem in its highest offsets).
+    #[arg(long, value_name = "BYTES", requires = "round_trip")]
+    pub max_scratch_bytes: Option<u64>,
     /// Element type: f16, bf16, f32, f8e4m3, f8e5m2, i8, i16, i32… (default: an NVMMA
     /// attribute's elementBitWidth, else 16 bits). 8-, 16- and 32-bit elements are emitted.
     #[arg(long, value_name = "DTYPE")]

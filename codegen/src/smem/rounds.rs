@@ -1,0 +1,138 @@
+//! [`Rounds`]: a layout conversion through a bounded scratch, in rounds.
+//!
+//! Triton converts a large tile through a small scratch: the tensor bits that both register
+//! layouts hold in registers and the scratch holds in its highest offsets are done one value
+//! at a time, with a `bar.sync` between rounds, so the scratch needs only the rest. Here a
+//! round bit is the top bit of a tensor dim that is exactly one `register` basis of the store
+//! layout, one of the load layout and one `offset` basis of the scratch layout, and that no
+//! other basis of the three touches. Removing it halves that dim in all three: round `ρ`
+//! converts the sub-tile whose round bits are `ρ`, through the same scratch addresses (a
+//! buffer map of `2^k` buffers at stride 0, one per round).
+
+use linear_layout::{Dim, LayoutError, LinearLayout};
+
+/// The layouts of one round of a conversion and the number of rounds.
+///
+/// ```
+/// use codegen::smem::Rounds;
+/// use linear_layout::LinearLayout;
+/// // 8 rows of 4: registers hold rows 4 (and 2), lanes the rest; the scratch is row-major.
+/// let regs = LinearLayout::from_bases(
+///     &[("register", vec![vec![4, 0], vec![2, 0]]), ("lane", vec![vec![0, 1], vec![0, 2], vec![1, 0], vec![0, 0], vec![0, 0]])],
+///     &[("dim0", 8), ("dim1", 4)], true)?;
+/// let scratch = LinearLayout::from_bases(
+///     &[("offset", vec![vec![0, 1], vec![0, 2], vec![1, 0], vec![2, 0], vec![4, 0]])],
+///     &[("dim0", 8), ("dim1", 4)], true)?;
+/// // At most 16 elements of scratch: row 4 becomes a round.
+/// let r = Rounds::split(&regs, &regs, &scratch, 16)?;
+/// assert_eq!(r.rounds_log2, 1);
+/// assert_eq!(r.scratch.out_dims()[0].1, 4);
+/// assert_eq!(r.store.bases_of("register")?, vec![vec![2, 0]]);
+/// # Ok::<(), linear_layout::LayoutError>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rounds {
+    /// `log2` of the number of rounds.
+    pub rounds_log2: u32,
+    /// The store layout of one round.
+    pub store: LinearLayout,
+    /// The load layout of one round.
+    pub load: LinearLayout,
+    /// The scratch layout of one round.
+    pub scratch: LinearLayout,
+}
+
+impl Rounds {
+    /// Splits the conversion `store → scratch → load` into rounds until the scratch holds at
+    /// most `max_elements` elements (or no round bit is left). Errors: the layouts' own (a
+    /// layout that does not rebuild without the bit).
+    pub fn split(
+        store: &LinearLayout,
+        load: &LinearLayout,
+        scratch: &LinearLayout,
+        max_elements: u64,
+    ) -> Result<Rounds, LayoutError> {
+        let mut r = Rounds {
+            rounds_log2: 0,
+            store: store.clone(),
+            load: load.clone(),
+            scratch: scratch.clone(),
+        };
+        while total(&r.scratch) > max_elements {
+            let Some((d, bit)) = round_bit(&r) else {
+                break;
+            };
+            r.store = without(&r.store, "register", d, bit)?;
+            r.load = without(&r.load, "register", d, bit)?;
+            r.scratch = without(&r.scratch, "offset", d, bit)?;
+            r.rounds_log2 += 1;
+        }
+        Ok(r)
+    }
+}
+
+fn total(l: &LinearLayout) -> u64 {
+    l.out_dims().iter().map(|&(_, s)| s).product()
+}
+
+/// The first dim (highest first) whose top bit is a clean round bit.
+fn round_bit(r: &Rounds) -> Option<(usize, u64)> {
+    let dims = r.scratch.out_dims();
+    (0..dims.len()).rev().find_map(|d| {
+        let size = dims.get(d)?.1;
+        let bit = size / 2;
+        if bit == 0 {
+            return None;
+        }
+        let unit: Vec<u64> = (0..dims.len())
+            .map(|k| if k == d { bit } else { 0 })
+            .collect();
+        let clean = |l: &LinearLayout, dim: &str| -> bool {
+            let mut hits = 0;
+            for (in_dim, bases) in l.bases() {
+                for b in &bases {
+                    if b == &unit && in_dim.name() == dim {
+                        hits += 1;
+                    } else if b.get(d).is_some_and(|&v| v & bit != 0) {
+                        return false;
+                    }
+                }
+            }
+            hits == 1
+        };
+        (clean(&r.store, "register") && clean(&r.load, "register") && clean(&r.scratch, "offset"))
+            .then_some((d, bit))
+    })
+}
+
+/// `l` without its `in_dim` basis equal to the unit vector `bit` of dim `d`, that dim halved.
+fn without(
+    l: &LinearLayout,
+    in_dim: &str,
+    d: usize,
+    bit: u64,
+) -> Result<LinearLayout, LayoutError> {
+    let bases: Vec<(Dim, Vec<Vec<u64>>)> = l
+        .bases()
+        .into_iter()
+        .map(|(name, bs)| {
+            let kept = if name.name() == in_dim {
+                bs.into_iter()
+                    .filter(|b| {
+                        !(b.get(d) == Some(&bit) && b.iter().filter(|&&v| v != 0).count() == 1)
+                    })
+                    .collect()
+            } else {
+                bs
+            };
+            (name, kept)
+        })
+        .collect();
+    let outs: Vec<(Dim, u64)> = l
+        .out_dims()
+        .into_iter()
+        .enumerate()
+        .map(|(k, (name, size))| (name, if k == d { size / 2 } else { size }))
+        .collect();
+    LinearLayout::from_bases(&bases, &outs, true)
+}
