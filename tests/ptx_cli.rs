@@ -15,7 +15,7 @@ use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
 use codegen::plan_ptx::{AllocationKernel, PlanPtx, PlanPtxOptions};
 use codegen::ptx::parse;
-use codegen::smem::kernels::{access_kernel, round_trip, TestKernel};
+use codegen::smem::kernels::{access_kernel, round_trip, round_trip_in_rounds, TestKernel};
 use linear_layout::families::{Encoding, SharedEncoding};
 use linear_layout::{AddressMap, BufferMap, LinearLayout};
 use serde_json::Value;
@@ -108,15 +108,9 @@ fn library_kernel(argv: &[String]) -> TestKernel {
         flag(argv, "--round-trip"),
         flag(argv, "--max-scratch-bytes"),
     ) {
-        // In rounds: each round a round trip of the round's layouts through one scratch.
         let scratch = layout(flag(argv, "--mem").unwrap(), &shape);
-        let max = cap.parse::<u64>().unwrap() / u64::from(bits / 8);
-        let r = codegen::smem::Rounds::split(&regs, &layout(dst, &shape), &scratch, max).unwrap();
-        let n = 1u64 << r.rounds_log2;
-        let map =
-            AddressMap::shared(BufferMap::new(0, &[(n, 0)]).unwrap(), bits, &r.scratch).unwrap();
-        let rounds = IndexSource::Const((0..n).collect());
-        return round_trip(name, &map, &r.store, &r.load, &rounds, explicit).unwrap();
+        let (load, max) = (layout(dst, &shape), cap.parse().unwrap());
+        return round_trip_in_rounds(name, &scratch, bits, &regs, &load, max).unwrap();
     }
     match flag(argv, "--round-trip") {
         Some(dst) => round_trip(name, &map, &regs, &layout(dst, &shape), &index, explicit),

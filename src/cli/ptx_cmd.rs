@@ -7,8 +7,7 @@ use std::fmt::Write as _;
 use alias_alloc::DType;
 use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
-use codegen::smem::kernels::{access_kernel, round_trip, TestKernel};
-use codegen::smem::Rounds;
+use codegen::smem::kernels::{access_kernel, round_trip, round_trip_in_rounds, TestKernel};
 use linear_layout::families::{Encoding, SharedEncoding};
 use linear_layout::{AddressMap, BufferMap, LinearLayout};
 
@@ -52,18 +51,15 @@ pub fn run(args: PtxArgs) -> Result<String, CliError> {
     };
     let kernel = match (&reload, args.load) {
         (Some(load), _) if args.max_scratch_bytes.is_some() => {
+            if args.buffers != 1 || index != IndexSource::Const(vec![0]) {
+                return Err(CliError::input(
+                    "--max-scratch-bytes",
+                    "a conversion in rounds uses one scratch buffer, index 0",
+                ));
+            }
             let name = args.name.as_deref().unwrap_or("round_trip");
             let max = args.max_scratch_bytes.unwrap_or(u64::MAX);
-            rounds_kernel(
-                name,
-                &mem.layout,
-                bits,
-                &regs,
-                load,
-                max,
-                &index,
-                args.buffers,
-            )?
+            round_trip_in_rounds(name, &mem.layout, bits, &regs, load, max)
         }
         (Some(load), _) => {
             let name = args.name.as_deref().unwrap_or("round_trip");
@@ -84,43 +80,6 @@ pub fn run(args: PtxArgs) -> Result<String, CliError> {
         text.push_str(&stats(&kernel));
     }
     Ok(text)
-}
-
-/// A conversion through at most `max_bytes` of scratch: [`Rounds`] of the round trip, each a
-/// round trip of the round's layouts through the same scratch (a buffer per round, stride 0).
-#[allow(clippy::too_many_arguments)]
-fn rounds_kernel(
-    name: &str,
-    scratch: &LinearLayout,
-    bits: u32,
-    store: &LinearLayout,
-    load: &LinearLayout,
-    max_bytes: u64,
-    index: &IndexSource,
-    buffers: u64,
-) -> Result<Result<TestKernel, codegen::smem::SmemError>, CliError> {
-    if buffers != 1 || *index != IndexSource::Const(vec![0]) {
-        return Err(CliError::input(
-            "--max-scratch-bytes",
-            "a conversion in rounds uses one scratch buffer, index 0",
-        ));
-    }
-    let element_bytes = u64::from(bits).div_ceil(8);
-    let rounds = Rounds::split(store, load, scratch, max_bytes / element_bytes)
-        .map_err(|e| CliError::Refused(e.to_string()))?;
-    let n = 1u64 << rounds.rounds_log2;
-    let shared = |buffer| AddressMap::shared(buffer, bits, &rounds.scratch);
-    let map = BufferMap::new(0, &[(n, 0)])
-        .and_then(shared)
-        .map_err(|e| CliError::Refused(e.to_string()))?;
-    Ok(round_trip(
-        name,
-        &map,
-        &rounds.store,
-        &rounds.load,
-        &IndexSource::Const((0..n).collect()),
-        BufferLowering::Explicit,
-    ))
 }
 
 /// A register layout: in-dims `register`, `lane`, `warp` (and `block`).

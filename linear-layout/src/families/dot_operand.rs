@@ -2,6 +2,7 @@
 
 use super::amd_mfma::{operand_order, AMD_WAVE_SIZE};
 use super::attribute::Attribute;
+use super::blocked::widen;
 use super::checks::check_shape;
 use super::encoding::parse_parent;
 use super::linear::check_permutation;
@@ -298,11 +299,7 @@ impl DotOperand {
         }
         let warps = identity_standard_nd(
             "warp",
-            &mfma
-                .warps_per_cta
-                .iter()
-                .map(|&w| u64::from(w))
-                .collect::<Vec<_>>(),
+            &widen(&mfma.warps_per_cta),
             &matrix_order(rank, true),
         )?;
         combine_cta_cga(

@@ -10,7 +10,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::tmem::{dim1_bases, split_buffers, TensorMemory, TmemBases};
+use super::tmem::{cga_parts, dim1_bases, split_buffers, TensorMemory, TmemBases};
 use super::{Encoding, TensorMemoryScales};
 use crate::dims::{Dim, DimSize};
 use crate::families::checks::check_shape;
@@ -609,7 +609,7 @@ impl<'a> TmemEncoding<'a> {
                 t.check_element_bits(element_bits)
             }
             TmemEncoding::Scales(s) => {
-                TensorMemoryScales::new(s.cga_layout.clone())?;
+                cga_parts(&s.cga_layout)?;
                 if element_bits != 8 {
                     return Err(LayoutError::InvalidParameter {
                         family: FAMILY,

@@ -33,7 +33,7 @@ mod expect;
 use expect::linear_index_layout;
 pub use expect::{coordinates, expected_address, linear_index, Coordinates};
 
-use linear_layout::{AddressMap, Dim, LinearLayout};
+use linear_layout::{AddressMap, BufferMap, Dim, LinearLayout};
 
 use super::buffer::tlx_offset;
 use super::emit::{Emitted, SmemContext};
@@ -429,6 +429,49 @@ pub fn round_trip(
         load: load.clone(),
     };
     close(b, shape, map, lowering, index, kind, emissions)
+}
+
+/// A conversion `store → scratch → load` through at most `max_bytes` of scratch: the
+/// [`Rounds`](crate::smem::Rounds) of the round trip, each a [`round_trip`] of the round's
+/// layouts through the same scratch (one buffer per round, all at offset 0, constant indices).
+/// `scratch` is the whole tile's shared layout (`offset` → tensor).
+///
+/// Errors: the layouts' ([`SmemError::Layout`]) and those of [`round_trip`].
+///
+/// ```
+/// use codegen::smem::kernels::round_trip_in_rounds;
+/// use linear_layout::LinearLayout;
+/// let regs = LinearLayout::from_bases(
+///     &[("register", vec![vec![0, 1], vec![16, 0]]), ("lane", vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]]), ("warp", vec![vec![8, 0]])],
+///     &[("dim0", 32), ("dim1", 8)], true)?;
+/// let scratch = LinearLayout::from_bases(
+///     &[("offset", vec![vec![0, 1], vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0], vec![8, 0], vec![16, 0]])],
+///     &[("dim0", 32), ("dim1", 8)], true)?;
+/// // 256 f32 elements, at most 512 bytes: row 16 becomes a second round.
+/// let k = round_trip_in_rounds("rounds", &scratch, 32, &regs, &regs, 512)?;
+/// assert_eq!(k.dynamic_shared_bytes, 512);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn round_trip_in_rounds(
+    name: &str,
+    scratch: &LinearLayout,
+    element_bits: u32,
+    store: &LinearLayout,
+    load: &LinearLayout,
+    max_bytes: u64,
+) -> Result<TestKernel, SmemError> {
+    let element_bytes = u64::from(element_bits).div_ceil(8).max(1);
+    let rounds = crate::smem::Rounds::split(store, load, scratch, max_bytes / element_bytes)?;
+    let n = 1u64 << rounds.rounds_log2;
+    let map = AddressMap::shared(BufferMap::new(0, &[(n, 0)])?, element_bits, &rounds.scratch)?;
+    round_trip(
+        name,
+        &map,
+        &rounds.store,
+        &rounds.load,
+        &IndexSource::Const((0..n).collect()),
+        BufferLowering::Explicit,
+    )
 }
 
 /// The accesses of `regs` (`op`; a store writes each element's linear index) for each buffer
