@@ -7,6 +7,8 @@
 //! | [`TmemPlan`], [`TmemMessage`], [`WarpOffset`], [`alloc_columns`] | the register layout taken apart into messages | `tmem/plan.rs` |
 //! | [`TmemContext`], [`TmemAddress`], [`thread_sync`] | allocation protocol, addresses, `ld`/`st` emission | `tmem/emit.rs` |
 //! | [`roundtrip_kernel`], [`roundtrip_value`] | whole store-then-load test kernels | `tmem/kernel.rs` |
+//! | [`TmemCopyPlan`], [`CpMessage`] | scales copied from shared memory with `tcgen05.cp` | `tmem/copy.rs` |
+//! | [`scales_copy_kernel`] | fill shared scales, copy them, read TMEM back | `tmem/copy_kernel.rs` |
 //! | [`TmemError`] | why a layout or an emission was refused | `tmem/error.rs` |
 //!
 //! The address of message `m` of buffer `i` for warp `w` is
@@ -44,11 +46,15 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod copy;
+mod copy_kernel;
 mod emit;
 mod error;
 mod kernel;
 mod plan;
 
+pub use copy::{CpMessage, TmemCopyPlan};
+pub use copy_kernel::{scales_copy_kernel, COPY_BARRIER, SCALES_BUFFER, SRC_PARAM};
 pub use emit::{thread_sync, TmemAddress, TmemContext, TMEM_SLOT};
 pub use error::TmemError;
 pub use kernel::{roundtrip_kernel, roundtrip_value, BUFFER_PARAM, OUT_PARAM};

@@ -100,6 +100,11 @@ impl Exec<'_> {
             | Op::St { .. }
             | Op::TmemFenceBefore
             | Op::TmemFenceAfter
+            | Op::TmemCp { .. }
+            | Op::TmemCommit { .. }
+            | Op::MbarrierInit { .. }
+            | Op::MbarrierTryWait { .. }
+            | Op::FenceProxyAsync
             | Op::Ret => Ok(()),
         }
     }
@@ -206,6 +211,7 @@ impl Exec<'_> {
                     if let Some(dst) = self.shared.get_mut(at..at + 2) {
                         dst.copy_from_slice(&half.to_le_bytes());
                     }
+                    self.note_generic_write(w * 32 + l, at, 2);
                 }
             }
         }
@@ -354,6 +360,7 @@ impl Exec<'_> {
         if !self.tmem.is_allocated(column) {
             return Err(InterpError::TmemUnallocated { warp, stmt, column });
         }
+        self.check_not_in_flight(warp, stmt, (lane, column))?;
         Ok((lane, column))
     }
 

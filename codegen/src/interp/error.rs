@@ -233,8 +233,11 @@ pub enum InterpError {
         /// The statement.
         stmt: usize,
     },
-    /// A branch to a label at or before the branch (loops are not in the subset).
-    #[error("stmt {stmt}: backward branch to '{label}'")]
+    /// A branch to a label at or before the branch whose loop holds no
+    /// `mbarrier.try_wait` (the only loops in the subset are wait loops).
+    #[error(
+        "stmt {stmt}: backward branch to '{label}' (only mbarrier wait loops may branch back)"
+    )]
     BackwardBranch {
         /// The statement.
         stmt: usize,
@@ -249,5 +252,69 @@ pub enum InterpError {
         address: u32,
         /// The length.
         len: usize,
+    },
+    /// A `tcgen05.ld/st` of a TMEM cell a `tcgen05.cp` writes that no mbarrier wait has
+    /// observed complete (missing `tcgen05.commit` or wait).
+    #[error("warp {warp}, stmt {stmt}: TMEM lane {lane}, column {column} is still being written by a tcgen05.cp no mbarrier wait has observed")]
+    TmemCopyInFlight {
+        /// The warp.
+        warp: u32,
+        /// The statement.
+        stmt: usize,
+        /// The lane.
+        lane: u32,
+        /// The column.
+        column: u32,
+    },
+    /// A `tcgen05.cp` reads shared bytes a thread wrote through the generic proxy without a
+    /// `fence.proxy.async` since.
+    #[error("thread {thread}, stmt {stmt}: tcgen05.cp reads shared address {address:#x}, written by thread {writer} with no fence.proxy.async since")]
+    UnfencedSharedWrite {
+        /// The copying thread.
+        thread: u32,
+        /// The statement.
+        stmt: usize,
+        /// The writing thread.
+        writer: u32,
+        /// The 16-byte chunk's address.
+        address: u32,
+    },
+    /// A shared-memory descriptor the interpreter does not model or that breaks the ISA's
+    /// fixed fields.
+    #[error("thread {thread}, stmt {stmt}: descriptor {desc:#018x}: {reason}")]
+    CpDescriptor {
+        /// The thread.
+        thread: u32,
+        /// The statement.
+        stmt: usize,
+        /// The descriptor.
+        desc: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// An mbarrier operation on an address no `mbarrier.init` initialised.
+    #[error("thread {thread}, stmt {stmt}: no mbarrier was initialised at {address:#x}")]
+    MbarrierUninitialized {
+        /// The thread.
+        thread: u32,
+        /// The statement.
+        stmt: usize,
+        /// The address.
+        address: u32,
+    },
+    /// Warps wait on mbarriers that nothing left can complete.
+    #[error("warp {warp}, stmt {stmt}: waits on an mbarrier no remaining thread can complete")]
+    MbarrierDeadlock {
+        /// A waiting warp.
+        warp: u32,
+        /// Its wait.
+        stmt: usize,
+    },
+    /// The run executed more statements than the interpreter allows (a wait loop that never
+    /// leaves).
+    #[error("stopped after {steps} warp steps")]
+    StepLimit {
+        /// Steps executed.
+        steps: u64,
     },
 }

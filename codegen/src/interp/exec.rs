@@ -181,9 +181,19 @@ impl Exec<'_> {
                 if let Some(dst) = self.bytes_at_mut(&place, bytes) {
                     dst.copy_from_slice(&data);
                 }
+                if let Place::Shared(i) = place {
+                    self.note_generic_write(t, i, bytes);
+                }
                 self.record(t, pc, AccessKind::Store, &place, bytes as u32, value);
             }
             Op::Ret => return Ok(Flow::Exit),
+            Op::TmemCp { shape, taddr, desc } => self.tmem_cp(t, pc, *shape, *taddr, *desc)?,
+            Op::TmemCommit { mbar } => self.tmem_commit(t, pc, *mbar)?,
+            Op::MbarrierInit { addr, count } => self.mbarrier_init(t, pc, *addr, *count)?,
+            Op::MbarrierTryWait { d, addr, parity } => {
+                self.mbarrier_try_wait(t, pc, *d, *addr, *parity)?;
+            }
+            Op::FenceProxyAsync => self.fence_proxy_async(t),
             // Fences order tcgen05 operations against barriers; the interpreter is sequential.
             Op::TmemFenceBefore | Op::TmemFenceAfter => {}
             // Warp-collective ops never reach here (`OpClass::is_collective`).

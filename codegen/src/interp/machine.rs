@@ -12,6 +12,7 @@ use std::collections::HashMap;
 
 use crate::ptx::{Kernel, Op, Reg, RegType, Stmt};
 
+use super::async_copy::AsyncState;
 use super::error::InterpError;
 use super::memory::{buffer_address, Config, ParamValue, SharedLayout, Tmem};
 use super::trace::Trace;
@@ -86,6 +87,8 @@ pub(super) struct Exec<'k> {
     pub tmem: Tmem,
     pub params: Vec<ParamValue>,
     pub trace: Trace,
+    pub asynchronous: AsyncState,
+    pub steps: u64,
 }
 
 /// What a thread does after an instruction.
@@ -98,8 +101,13 @@ pub(super) enum Flow {
 enum Step {
     Continue,
     Barrier,
+    /// An `mbarrier.try_wait` failed: let the other warps run.
+    Yield,
     Done,
 }
+
+/// Warp steps a run may take (a backstop for wait loops that never leave).
+const STEP_LIMIT: u64 = 1 << 27;
 
 /// A kernel ready to run: validated, shared variables placed, memories initialised (zero).
 /// Fill shared or tensor memory before [`run`](Machine::run) to give loads known values.
@@ -173,7 +181,17 @@ impl<'k> Machine<'k> {
         for (i, s) in kernel.body.iter().enumerate() {
             if let Stmt::Inst(inst) = s {
                 if let Op::Bra { target } = &inst.op {
-                    if labels.get(target.as_str()).is_none_or(|&l| l <= i) {
+                    let waits = |l: usize| {
+                        kernel.body.get(l..i).is_some_and(|body| {
+                            body.iter().any(|s| {
+                                matches!(s, Stmt::Inst(x) if matches!(x.op, Op::MbarrierTryWait { .. }))
+                            })
+                        })
+                    };
+                    if labels
+                        .get(target.as_str())
+                        .is_none_or(|&l| l <= i && !waits(l))
+                    {
                         return Err(InterpError::BackwardBranch {
                             stmt: i,
                             label: target.clone(),
@@ -350,6 +368,8 @@ impl<'k> Machine<'k> {
             tmem: self.tmem,
             params: params.to_vec(),
             trace: Trace::default(),
+            asynchronous: AsyncState::default(),
+            steps: 0,
         };
         exec.run()?;
         let buffers = exec
@@ -418,14 +438,41 @@ impl Exec<'_> {
         let warps = self.threads.len() / 32;
         let mut at_barrier = vec![false; warps];
         loop {
+            let arrivals = self.asynchronous.arrivals;
+            let mut yielded = None;
             for (w, waiting) in at_barrier.iter_mut().enumerate() {
                 while !*waiting {
+                    self.steps += 1;
+                    if self.steps > STEP_LIMIT {
+                        return Err(InterpError::StepLimit { steps: self.steps });
+                    }
                     match self.step_warp(w)? {
                         Step::Continue => {}
                         Step::Barrier => *waiting = true,
+                        Step::Yield => {
+                            yielded = yielded.or(Some(w));
+                            break;
+                        }
                         Step::Done => break,
                     }
                 }
+            }
+            // A waiting warp holds the barrier closed; with no arrival this round, nothing
+            // can complete its wait.
+            if let Some(w) = yielded {
+                if self.asynchronous.arrivals == arrivals {
+                    let stmt = self
+                        .warp_threads(w)
+                        .filter_map(|t| self.threads.get(t))
+                        .map(|t| t.pc)
+                        .min()
+                        .unwrap_or(0);
+                    return Err(InterpError::MbarrierDeadlock {
+                        warp: w as u32,
+                        stmt,
+                    });
+                }
+                continue;
             }
             if !at_barrier.iter().any(|&b| b) {
                 break;
@@ -509,9 +556,15 @@ impl Exec<'_> {
             self.advance(&here, pc + 1);
             return Ok(Step::Continue);
         }
+        let mut wait_failed = false;
         for &t in &here {
             let flow = if self.guard(t, pc, inst.guard)? {
-                self.exec_thread(t, pc, &inst.op)?
+                if let Op::MbarrierTryWait { d, addr, parity } = &inst.op {
+                    wait_failed |= !self.mbarrier_try_wait(t, pc, *d, *addr, *parity)?;
+                    Flow::Next
+                } else {
+                    self.exec_thread(t, pc, &inst.op)?
+                }
             } else {
                 Flow::Next
             };
@@ -523,7 +576,11 @@ impl Exec<'_> {
                 }
             }
         }
-        Ok(Step::Continue)
+        Ok(if wait_failed {
+            Step::Yield
+        } else {
+            Step::Continue
+        })
     }
 
     fn advance(&mut self, threads: &[usize], pc: usize) {

@@ -11,6 +11,7 @@
 //! | [`alu`] | integer semantics as pure functions | `alu.rs` |
 //! | per-thread ops | ALU, branches, `ld`/`st` | `exec.rs` |
 //! | warp ops | `ldmatrix`/`stmatrix`, `tcgen05.*` | `collective.rs` |
+//! | asynchronous copies | `tcgen05.cp`, `tcgen05.commit`, mbarriers, `fence.proxy.async` | `async_copy.rs` |
 //! | [`InterpError`] | why a run stopped | `error.rs` |
 //!
 //! Memories: shared memory is a byte array from [`Config::shared_base`] (1024 by default, the
@@ -53,6 +54,7 @@
 //! ```
 
 pub mod alu;
+mod async_copy;
 mod collective;
 mod error;
 mod exec;

@@ -49,6 +49,12 @@ pub enum AccessKind {
         /// With `.unpack::16b`: which 16-bit half of the register the cell receives.
         half: Option<u8>,
     },
+    /// One 32-bit cell a `tcgen05.cp` writes (recorded for the issuing thread): `row` is the
+    /// shared-memory row of the copy it came from.
+    TmemCopy {
+        /// The copy's row.
+        row: u16,
+    },
     /// The TMEM address `tcgen05.alloc` writes to shared memory (recorded for the warp's
     /// first thread).
     TmemAllocWrite,

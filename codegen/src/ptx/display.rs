@@ -77,11 +77,16 @@ impl fmt::Display for Op {
             Op::TmemAlloc { dst, ncols } => write!(f, " {dst}, {ncols}"),
             Op::TmemDealloc { taddr, ncols } => write!(f, " {taddr}, {ncols}"),
             Op::BarSync { id } => write!(f, " {id}"),
+            Op::TmemCp { taddr, desc, .. } => write!(f, " {taddr}, {desc}"),
+            Op::TmemCommit { mbar } => write!(f, " {mbar}"),
+            Op::MbarrierInit { addr, count } => write!(f, " {addr}, {count}"),
+            Op::MbarrierTryWait { d, addr, parity } => write!(f, " {d}, {addr}, {parity}"),
             Op::TmemRelinquish
             | Op::TmemWaitLd
             | Op::TmemWaitSt
             | Op::TmemFenceBefore
             | Op::TmemFenceAfter
+            | Op::FenceProxyAsync
             | Op::Ret => Ok(()),
         }
     }
@@ -286,6 +291,13 @@ impl Op {
             Op::TmemFenceBefore => f.write_str("tcgen05.fence::before_thread_sync"),
             Op::TmemFenceAfter => f.write_str("tcgen05.fence::after_thread_sync"),
             Op::BarSync { .. } => f.write_str("bar.sync"),
+            Op::TmemCp { shape, .. } => write!(f, "tcgen05.cp.cta_group::1.{shape}"),
+            Op::TmemCommit { .. } => {
+                f.write_str("tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64")
+            }
+            Op::MbarrierInit { .. } => f.write_str("mbarrier.init.shared::cta.b64"),
+            Op::MbarrierTryWait { .. } => f.write_str("mbarrier.try_wait.parity.shared::cta.b64"),
+            Op::FenceProxyAsync => f.write_str("fence.proxy.async.shared::cta"),
             Op::Ret => f.write_str("ret"),
         }
     }

@@ -10,7 +10,7 @@ use super::error::PtxError;
 use super::operands::{Address, ArithOp, Guard, LogicOp, MovSource};
 use super::reg::{Operand, Reg, RegType};
 use super::types::{
-    CmpOp, DataType, IntType, MatrixCount, Role, StateSpace, Target, TmemShape, Width,
+    CmpOp, CpShape, DataType, IntType, MatrixCount, Role, StateSpace, Target, TmemShape, Width,
 };
 
 /// One instruction of the subset, with its operands. Destinations are named `d`, sources
@@ -271,6 +271,44 @@ pub enum Op {
         /// `shape.registers(num)` `.b32` registers.
         src: Vec<Reg>,
     },
+    /// `tcgen05.cp.cta_group::1.<shape>[.<multicast>] [taddr], desc`: one thread starts an
+    /// asynchronous copy of the shared-memory matrix the 64-bit descriptor `desc` names into
+    /// tensor memory (completion: [`Op::TmemCommit`] and an mbarrier wait).
+    TmemCp {
+        /// The shape and multicast.
+        shape: CpShape,
+        /// The TMEM address (`lane << 16 | column`).
+        taddr: Address,
+        /// The shared-memory descriptor (`.b64`).
+        desc: Reg,
+    },
+    /// `tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [mbar]`: the
+    /// mbarrier at `mbar` receives one arrival when every `tcgen05.cp` this thread started
+    /// before it has completed.
+    TmemCommit {
+        /// The mbarrier's shared address.
+        mbar: Address,
+    },
+    /// `mbarrier.init.shared::cta.b64 [addr], count`.
+    MbarrierInit {
+        /// The mbarrier's shared address (8-byte aligned).
+        addr: Address,
+        /// Arrivals that complete a phase.
+        count: Operand,
+    },
+    /// `mbarrier.try_wait.parity.shared::cta.b64 d, [addr], parity`: `d` is true once the
+    /// phase of parity `parity` has completed.
+    MbarrierTryWait {
+        /// Destination (`.pred`).
+        d: Reg,
+        /// The mbarrier's shared address.
+        addr: Address,
+        /// The parity waited for (0 or 1).
+        parity: Operand,
+    },
+    /// `fence.proxy.async.shared::cta`: makes this thread's generic-proxy shared-memory writes
+    /// visible to the async proxy (`tcgen05.cp`, TMA, wgmma).
+    FenceProxyAsync,
     /// `tcgen05.wait::ld.sync.aligned`.
     TmemWaitLd,
     /// `tcgen05.wait::st.sync.aligned`.
@@ -365,7 +403,18 @@ impl Op {
             Op::TmemDealloc { taddr, ncols } => {
                 out.extend([taddr, ncols].into_iter().filter_map(&mut op));
             }
-            Op::Bra { .. }
+            Op::TmemCp { taddr, desc, .. } => out.extend([taddr.base, *desc]),
+            Op::TmemCommit { mbar: addr } => out.push(addr.base),
+            Op::MbarrierInit { addr, count } => {
+                out.push(addr.base);
+                out.extend(op(count));
+            }
+            Op::MbarrierTryWait { d, addr, parity } => {
+                out.extend([*d, addr.base]);
+                out.extend(op(parity));
+            }
+            Op::FenceProxyAsync
+            | Op::Bra { .. }
             | Op::TmemRelinquish
             | Op::TmemWaitLd
             | Op::TmemWaitSt
@@ -403,7 +452,7 @@ impl Op {
             | Op::Cvt { .. }
             | Op::Setp { .. }
             | Op::CvtaGlobal { .. } => OpClass::Alu,
-            Op::Ld { .. } | Op::St { .. } => OpClass::Memory,
+            Op::Ld { .. } | Op::St { .. } | Op::TmemCp { .. } => OpClass::Memory,
             Op::Ldmatrix { .. } | Op::Stmatrix { .. } | Op::TmemLd { .. } | Op::TmemSt { .. } => {
                 OpClass::WarpMemory
             }
@@ -415,6 +464,10 @@ impl Op {
             | Op::BarSync { .. } => OpClass::Collective,
             Op::Bra { .. }
             | Op::LdParam { .. }
+            | Op::TmemCommit { .. }
+            | Op::MbarrierInit { .. }
+            | Op::MbarrierTryWait { .. }
+            | Op::FenceProxyAsync
             | Op::TmemFenceBefore
             | Op::TmemFenceAfter
             | Op::Ret => OpClass::Control,
@@ -454,7 +507,9 @@ impl Op {
             | Op::TmemWaitLd
             | Op::TmemWaitSt
             | Op::TmemFenceBefore
-            | Op::TmemFenceAfter => Target::Sm100a,
+            | Op::TmemFenceAfter
+            | Op::TmemCp { .. }
+            | Op::TmemCommit { .. } => Target::Sm100a,
             Op::Mov { .. }
             | Op::Arith { .. }
             | Op::Logic { .. }
@@ -475,6 +530,9 @@ impl Op {
             | Op::Ldmatrix { .. }
             | Op::Stmatrix { .. }
             | Op::BarSync { .. }
+            | Op::MbarrierInit { .. }
+            | Op::MbarrierTryWait { .. }
+            | Op::FenceProxyAsync
             | Op::Ret => Target::Sm90a,
         }
     }
@@ -486,7 +544,8 @@ pub enum OpClass {
     /// Register arithmetic, moves, conversions and comparisons (`mov`, `add`, `lop3`, `bfe`,
     /// `cvt`, `cvta`, `setp`…): what "ALU instructions per access" counts.
     Alu,
-    /// A memory access each thread makes on its own: `ld`, `st`.
+    /// A memory access each thread makes on its own: `ld`, `st`, `tcgen05.cp` (issued by one
+    /// thread).
     Memory,
     /// A memory access the warp makes together (`.sync.aligned`): `ldmatrix`, `stmatrix`,
     /// `tcgen05.ld/st`.
@@ -494,7 +553,8 @@ pub enum OpClass {
     /// A warp- or CTA-wide instruction that moves no data of its own: `tcgen05.alloc`,
     /// `dealloc`, `relinquish_alloc_permit`, `wait::ld/st`, `bar.sync`.
     Collective,
-    /// Everything else: `bra`, `ret`, `ld.param`, `tcgen05.fence`.
+    /// Everything else: `bra`, `ret`, `ld.param`, `tcgen05.fence`, `tcgen05.commit`, the
+    /// mbarrier operations, `fence.proxy.async`.
     Control,
 }
 

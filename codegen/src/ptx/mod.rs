@@ -63,5 +63,6 @@ pub use operands::{Address, ArithOp, Guard, LogicOp, MovSource};
 pub use parse::{parse, ParseError};
 pub use reg::{Operand, Reg, RegType, SpecialReg};
 pub use types::{
-    CmpOp, DataType, IntType, MatrixCount, PtxVersion, Role, StateSpace, Target, TmemShape, Width,
+    CmpOp, CpShape, DataType, IntType, MatrixCount, PtxVersion, Role, StateSpace, Target,
+    TmemShape, Width,
 };

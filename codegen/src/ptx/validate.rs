@@ -224,6 +224,7 @@ impl Op {
             | Op::TmemWaitSt
             | Op::TmemFenceBefore
             | Op::TmemFenceAfter
+            | Op::FenceProxyAsync
             | Op::Ret => Ok(()),
             Op::LdParam { d, .. } => {
                 if d.ty() == B64 {
@@ -299,6 +300,20 @@ impl Op {
                 c.vector(src, &[n as usize], "sources")?;
                 src.iter().try_for_each(|r| c.reg("src", *r, B32))?;
                 c.reg("taddr", taddr.base, B32)
+            }
+            Op::TmemCp { taddr, desc, .. } => {
+                c.reg("taddr", taddr.base, B32)?;
+                c.reg("desc", *desc, B64)
+            }
+            Op::TmemCommit { mbar } => c.reg("mbar", mbar.base, B32),
+            Op::MbarrierInit { addr, count } => {
+                c.reg("addr", addr.base, B32)?;
+                c.src("count", *count, B32)
+            }
+            Op::MbarrierTryWait { d, addr, parity } => {
+                c.reg("d", *d, Pred)?;
+                c.reg("addr", addr.base, B32)?;
+                c.src("parity", *parity, B32)
             }
             Op::BarSync { id } => {
                 if *id < 16 {

@@ -193,4 +193,59 @@ pub enum TmemError {
         /// The element width.
         element_bits: u32,
     },
+    /// A `tcgen05.cp` source that is not an 8-bit shared-memory map.
+    #[error("the copy's source must be an 8-bit shared-memory map (scales); got {space} with {element_bits}-bit elements")]
+    CopySource {
+        /// `shared` or `tensor memory`.
+        space: &'static str,
+        /// Its element width.
+        element_bits: u32,
+    },
+    /// Source and destination shapes that no known correspondence relates.
+    #[error("cannot copy a shared tensor of shape {smem:?} into TMEM scales of shape {tmem:?}: {reason}")]
+    CopyShapes {
+        /// The shared tensor's shape.
+        smem: Vec<u64>,
+        /// The TMEM tensor's shape.
+        tmem: Vec<u64>,
+        /// Why.
+        reason: String,
+    },
+    /// A TMEM layout whose four lane quarters do not hold the same rows (`.warpx4` copies
+    /// every row to all four).
+    #[error("TMEM lane {lane}, byte {byte} holds element {found:?}, lane {}'s holds {expected:?}: the copy multicasts 32 rows to all four lane quarters", lane % 32)]
+    CopyMulticast {
+        /// The lane.
+        lane: u64,
+        /// The byte in the lane's row.
+        byte: u64,
+        /// The element lane % 32 holds there.
+        expected: Vec<u64>,
+        /// The element this lane holds there.
+        found: Vec<u64>,
+    },
+    /// An element the copy would not fetch from where the shared layout keeps it.
+    #[error("element {element:?} belongs at TMEM lane {lane}, byte {byte}; `tcgen05.cp` {copy} would read shared byte {reads} there, but the element is at byte {at}")]
+    CopyMismatch {
+        /// The element's coordinates.
+        element: Vec<u64>,
+        /// Its lane.
+        lane: u64,
+        /// Its byte in the lane's row.
+        byte: u64,
+        /// Which copy.
+        copy: usize,
+        /// What the copy reads.
+        reads: u64,
+        /// Where the element is.
+        at: u64,
+    },
+    /// A descriptor field (start address or stride byte offset) the descriptor cannot encode.
+    #[error("the copy's {what} is {value} bytes; a descriptor encodes multiples of 16 below 2^18")]
+    CopyDescriptor {
+        /// `start address` or `stride byte offset`.
+        what: &'static str,
+        /// The value.
+        value: u64,
+    },
 }

@@ -7,8 +7,10 @@
 //! | `mov`, integer and bitwise arithmetic, `lop3`, `bfe`/`bfi`, `prmt`, `cvt`, `cvta`, `setp` | `builder/alu.rs` |
 //! | `ld.param`, `ld`/`st` (shared, global), `ldmatrix`/`stmatrix` | `builder/memory.rs` |
 //! | `tcgen05.*` | `builder/tcgen05.rs` |
+//! | `tcgen05.cp`, `tcgen05.commit`, mbarriers, `fence.proxy.async` | `builder/async_copy.rs` |
 
 mod alu;
+mod async_copy;
 mod memory;
 mod tcgen05;
 
@@ -443,7 +445,8 @@ impl Builder {
     }
 
     /// `bra target` (guard it with [`guarded`](Self::guarded)); the label may come later.
-    /// The interpreter runs forward branches only.
+    /// The interpreter runs forward branches, and backward ones only out of mbarrier wait
+    /// loops ([`mbarrier_wait`](Self::mbarrier_wait)).
     ///
     /// ```
     /// use codegen::ptx::{Builder, Target};

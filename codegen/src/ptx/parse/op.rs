@@ -6,7 +6,9 @@ use crate::ptx::error::PtxError;
 use crate::ptx::inst::Op;
 use crate::ptx::operands::{Address, ArithOp, LogicOp, MovSource};
 use crate::ptx::reg::{Operand, Reg};
-use crate::ptx::types::{CmpOp, DataType, IntType, MatrixCount, StateSpace, TmemShape, Width};
+use crate::ptx::types::{
+    CmpOp, CpShape, DataType, IntType, MatrixCount, StateSpace, TmemShape, Width,
+};
 
 /// Operand accessors that name the operand in their errors.
 struct Args<'a> {
@@ -410,6 +412,44 @@ pub(super) fn build_op(opcode: &str, args: &[Arg], line: usize) -> Result<Op, Pa
                     src: a.vector(if split { 2 } else { 1 })?,
                 }
             }
+        }
+        // Triton prints the multicast before the shape (`.warpx4.32x128b`); the ISA after it.
+        ["tcgen05", "cp", "cta_group::1", rest @ ..] => {
+            let shape = match rest {
+                [shape] => CpShape::parse(shape, None),
+                [a, b] => CpShape::parse(a, Some(b)).or_else(|| CpShape::parse(b, Some(a))),
+                _ => None,
+            }
+            .ok_or_else(unknown)?;
+            a.expect_len(2)?;
+            Op::TmemCp {
+                shape,
+                taddr: a.addr(0)?,
+                desc: a.reg(1)?,
+            }
+        }
+        ["tcgen05", "commit", "cta_group::1", "mbarrier::arrive::one", "shared::cluster", "b64"] => {
+            a.expect_len(1)?;
+            Op::TmemCommit { mbar: a.addr(0)? }
+        }
+        ["mbarrier", "init", "shared::cta", "b64"] => {
+            a.expect_len(2)?;
+            Op::MbarrierInit {
+                addr: a.addr(0)?,
+                count: a.src(1)?,
+            }
+        }
+        ["mbarrier", "try_wait", "parity", "shared::cta", "b64"] => {
+            a.expect_len(3)?;
+            Op::MbarrierTryWait {
+                d: a.reg(0)?,
+                addr: a.addr(1)?,
+                parity: a.src(2)?,
+            }
+        }
+        ["fence", "proxy", "async", "shared::cta"] => {
+            a.expect_len(0)?;
+            Op::FenceProxyAsync
         }
         ["tcgen05", "wait::ld", "sync", "aligned"] => {
             a.expect_len(0)?;
