@@ -19,15 +19,21 @@
 //!   guillotine-style into `n` rectangles on a grain, so every instant is covered exactly once:
 //!   `LB = W` and the cut itself is an optimal placement.
 //!
+//! - **Training steps** ([`training_trace`]): 20k–60k buffers of a network's forward and
+//!   backward pass, weights live throughout and saved activations piling up to thousands live
+//!   at once — the scale at which exact packers must stay bounded.
+//!
 //! Every generated problem keeps its live peak at or below its capacity, so it fits at LB
 //! whenever a zero-fragmentation placement exists. The PRNG is SplitMix64, so instances are
 //! the same on every platform. The GPU-shaped builder is in `gpu.rs`, the perfect packings in
-//! `perfect.rs`.
+//! `perfect.rs`, the training steps in `training.rs`.
 
 mod gpu;
 mod perfect;
+mod training;
 
 pub use perfect::{perfect_packing, PERFECT_GRAIN, PERFECT_SIDE};
+pub use training::training_trace;
 
 use crate::{PackError, Problem};
 use gpu::{Builder, Gemm};
