@@ -26,10 +26,9 @@ Each pair is built from the pair's own MLIR attribute text, shape, dtype and
 * ``store``     -- ``linalias ptx --regs SRC --mem SHARED --store``
 * ``load``      -- ``linalias ptx --regs DST --mem SHARED --load``
 * ``roundtrip`` -- ``linalias ptx --regs SRC --mem SHARED --round-trip DST``
-* ``convert``   -- as ``roundtrip``, through a scratch layout chosen here
-  (``SCRATCH``): Triton picks its scratch layout inside its LLVM lowering and
-  does not record it, so ours is one with the same access instructions as
-  Triton's (the number and kind of ``ld/st/ldmatrix/stmatrix`` match).
+* ``convert``   -- ``linalias ptx --regs SRC --mem auto --round-trip DST``: the
+  scratch layout ``codegen::smem::optimal_scratch`` chooses (Triton's
+  ``optimalSwizzling``), in its rounds.
 
 Constant buffer index 0, one buffer, explicit lowering (no buffer arithmetic:
 Triton's kernels have none either).  The kernels keep Triton's names
@@ -53,35 +52,6 @@ TRITON_JSON = os.path.join(ROOT, "benches", "data", "triton_address_counts.json"
 OUT_JSON = os.path.join(ROOT, "benches", "data", "ours_address_counts.json")
 OUT_PTX = os.path.join(ROOT, "benches", "data", "ours_ptx")
 
-NVMMA128 = "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
-
-# offset bit k -> (row, col) of a 64 x 64 tile.  16-byte rows hold (row 32, col 1, col 2): the
-# row-major blocked[1, 8] source stores them as one st.shared.v4 (its registers hold them), and
-# ldmatrix.trans hands them to lanes 4..31 of the column-major blocked[8, 1] destination, whose
-# lanes 0, 1 and register 0 pick the 8 rows of each matrix (rows 1, 8, 16: offset bits 3-5).
-# Columns 4, 8, 16, 32 XOR the row bits 3-5 so that each phase of the stores hits 8 distinct
-# 16-byte chunks (conflict-free; `linalias layout conflicts` reports 0).
-TRANSPOSE_SCRATCH = json.dumps({
-    "bases": [["offset", [[32, 0], [0, 1], [0, 2], [1, 0], [8, 0], [16, 0], [2, 0], [4, 0],
-                          [8, 16], [16, 32], [0, 4], [1, 8]]]],
-    "out_dims": [["dim0", 64], ["dim1", 64]]}, separators=(",", ":"))
-
-SCRATCH = {
-    "convert_mma_v2_to_blocked_64x64": {
-        "mem": NVMMA128,
-        "max_scratch_bytes": 4096,
-        "note": "scratch: NVMMA 128B in two rounds of 4 KiB (stmatrix.x4 of the MMA v2 accumulator, "
-                "ld.shared.v4 of blocked[1, 8]; Triton: 4 stmatrix.x4 + 4 ld.shared.v4 in two halves "
-                "through a 4 KiB scratch)",
-    },
-    "convert_blocked_transpose_64x64": {
-        "mem": TRANSPOSE_SCRATCH,
-        "note": "scratch: a linear layout with 16-byte rows of (row 32, col 1, col 2), swizzled (see "
-                "TRANSPOSE_SCRATCH in this script): 4 st.shared.v4 + 4 ldmatrix.x4.trans, as Triton",
-    },
-}
-
-
 def command(p):
     """The ``linalias`` argv (without the program) for pair ``p``."""
     lay = p["layouts"]
@@ -93,11 +63,8 @@ def command(p):
     elif group == "load":
         args += ["--regs", lay["dst"]["mlir"], "--mem", lay["shared"]["mlir"], "--load"]
     elif group in ("transpose", "convert"):
-        mem = SCRATCH[p["name"]]["mem"] if group == "convert" else lay["shared"]["mlir"]
+        mem = "auto" if group == "convert" else lay["shared"]["mlir"]
         args += ["--regs", lay["src"]["mlir"], "--mem", mem, "--round-trip", lay["dst"]["mlir"]]
-        cap = SCRATCH.get(p["name"], {}).get("max_scratch_bytes")
-        if group == "convert" and cap:
-            args += ["--max-scratch-bytes", str(cap)]
     else:
         raise ValueError("%s: unknown group %r" % (p["name"], group))
     return args
@@ -168,8 +135,9 @@ def main():
                  "dtype": p["dtype"], "num_warps": p["num_warps"], "command": argv, "ptx": ptx_rel,
                  "counts": c, "triton": _short_counts(p["counts"]), "shared_bytes": int(shared.group(1)),
                  "triton_shared_bytes": p.get("shared_bytes")}
-        if p["name"] in SCRATCH:
-            entry["scratch_note"] = SCRATCH[p["name"]]["note"]
+        scratch = re.search(r"// scratch: auto.*", stats.stdout)
+        if scratch:
+            entry["scratch"] = scratch.group(0)[3:]
         pairs.append(entry)
         t = p["counts"]
         flag = "  MORE THAN TRITON" if c["instructions"] > t["instructions"] else ""

@@ -218,6 +218,26 @@ PAIRS += [
     dict(name="roundtrip_nvmma128_f8_64x128", group="transpose", kernel="roundtrip", shape=[64, 128],
          dtype="f8e4m3", src=ROW_8_128, shared=nvmma(128, 8), dst=dot(0, MMA_V2, 4),
          note="fp8 store of blocked rows, load as MMA v2 operand A"),
+    # (f) more convert_layout pairs: the scratch chooser (linalias ptx --mem auto) against Triton's
+    dict(name="convert_mma_v2_to_blocked_f32_64x32", group="convert", kernel="convert", shape=[64, 32],
+         dtype="f32", src=MMA_V2, shared=None, dst=ROW_F32_32, note="MMA v2 f32 accumulator -> blocked"),
+    dict(name="convert_mma_v3_to_blocked_64x64", group="convert", kernel="convert", shape=[64, 64],
+         src=MMA_V3, shared=None, dst=ROW_64, note="wgmma accumulator (as f16) -> blocked"),
+    dict(name="convert_mma_v3_to_blocked_f32_64x32", group="convert", kernel="convert", shape=[64, 32],
+         dtype="f32", src=MMA_V3_N32, shared=None, dst=ROW_F32_32, note="wgmma f32 accumulator -> blocked"),
+    dict(name="convert_blocked_transpose_f32_64x64", group="convert", kernel="convert", shape=[64, 64],
+         dtype="f32", src=blocked([1, 4], [2, 16], [4, 1], [1, 0]), shared=None,
+         dst=blocked([4, 1], [16, 2], [1, 4], [0, 1]), note="f32 row-major -> column-major blocked"),
+    dict(name="convert_blocked_transpose_i8_64x64", group="convert", kernel="convert", shape=[64, 64],
+         dtype="i8", src=ROW_8_64, shared=None, dst=blocked([16, 1], [4, 8], [1, 4], [0, 1]),
+         note="i8 row-major -> column-major blocked"),
+    dict(name="convert_blocked_to_dot_a_v2_64x64", group="convert", kernel="convert", shape=[64, 64],
+         src=ROW_64, shared=None, dst=dot(0, MMA_V2), note="blocked rows -> MMA v2 operand A in registers"),
+    dict(name="convert_mma_v2_to_blocked_64x64_w8", group="convert", kernel="convert", shape=[64, 64],
+         num_warps=8, src=MMA_V2_W8, shared=None, dst=ROW_64_W8, note="MMA v2 accumulator -> blocked, 8 warps"),
+    dict(name="convert_blocked_transpose_bf16_128x128", group="convert", kernel="convert", shape=[128, 128],
+         dtype="bf16", src=ROW_64, shared=None, dst=COL_64,
+         note="a 128 x 128 bf16 conversion between two blocked layouts (in rounds)"),
 ]
 
 # --------------------------------------------------------------------------

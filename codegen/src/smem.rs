@@ -27,6 +27,8 @@
 //! | buffer part | constant, explicit mixed-radix, TLX reindex | `smem/buffer.rs` |
 //! | [`SmemContext`], [`SmemPlan::emit`], [`Emitted`] | the PTX | `smem/emit.rs` |
 //! | [`kernels`] | whole test kernels: tile round trips and address dumps | `smem/kernels.rs` |
+//! | [`Rounds`] | a conversion split into rounds through a bounded scratch | `smem/rounds.rs` |
+//! | [`optimal_scratch`], [`Scratch`] | the scratch layout of a conversion, chosen as Triton 3.9 does | `smem/scratch.rs` |
 //! | [`SmemError`] | why an access cannot be emitted | `smem/error.rs` |
 //!
 //! ```
@@ -59,12 +61,14 @@ pub mod kernels;
 mod matrix;
 mod plan;
 mod rounds;
+mod scratch;
 mod thread;
 
 pub use emit::{Emitted, EmittedAccess, SmemContext};
 pub use error::SmemError;
 pub use plan::{PlannedAccess, SmemPlan, VectorShape};
 pub use rounds::Rounds;
+pub use scratch::{optimal_scratch, Scratch};
 pub use thread::{Diagonal, TidLinear};
 
 #[doc(no_inline)]

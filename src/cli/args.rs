@@ -84,7 +84,9 @@ pub struct PtxArgs {
     /// The register layout (`register, lane, warp` in-dims, or a distributed attribute).
     #[arg(long, value_name = "LAYOUT")]
     pub regs: String,
-    /// The shared-memory layout (`offset` in-dim, or a shared attribute).
+    /// The shared-memory layout (`offset` in-dim, or a shared attribute); `auto` with
+    /// --round-trip and --dtype: the scratch Triton 3.9 would convert through (its
+    /// `optimalSwizzling`), in its rounds.
     #[arg(long, value_name = "LAYOUT")]
     pub mem: String,
     /// Tensor shape for layout-family attributes, e.g. `64x64`.

@@ -8,6 +8,7 @@ use alias_alloc::DType;
 use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
 use codegen::smem::kernels::{access_kernel, round_trip, round_trip_in_rounds, TestKernel};
+use codegen::smem::optimal_scratch;
 use linear_layout::families::{Encoding, SharedEncoding};
 use linear_layout::{AddressMap, BufferMap, LinearLayout};
 
@@ -20,6 +21,9 @@ use crate::cli::picture;
 pub fn run(args: PtxArgs) -> Result<String, CliError> {
     let mut reader = LayoutReader::with_shape(args.shape.as_ref().map(|s| s.0.clone()));
     let regs = read_registers(&mut reader, "--regs", &args.regs)?;
+    if args.mem == AUTO {
+        return auto_scratch(&args, &mut reader, &regs);
+    }
     let mem = reader.read_encoded("--mem", &args.mem)?;
     let reload = match &args.round_trip {
         Some(text) => Some(read_registers(&mut reader, "--round-trip", text)?),
@@ -80,6 +84,63 @@ pub fn run(args: PtxArgs) -> Result<String, CliError> {
         text.push_str(&stats(&kernel));
     }
     Ok(text)
+}
+
+/// `--mem auto`: the scratch layout Triton would convert through.
+const AUTO: &str = "auto";
+
+/// `--round-trip` through the scratch [`optimal_scratch`] chooses, in its rounds (and no
+/// more bytes than `--max-scratch-bytes`); `--stats` adds the choice.
+fn auto_scratch(
+    args: &PtxArgs,
+    reader: &mut LayoutReader,
+    regs: &LinearLayout,
+) -> Result<String, CliError> {
+    let Some(text) = &args.round_trip else {
+        return Err(CliError::input(
+            "--mem",
+            "auto chooses the scratch of a conversion: give --round-trip",
+        ));
+    };
+    let load = read_registers(reader, "--round-trip", text)?;
+    let Some(dtype) = args.dtype.as_deref() else {
+        return Err(CliError::input(
+            "--dtype",
+            "--mem auto needs the element type",
+        ));
+    };
+    let bits = dtype
+        .parse::<DType>()
+        .map(DType::bits)
+        .map_err(|e| CliError::input("--dtype", e))?;
+    if args.buffers != 1 || args.index != IndexArg::Const(0) {
+        return Err(CliError::input(
+            "--mem",
+            "a conversion through an automatic scratch uses one buffer, index 0",
+        ));
+    }
+    let scratch =
+        optimal_scratch(regs, &load, bits).map_err(|e| CliError::Refused(e.to_string()))?;
+    let max = args
+        .max_scratch_bytes
+        .unwrap_or(u64::MAX)
+        .min(scratch.bytes);
+    let name = args.name.as_deref().unwrap_or("round_trip");
+    let kernel = round_trip_in_rounds(name, &scratch.layout, bits, regs, &load, max)
+        .map_err(|e| CliError::Refused(e.to_string()))?;
+    let mut out = kernel.kernel.to_string();
+    if args.stats {
+        let _ = writeln!(
+            out,
+            "// scratch: auto (Triton's optimalSwizzling): {} bytes, {} rounds, {} read / {} write bank conflicts",
+            scratch.bytes,
+            1u64 << scratch.rounds_log2,
+            scratch.read_conflicts,
+            scratch.write_conflicts
+        );
+        out.push_str(&stats(&kernel));
+    }
+    Ok(out)
 }
 
 /// A register layout: in-dims `register`, `lane`, `warp` (and `block`).

@@ -52,6 +52,9 @@ pub struct SmemContext {
     buffer_parts: HashMap<(Reg, BufferLowering, BufferMap), BufferPart>,
     fused: HashMap<(Reg, Reg, BufferMap), Reg>,
     sums: HashMap<(Reg, Reg), Reg>,
+    /// Access bases `P + (W ^ X)` by `(P, W, X)`: rounds of a conversion, and accesses of
+    /// different plans with the same thread base, share them.
+    xors: HashMap<(Reg, Reg, u32), Reg>,
 }
 
 impl SmemContext {
@@ -89,6 +92,7 @@ impl SmemContext {
             buffer_parts: HashMap::new(),
             fused: HashMap::new(),
             sums: HashMap::new(),
+            xors: HashMap::new(),
         })
     }
 
@@ -148,6 +152,7 @@ impl SmemContext {
         self.buffer_parts.clear();
         self.fused.clear();
         self.sums.clear();
+        self.xors.clear();
     }
 
     fn thread_base(&mut self, b: &mut Builder, f: &TidLinear) -> Result<Option<Reg>, PtxError> {
@@ -341,7 +346,6 @@ impl SmemPlan {
             Some(w) => b.with_role(Role::Address, |b| ctx.sum(b, p, w))?,
             None => p,
         };
-        let mut bases: HashMap<u32, Reg> = HashMap::new();
         let mut accesses = Vec::with_capacity(self.accesses().len());
         let mut loaded: Vec<Option<Reg>> = vec![None; self.registers()];
         for planned in self.accesses() {
@@ -349,7 +353,7 @@ impl SmemPlan {
             let y = planned.constant & !span;
             let base = match (x, w) {
                 (0, _) | (_, None) => a,
-                (x, Some(w)) => match bases.get(&x) {
+                (x, Some(w)) => match ctx.xors.get(&(p, w, x)) {
                     Some(&r) => r,
                     None => {
                         let r = b.with_role(Role::Address, |b| {
@@ -360,7 +364,7 @@ impl SmemPlan {
                                 b.add(IntType::U32, p, wx)
                             }
                         })?;
-                        bases.insert(x, r);
+                        ctx.xors.insert((p, w, x), r);
                         r
                     }
                 },

@@ -103,6 +103,12 @@ pub enum SmemError {
         /// Its name.
         name: String,
     },
+    /// A conversion the scratch chooser does not handle.
+    #[error("cannot choose a scratch layout: {reason}")]
+    Scratch {
+        /// Why.
+        reason: String,
+    },
     /// An error of the layout algebra (composition, a buffer index out of range…).
     #[error(transparent)]
     Layout(#[from] LayoutError),

@@ -8,6 +8,12 @@
 //! other basis of the three touches. Removing it halves that dim in all three: round `ρ`
 //! converts the sub-tile whose round bits are `ρ`, through the same scratch addresses (a
 //! buffer map of `2^k` buffers at stride 0, one per round).
+//!
+//! A round may also be any tensor vector `v` (not only a unit one) that is the scratch's top
+//! `offset` basis and a `register` basis of both layouts — what Triton's `buildReps` leaves
+//! there. Then the three layouts are seen in the quotient of the tensor by `v`: the pivot bit
+//! of `v` (its highest) is cleared from every basis that has it by XORing `v`, and removed
+//! from its dim.
 
 use linear_layout::{Dim, LayoutError, LinearLayout};
 
@@ -59,6 +65,13 @@ impl Rounds {
             scratch: scratch.clone(),
         };
         while total(&r.scratch) > max_elements {
+            if let Some(v) = top_round_vector(&r)? {
+                r.store = project(&r.store, "register", &v)?;
+                r.load = project(&r.load, "register", &v)?;
+                r.scratch = project(&r.scratch, "offset", &v)?;
+                r.rounds_log2 += 1;
+                continue;
+            }
             let Some((d, bit)) = round_bit(&r) else {
                 break;
             };
@@ -69,6 +82,74 @@ impl Rounds {
         }
         Ok(r)
     }
+}
+
+/// The scratch's top `offset` basis when it is also a `register` basis of both register
+/// layouts (any vector, not only a unit one: what [`optimal_scratch`](super::optimal_scratch)
+/// puts there).
+fn top_round_vector(r: &Rounds) -> Result<Option<Vec<u64>>, LayoutError> {
+    let Some(v) = r.scratch.bases_of("offset")?.pop() else {
+        return Ok(None);
+    };
+    if v.iter().all(|&x| x == 0) {
+        return Ok(None);
+    }
+    let held = |l: &LinearLayout| -> Result<bool, LayoutError> {
+        Ok(l.bases_of("register")?.contains(&v))
+    };
+    Ok((held(&r.store)? && held(&r.load)?).then_some(v))
+}
+
+/// `l` seen in the quotient of the tensor by `v`: one basis of `in_dim` equal to `v` dropped,
+/// every basis with `v`'s pivot bit (its highest set bit, in dim `d`) XORed with `v`, and that
+/// bit removed from dim `d` (the bits above it move down; the dim halves).
+fn project(l: &LinearLayout, in_dim: &str, v: &[u64]) -> Result<LinearLayout, LayoutError> {
+    let Some((d, &c)) = v.iter().enumerate().rev().find(|(_, &c)| c != 0) else {
+        return Ok(l.clone());
+    };
+    let q = 63 - c.leading_zeros();
+    let squeeze = |x: u64| (x & ((1u64 << q) - 1)) | ((x >> (q + 1)) << q);
+    let bases: Vec<(Dim, Vec<Vec<u64>>)> = l
+        .bases()
+        .into_iter()
+        .map(|(name, bs)| {
+            let mut dropped = name.name() != in_dim;
+            let kept = bs
+                .into_iter()
+                .filter(|b| {
+                    if !dropped && b.as_slice() == v {
+                        dropped = true;
+                        false
+                    } else {
+                        true
+                    }
+                })
+                .map(|b| {
+                    let hit = b.get(d).is_some_and(|&x| x >> q & 1 == 1);
+                    b.iter()
+                        .zip(v)
+                        .enumerate()
+                        .map(|(k, (&x, &y))| {
+                            let x = if hit { x ^ y } else { x };
+                            if k == d {
+                                squeeze(x)
+                            } else {
+                                x
+                            }
+                        })
+                        .collect()
+                })
+                .collect();
+            (name, kept)
+        })
+        .collect();
+    let outs: Vec<(Dim, u64)> = l
+        .out_dims()
+        .into_iter()
+        .enumerate()
+        .map(|(k, (name, size))| (name, if k == d { size / 2 } else { size }))
+        .collect();
+    LinearLayout::from_bases(&bases, &outs, true)
 }
 
 fn total(l: &LinearLayout) -> u64 {

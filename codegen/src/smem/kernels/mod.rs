@@ -436,7 +436,8 @@ pub fn round_trip(
 /// layouts through the same scratch (one buffer per round, all at offset 0, constant indices).
 /// `scratch` is the whole tile's shared layout (`offset` → tensor).
 ///
-/// Errors: the layouts' ([`SmemError::Layout`]) and those of [`round_trip`].
+/// Errors: [`SmemError::Scratch`] when no rounds bring the scratch under `max_bytes`, the
+/// layouts' ([`SmemError::Layout`]) and those of [`round_trip`].
 ///
 /// ```
 /// use codegen::smem::kernels::round_trip_in_rounds;
@@ -450,6 +451,8 @@ pub fn round_trip(
 /// // 256 f32 elements, at most 512 bytes: row 16 becomes a second round.
 /// let k = round_trip_in_rounds("rounds", &scratch, 32, &regs, &regs, 512)?;
 /// assert_eq!(k.dynamic_shared_bytes, 512);
+/// // 256 bytes would need a third round bit, and none is left.
+/// assert!(round_trip_in_rounds("rounds", &scratch, 32, &regs, &regs, 256).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn round_trip_in_rounds(
@@ -462,6 +465,22 @@ pub fn round_trip_in_rounds(
 ) -> Result<TestKernel, SmemError> {
     let element_bytes = u64::from(element_bits).div_ceil(8).max(1);
     let rounds = crate::smem::Rounds::split(store, load, scratch, max_bytes / element_bytes)?;
+    let bytes = rounds
+        .scratch
+        .out_dims()
+        .iter()
+        .map(|&(_, s)| s)
+        .product::<u64>()
+        .saturating_mul(element_bytes);
+    if bytes > max_bytes {
+        return Err(SmemError::Scratch {
+            reason: format!(
+                "{bytes} bytes in {} rounds: no tensor bit left that both register layouts hold \
+                 in registers and the scratch in its top offsets, and the cap is {max_bytes}",
+                1u64 << rounds.rounds_log2
+            ),
+        });
+    }
     let n = 1u64 << rounds.rounds_log2;
     let map = AddressMap::shared(BufferMap::new(0, &[(n, 0)])?, element_bits, &rounds.scratch)?;
     round_trip(
