@@ -13,6 +13,8 @@
 //! Groups, each over every (buffer, element) of the map, XOR-accumulating the results:
 //! * `address/per_element/<map>`: `AddressMap::address(i, &[row, col])`, the checked API a
 //!   caller uses one element at a time;
+//! * `address/addresses_of/<map>`: `AddressMap::addresses_of(i, &mut out)`, the library's bulk
+//!   call (every element of a buffer, no allocation);
 //! * `address/bulk/<map>`: the fastest path `linear-layout` offers for many addresses. Where
 //!   the whole map is one GF(2) layout (`AddressMap::to_linear_layout`), its compiled
 //!   `Evaluator` on flattened `(row, col, buffer)` inputs, one `apply` per address (the packed
@@ -204,6 +206,29 @@ fn bench_address(c: &mut Criterion) {
         });
         group.bench_function(BenchmarkId::new("bulk", case.name), |b| {
             b.iter(|| bulk.run(buffers, tile))
+        });
+        // The library's bulk call, checked against `address` first.
+        let mut out = vec![0u64; tile as usize];
+        for i in 0..buffers {
+            map.addresses_of(i, &mut out).expect("addresses_of");
+            for (x, c) in coords.iter().enumerate() {
+                assert_eq!(
+                    out[x],
+                    number(map.address(i, c).expect("address")),
+                    "{}",
+                    case.name
+                );
+            }
+        }
+        group.bench_function(BenchmarkId::new("addresses_of", case.name), |b| {
+            b.iter(|| {
+                let mut acc = 0u64;
+                for i in 0..buffers {
+                    map.addresses_of(i, &mut out).expect("addresses_of");
+                    acc ^= out[black_box(0)];
+                }
+                acc
+            })
         });
     }
     group.finish();

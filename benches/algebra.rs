@@ -164,6 +164,13 @@ fn bench_apply(c: &mut Criterion) {
                 black_box(acc)
             })
         });
+        let mut batch_out = vec![0u64; flat.len()];
+        group.bench_function(format!("evaluator_batch/{}", case.name), |b| {
+            b.iter(|| {
+                eval.apply_many(black_box(flat.as_slice()), &mut batch_out);
+                black_box(batch_out.first().copied())
+            })
+        });
         group.bench_function(format!("per_bit_loop/{}", case.name), |b| {
             b.iter(|| {
                 let mut acc = 0u64;

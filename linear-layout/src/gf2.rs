@@ -5,8 +5,9 @@
 //! [`Gf2Vector`] and monomorphised per width ([`Width`]), so layouts of up to 64 bits run on
 //! plain `u64` arithmetic and wider ones still work.
 //!
-//! [`Echelon`] keeps a basis in echelon form (each vector owns the lowest set bit, its pivot)
-//! together with, for each vector, which inserted columns it is the XOR of (its *tag*).
+//! [`Echelon`] keeps a basis in reduced echelon form (each vector owns one pivot bit, which no
+//! other vector has) together with, for each vector, which inserted columns it is the XOR of
+//! (its *tag*).
 //! Inserting columns `c0, c1, …` in order makes the pivot columns exactly the RREF pivot
 //! columns of the matrix `[c0 c1 …]` (a column is a pivot iff it is independent of the
 //! columns before it), and reducing a vector yields the unique combination of pivot columns
@@ -31,6 +32,8 @@ pub trait Gf2Vector: Clone + PartialEq + std::fmt::Debug {
     fn xor_bits(&mut self, offset: usize, len: u32, value: u64);
     /// Reads `len ≤ 64` bits starting at bit `offset`.
     fn get_bits(&self, offset: usize, len: u32) -> u64;
+    /// Calls `f` with the index of every bit set in both `self` and `mask`, lowest first.
+    fn for_each_common_one(&self, mask: &Self, f: impl FnMut(usize));
 }
 
 fn low_mask(len: u32) -> u64 {
@@ -98,6 +101,14 @@ macro_rules! word_vector {
             fn xor_bits(&mut self, offset: usize, len: u32, value: u64) { *self = word::xor_bits(*self, offset, len, value); }
             #[inline]
             fn get_bits(&self, offset: usize, len: u32) -> u64 { word::get_bits(*self, offset, len) }
+            #[inline]
+            fn for_each_common_one(&self, mask: &Self, mut f: impl FnMut(usize)) {
+                let mut rest = *self & *mask;
+                while rest != 0 {
+                    f(rest.trailing_zeros() as usize);
+                    rest &= rest - 1;
+                }
+            }
         }
     )*};
 }
@@ -134,6 +145,15 @@ impl Gf2Vector for Vec<u64> {
         if bit != 0 {
             if let Some(w) = self.get_mut(word + 1) {
                 *w ^= value >> (64 - bit);
+            }
+        }
+    }
+    fn for_each_common_one(&self, mask: &Self, mut f: impl FnMut(usize)) {
+        for (i, (&a, &m)) in self.iter().zip(mask).enumerate() {
+            let mut rest = a & m;
+            while rest != 0 {
+                f(i * 64 + rest.trailing_zeros() as usize);
+                rest &= rest - 1;
             }
         }
     }
@@ -174,8 +194,10 @@ impl Width {
 /// An echelon basis with provenance tags; see the module docs.
 #[derive(Clone, Debug)]
 pub struct Echelon<V, T> {
-    /// `pivot_of[b]` = index into `rows` of the vector whose lowest set bit is `b`.
+    /// `pivot_of[b]` = index into `rows` of the vector whose pivot is bit `b`.
     pivot_of: Vec<u32>,
+    /// The pivot bits, as a vector.
+    pivots: V,
     rows: Vec<(V, T)>,
     tag_bits: usize,
 }
@@ -187,6 +209,7 @@ impl<V: Gf2Vector, T: Gf2Vector> Echelon<V, T> {
     pub fn new(bits: usize, tag_bits: usize) -> Self {
         Echelon {
             pivot_of: vec![NO_ROW; bits],
+            pivots: V::zeros(bits),
             rows: Vec::new(),
             tag_bits,
         }
@@ -198,24 +221,28 @@ impl<V: Gf2Vector, T: Gf2Vector> Echelon<V, T> {
     }
 
     /// Reduces `v` against the basis: returns the residual (zero iff `v` is in the span) and
-    /// the XOR of the tags of the vectors used.
+    /// the XOR of the tags of the vectors used. The basis is fully reduced (no row has another
+    /// row's pivot), so the rows to use are those of `v`'s pivot bits, independently.
     pub fn reduce(&self, mut v: V) -> (V, T) {
         let mut tag = T::zeros(self.tag_bits);
-        while let Some(bit) = v.lowest_one() {
-            match self.pivot_of.get(bit).copied() {
-                Some(row) if row != NO_ROW => {
-                    if let Some((basis, basis_tag)) = self.rows.get(row as usize) {
-                        v.xor_assign(basis);
-                        tag.xor_assign(basis_tag);
-                    }
-                }
-                _ => break,
+        let mut used = V::zeros(self.pivot_of.len());
+        v.for_each_common_one(&self.pivots, |bit| {
+            if let Some((basis, basis_tag)) = self
+                .pivot_of
+                .get(bit)
+                .and_then(|&row| self.rows.get(row as usize))
+            {
+                used.xor_assign(basis);
+                tag.xor_assign(basis_tag);
             }
-        }
+        });
+        v.xor_assign(&used);
         (v, tag)
     }
 
     /// Inserts `v` tagged `tag`. Returns `true` if it was independent of the basis (a pivot).
+    /// The new row's pivot is its lowest remaining bit; it is then cleared from every earlier
+    /// row, keeping the basis fully reduced.
     pub fn insert(&mut self, v: V, tag: T) -> bool {
         let (residual, used) = self.reduce(v);
         let Some(bit) = residual.lowest_one() else {
@@ -223,8 +250,19 @@ impl<V: Gf2Vector, T: Gf2Vector> Echelon<V, T> {
         };
         let mut tag = tag;
         tag.xor_assign(&used);
+        let mut single = V::zeros(self.pivot_of.len());
+        single.set_bit(bit);
+        for (row, row_tag) in self.rows.iter_mut() {
+            let mut hit = false;
+            row.for_each_common_one(&single, |_| hit = true);
+            if hit {
+                row.xor_assign(&residual);
+                row_tag.xor_assign(&tag);
+            }
+        }
         if let Some(slot) = self.pivot_of.get_mut(bit) {
             *slot = self.rows.len() as u32;
+            self.pivots.set_bit(bit);
             self.rows.push((residual, tag));
             true
         } else {

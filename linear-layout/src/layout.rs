@@ -7,7 +7,7 @@
 //! have up to 63 bits, and any number of dims may be combined.
 
 use std::hash::{Hash, Hasher};
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use crate::dims::{names, Dim, DimSize};
 use crate::error::{LayoutError, Result};
@@ -36,8 +36,10 @@ pub type DimBases = Vec<Vec<u64>>;
 /// ```
 #[derive(Clone)]
 pub struct LinearLayout {
-    pub(crate) ins: Vec<DimSize>,
-    pub(crate) outs: Vec<DimSize>,
+    /// Shared, so that results reusing an operand's dims (compose, invert_and_compose…) clone
+    /// a pointer instead of allocating.
+    pub(crate) ins: Arc<[DimSize]>,
+    pub(crate) outs: Arc<[DimSize]>,
     /// `bases[bit * outs.len() + j]`: component in out-dim `j` of flattened input bit `bit`.
     pub(crate) bases: Vec<u64>,
     rank: OnceLock<u32>,
@@ -90,7 +92,12 @@ pub(crate) use with_width;
 impl LinearLayout {
     /// Builds a layout from parts that are valid by construction (internal operations).
     /// The invariants are checked here, in debug builds, and nowhere else.
-    pub(crate) fn from_parts(ins: Vec<DimSize>, outs: Vec<DimSize>, bases: Vec<u64>) -> Self {
+    pub(crate) fn from_parts(
+        ins: impl Into<Arc<[DimSize]>>,
+        outs: impl Into<Arc<[DimSize]>>,
+        bases: Vec<u64>,
+    ) -> Self {
+        let (ins, outs) = (ins.into(), outs.into());
         debug_assert_eq!(check_parts(&ins, &outs, &bases), Ok(()));
         LinearLayout {
             ins,
@@ -102,11 +109,12 @@ impl LinearLayout {
 
     /// Builds a layout from untrusted parts, checking every invariant.
     pub(crate) fn try_from_parts(
-        ins: Vec<DimSize>,
-        outs: Vec<DimSize>,
+        ins: impl Into<Arc<[DimSize]>>,
+        outs: impl Into<Arc<[DimSize]>>,
         bases: Vec<u64>,
         require_surjective: bool,
     ) -> Result<Self> {
+        let (ins, outs): (Arc<[DimSize]>, Arc<[DimSize]>) = (ins.into(), outs.into());
         check_parts(&ins, &outs, &bases)?;
         let l = LinearLayout {
             ins,
@@ -465,7 +473,7 @@ impl LinearLayout {
     /// Basis of flattened input bit `bit` packed as one output bit vector.
     pub(crate) fn packed_column<V: Gf2Vector>(&self, bit: usize, offsets: &[usize]) -> V {
         let mut v = V::zeros(self.total_out_dim_size_log2() as usize);
-        for ((&c, out), &off) in self.basis_at(bit).iter().zip(&self.outs).zip(offsets) {
+        for ((&c, out), &off) in self.basis_at(bit).iter().zip(self.outs.iter()).zip(offsets) {
             v.xor_bits(off, out.log2, c);
         }
         v

@@ -660,6 +660,9 @@ proptest! {
         let x = input_for(&a, &xs);
         let flat = flatten_input(&a, &x);
         prop_assert_eq!(e.split(e.apply(flat)), apply_vals(&a, &x));
+        let mut out = [0u64; 2];
+        e.apply_many(&[flat, 0], &mut out);
+        prop_assert_eq!(out, [e.apply(flat), 0]);
     }
 
     /// Every input of a tiny layout: apply == XOR of bases == evaluator.

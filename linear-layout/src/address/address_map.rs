@@ -319,7 +319,7 @@ impl AddressMap {
 
     /// `E(x)` of the coordinates `coords` (in `E`'s in-dim order), flattened for the evaluator.
     fn flatten(&self, op: &'static str, coords: &[u64]) -> Result<u64> {
-        let dims = self.element.in_dims();
+        let dims = &self.element.ins;
         if coords.len() != dims.len() {
             return Err(LayoutError::Invalid {
                 op,
@@ -327,7 +327,7 @@ impl AddressMap {
                     "expected {} coordinates ({}), got {coords:?}",
                     dims.len(),
                     dims.iter()
-                        .map(|d| d.0.to_string())
+                        .map(|d| d.dim.to_string())
                         .collect::<Vec<_>>()
                         .join(", ")
                 ),
@@ -335,17 +335,17 @@ impl AddressMap {
         }
         let mut flat = 0u64;
         let mut shift = 0u32;
-        for (&c, &(dim, size)) in coords.iter().zip(&dims) {
-            if c >= size {
+        for (&c, d) in coords.iter().zip(dims.iter()) {
+            if c >> d.log2 != 0 {
                 return Err(LayoutError::InputOutOfRange {
-                    dim: dim.to_string(),
+                    dim: d.dim.to_string(),
                     value: c,
-                    size: u128::from(size),
+                    size: d.size() as u128,
                 });
             }
             // The evaluator holds at most 64 input bits, so this never shifts past 63.
             flat |= c.checked_shl(shift).unwrap_or(0);
-            shift += size.trailing_zeros();
+            shift += d.log2;
         }
         Ok(flat)
     }
@@ -379,21 +379,95 @@ impl AddressMap {
     /// ```
     pub fn address(&self, i: u64, coords: &[u64]) -> Result<Address> {
         let start = self.buffer.offset(i)?;
-        let out = self
-            .eval
-            .split(self.eval.apply(self.flatten("address", coords)?));
+        let flat = self.eval.apply(self.flatten("address", coords)?);
+        self.place(start, flat)
+    }
+
+    /// Every element's address in buffer `i`, without allocating: `out[x]` for the flattened
+    /// coordinates `x` (the in-dims of [`element`](Self::element) concatenated, the first
+    /// lowest) is the byte (shared memory) or the TMEM address `lane << 16 | column`
+    /// ([`Address::taddr`]). `out` must hold one entry per element.
+    ///
+    /// Errors: as [`address`](Self::address); [`LayoutError::Invalid`] for an `out` of another
+    /// length.
+    ///
+    /// ```
+    /// use linear_layout::{AddressMap, BufferMap, families::{NvmmaShared, SharedEncoding}};
+    /// let enc = SharedEncoding::Nvmma(NvmmaShared::new(128, 16, false, false, vec![])?);
+    /// let map = AddressMap::from_shared_encoding(BufferMap::new(1024, &[(2, 8192)])?, 16, &enc, &[64, 64])?;
+    /// let mut out = vec![0u64; 64 * 64];
+    /// map.addresses_of(1, &mut out)?;
+    /// // Element (row 3, col 5) is flattened as 3 + 5 · 64 (dim0 lowest).
+    /// assert_eq!(Some(out[3 + 5 * 64]), map.address(1, &[3, 5])?.byte());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn addresses_of(&self, i: u64, out: &mut [u64]) -> Result<()> {
+        let start = self.buffer.offset(i)?;
+        let bits = self.element.total_in_dim_size_log2();
+        if out.len() as u128 != 1u128 << bits {
+            return Err(LayoutError::Invalid {
+                op: "addresses_of",
+                what: format!(
+                    "{} addresses asked for a tile of {} elements",
+                    out.len(),
+                    1u128 << bits
+                ),
+            });
+        }
         match self.space {
             MemorySpace::Shared => {
-                let offset = out.first().copied().unwrap_or(0);
-                Ok(Address::Shared {
-                    byte: self.shared_byte("address", start, offset)?,
-                })
+                // The largest offset the dim holds bounds every address: checked once.
+                let top = self.element.total_out_dim_size_log2();
+                self.place(start, u64::MAX.checked_shr(64 - top).unwrap_or(0))?;
+                let (bits, mask) = (
+                    u64::from(self.element_bits),
+                    u64::MAX
+                        .checked_shr(64 - self.element.outs.first().map_or(0, |d| d.log2))
+                        .unwrap_or(0),
+                );
+                for (x, o) in (0u64..).zip(out.iter_mut()) {
+                    *o = start.wrapping_add((self.eval.apply(x) & mask).wrapping_mul(bits) / 8);
+                }
             }
             MemorySpace::TensorMemory => {
-                let (lane, column) = match out.as_slice() {
-                    [lane, column] => (*lane, *column),
-                    _ => (0, 0),
-                };
+                let bits = |k: usize| self.element.outs.get(k).map_or(0, |d| d.log2);
+                let (lane_bits, col_bits) = (bits(0), bits(1));
+                let col_max = u64::MAX.checked_shr(64 - col_bits).unwrap_or(0);
+                if start
+                    .checked_add(col_max)
+                    .is_some_and(|c| c <= MAX_TMEM_COLUMN)
+                {
+                    // Every column fits: `lane << 16 | (start + column)` straight.
+                    let lane_mask = u64::MAX.checked_shr(64 - lane_bits).unwrap_or(0);
+                    for (x, o) in (0u64..).zip(out.iter_mut()) {
+                        let flat = self.eval.apply(x);
+                        let column = flat.checked_shr(lane_bits).unwrap_or(0) & col_max;
+                        *o = (flat & lane_mask) << 16 | (start + column);
+                    }
+                } else {
+                    for (x, o) in (0u64..).zip(out.iter_mut()) {
+                        let a = self.place(start, self.eval.apply(x))?;
+                        *o = u64::from(a.taddr().unwrap_or(0));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The address of the element whose flattened offset (the evaluator's packed output) is
+    /// `flat`, in the buffer starting at `start`: no allocation.
+    fn place(&self, start: u64, flat: u64) -> Result<Address> {
+        let bits = |k: usize| self.element.outs.get(k).map_or(0, |d| d.log2);
+        let low = |x: u64, n: u32| x & u64::MAX.checked_shr(64 - n).unwrap_or(0);
+        match self.space {
+            MemorySpace::Shared => Ok(Address::Shared {
+                byte: self.shared_byte("address", start, low(flat, bits(0)))?,
+            }),
+            MemorySpace::TensorMemory => {
+                // Out-dims lane, column: the lane in the low bits.
+                let lane = low(flat, bits(0));
+                let column = low(flat.checked_shr(bits(0)).unwrap_or(0), bits(1));
                 let column = start
                     .checked_add(column)
                     .filter(|&c| c <= MAX_TMEM_COLUMN)

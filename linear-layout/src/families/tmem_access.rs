@@ -176,14 +176,14 @@ impl Tcgen05Atom {
 
 /// A tile layout `… → row, col` from constant bases (all inside `out`, sizes powers of two).
 fn tile_layout(dims: &[(&str, &[[u64; 2]])], out: [u64; 2]) -> LinearLayout {
-    let ins = dims
+    let ins: Vec<DimSize> = dims
         .iter()
         .map(|(name, b)| DimSize {
             dim: Dim::new(name),
             log2: b.len() as u32,
         })
         .collect();
-    let outs = ["row", "col"]
+    let outs: Vec<DimSize> = ["row", "col"]
         .iter()
         .zip(out)
         .map(|(name, size)| DimSize {

@@ -77,8 +77,19 @@ impl LinearLayout {
 /// ```
 #[derive(Clone, Debug)]
 pub struct Evaluator {
-    tables: Vec<[u64; 256]>,
+    tables: Tables,
     out_log2: Vec<u32>,
+}
+
+/// The byte tables, in the narrowest form the layout allows: up to 16 (32) input bits take
+/// exactly two (four) tables (unused ones stay zero), so `apply` is two (four) lookups with no
+/// loop; up to 32 output bits store 32-bit entries (4 KiB at most, well inside L1).
+#[derive(Clone, Debug)]
+enum Tables {
+    Two32(Box<[[u32; 256]; 2]>),
+    Four32(Box<[[u32; 256]; 4]>),
+    Four64(Box<[[u64; 256]; 4]>),
+    Any(Vec<[u64; 256]>),
 }
 
 impl Evaluator {
@@ -97,20 +108,44 @@ impl Evaluator {
         let columns: Vec<u64> = (0..n_in as usize)
             .map(|bit| layout.packed_column::<u64>(bit, &offsets))
             .collect();
-        let tables = columns
-            .chunks(8)
-            .map(|chunk| {
-                let mut t = [0u64; 256];
-                for (byte, slot) in t.iter_mut().enumerate() {
-                    *slot = chunk
-                        .iter()
-                        .enumerate()
-                        .filter(|(b, _)| byte >> b & 1 == 1)
-                        .fold(0, |acc, (_, &c)| acc ^ c);
+        let table = |chunk: &[u64]| {
+            let mut t = [0u64; 256];
+            for byte in 1..256usize {
+                let low = byte.trailing_zeros() as usize;
+                let rest = t.get(byte & (byte - 1)).copied().unwrap_or(0);
+                let column = chunk.get(low).copied().unwrap_or(0);
+                if let Some(slot) = t.get_mut(byte) {
+                    *slot = rest ^ column;
                 }
-                t
-            })
-            .collect();
+            }
+            t
+        };
+        let wide: Vec<[u64; 256]> = columns.chunks(8).map(table).collect();
+        let tables = if n_in <= 16 && n_out <= 32 {
+            let mut two = Box::new([[0u32; 256]; 2]);
+            for (dst, src) in two.iter_mut().zip(&wide) {
+                for (d, &s) in dst.iter_mut().zip(src) {
+                    *d = s as u32;
+                }
+            }
+            Tables::Two32(two)
+        } else if n_in <= 32 && n_out <= 32 {
+            let mut four = Box::new([[0u32; 256]; 4]);
+            for (dst, src) in four.iter_mut().zip(&wide) {
+                for (d, &s) in dst.iter_mut().zip(src) {
+                    *d = s as u32;
+                }
+            }
+            Tables::Four32(four)
+        } else if n_in <= 32 {
+            let mut four = Box::new([[0u64; 256]; 4]);
+            for (dst, src) in four.iter_mut().zip(&wide) {
+                *dst = *src;
+            }
+            Tables::Four64(four)
+        } else {
+            Tables::Any(wide)
+        };
         Ok(Evaluator {
             tables,
             out_log2: layout.outs.iter().map(|o| o.log2).collect(),
@@ -119,13 +154,58 @@ impl Evaluator {
 
     /// `L(x)` on flattened bits; input bits past the layout's width are ignored.
     #[inline]
-    #[allow(clippy::indexing_slicing)] // a table has 256 entries and the index is one byte
+    #[allow(clippy::indexing_slicing)] // a table has 256 entries and every index is one byte
     pub fn apply(&self, x: u64) -> u64 {
-        let mut acc = 0;
-        for (i, t) in self.tables.iter().enumerate() {
-            acc ^= t[((x >> (8 * i)) & 0xff) as usize];
+        let byte = |i: u32| ((x >> (8 * i)) & 0xff) as usize;
+        match &self.tables {
+            Tables::Two32(t) => u64::from(t[0][byte(0)] ^ t[1][byte(1)]),
+            Tables::Four32(t) => {
+                u64::from(t[0][byte(0)] ^ t[1][byte(1)] ^ t[2][byte(2)] ^ t[3][byte(3)])
+            }
+            Tables::Four64(t) => t[0][byte(0)] ^ t[1][byte(1)] ^ t[2][byte(2)] ^ t[3][byte(3)],
+            Tables::Any(tables) => {
+                let mut acc = 0;
+                for (i, t) in (0u32..).zip(tables) {
+                    acc ^= t[byte(i)];
+                }
+                acc
+            }
         }
-        acc
+    }
+
+    /// `out[k] = L(xs[k])` for every `k` (the shorter length wins): the table form is chosen
+    /// once for the whole batch.
+    ///
+    /// ```
+    /// use linear_layout::LinearLayout;
+    /// let l = LinearLayout::from_bases(&[("i", vec![vec![2], vec![1]])], &[("o", 4)], true)?;
+    /// let mut out = [0u64; 4];
+    /// l.evaluator()?.apply_many(&[0, 1, 2, 3], &mut out);
+    /// assert_eq!(out, [0, 2, 1, 3]);
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    #[allow(clippy::indexing_slicing)] // a table has 256 entries and every index is one byte
+    pub fn apply_many(&self, xs: &[u64], out: &mut [u64]) {
+        let byte = |x: u64, i: u32| ((x >> (8 * i)) & 0xff) as usize;
+        match &self.tables {
+            Tables::Two32(t) => {
+                for (o, &x) in out.iter_mut().zip(xs) {
+                    *o = u64::from(t[0][byte(x, 0)] ^ t[1][byte(x, 1)]);
+                }
+            }
+            Tables::Four32(t) => {
+                for (o, &x) in out.iter_mut().zip(xs) {
+                    *o = u64::from(
+                        t[0][byte(x, 0)] ^ t[1][byte(x, 1)] ^ t[2][byte(x, 2)] ^ t[3][byte(x, 3)],
+                    );
+                }
+            }
+            _ => {
+                for (o, &x) in out.iter_mut().zip(xs) {
+                    *o = self.apply(x);
+                }
+            }
+        }
     }
 
     /// Splits a flattened output into one value per out-dim.
@@ -138,5 +218,42 @@ impl Evaluator {
                 v
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::restriction)] // test code: a failed check panics
+    use crate::LinearLayout;
+
+    /// Each table form (2 or 4 tables of 32-bit entries, 4 of 64-bit, any number) computes the
+    /// XOR of the selected columns.
+    #[test]
+    fn every_table_form_agrees_with_the_columns() {
+        for (n_in, n_out) in [(10u32, 20u32), (24, 30), (30, 40), (40, 50), (64, 64)] {
+            let mut state = 0x9E37_79B9_7F4A_7C15u64 ^ u64::from(n_in);
+            let mut next = || {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                state
+            };
+            let mask = u64::MAX >> (64 - n_out);
+            let columns: Vec<Vec<u64>> = (0..n_in).map(|_| vec![next() & mask]).collect();
+            let l = LinearLayout::from_bases(
+                &[("i", columns.clone())],
+                &[("o", 1u64 << n_out.min(63))],
+                false,
+            );
+            let Ok(l) = l else { continue };
+            let e = l.evaluator().unwrap();
+            for _ in 0..64 {
+                let x = next() & (u64::MAX >> (64 - n_in));
+                let want = (0..n_in as usize)
+                    .filter(|&b| x >> b & 1 == 1)
+                    .fold(0, |acc, b| acc ^ columns[b][0]);
+                assert_eq!(e.apply(x), want, "{n_in} → {n_out} bits");
+            }
+        }
     }
 }

@@ -4,6 +4,9 @@ use crate::dims::names;
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
 
+/// Dims handled with stack arrays (more take the general path).
+const SMALL: usize = 8;
+
 impl LinearLayout {
     /// `O ∘ L` where `self = L` and `outer = O`.
     ///
@@ -31,8 +34,9 @@ impl LinearLayout {
             });
         }
         // For each of our out-dims: the first flattened input bit of the matching outer in-dim.
-        let mut starts = Vec::with_capacity(self.outs.len());
-        for o in &self.outs {
+        let mut small = [0usize; SMALL];
+        let mut large = Vec::new();
+        for (i, o) in self.outs.iter().enumerate() {
             let (k, inner) = outer.in_index("compose", o.dim)?;
             if o.log2 > inner.log2 {
                 return Err(LayoutError::SizeMismatch {
@@ -43,13 +47,61 @@ impl LinearLayout {
                     rule: "an out-dim may not be larger than the outer layout's in-dim",
                 });
             }
-            starts.push(outer.in_offset(k));
+            let start = outer.in_offset(k);
+            match small.get_mut(i) {
+                Some(slot) if self.outs.len() <= SMALL => *slot = start,
+                _ => large.push(start),
+            }
         }
+        let starts: &[usize] = if self.outs.len() <= SMALL {
+            small.get(..self.outs.len()).unwrap_or(&[])
+        } else {
+            &large
+        };
         let n_in = self.total_in_dim_size_log2() as usize;
         let n_out = outer.outs.len();
         let mut bases = vec![0u64; n_in * n_out];
+        let outer_bits = outer.total_in_dim_size_log2() as usize;
+        if outer.total_out_dim_size_log2() <= 64 && n_out <= SMALL && outer_bits <= 64 {
+            // The outer columns packed into one word each (on the stack): one XOR per set
+            // bit, one unpack per result basis.
+            let mut offsets = [0u32; SMALL];
+            let mut at = 0u32;
+            for (slot, o) in offsets.iter_mut().zip(outer.outs.iter()) {
+                *slot = at;
+                at += o.log2;
+            }
+            let mut packed = [0u64; 64];
+            for (b, slot) in packed.iter_mut().enumerate().take(outer_bits) {
+                *slot = outer
+                    .basis_at(b)
+                    .iter()
+                    .zip(&offsets)
+                    .fold(0u64, |w, (&c, &off)| w | c << off);
+            }
+            for (bit, row) in bases.chunks_mut(n_out.max(1)).enumerate().take(n_in) {
+                let mut acc = 0u64;
+                for (&c, &start) in self.basis_at(bit).iter().zip(starts) {
+                    let mut rest = c;
+                    while rest != 0 {
+                        let b = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        acc ^= packed.get(start + b).copied().unwrap_or(0);
+                    }
+                }
+                for ((r, o), &off) in row.iter_mut().zip(outer.outs.iter()).zip(&offsets) {
+                    let mask = u64::MAX.checked_shr(64 - o.log2).unwrap_or(0);
+                    *r = acc.checked_shr(off).unwrap_or(0) & mask;
+                }
+            }
+            return Ok(LinearLayout::from_parts(
+                self.ins.clone(),
+                outer.outs.clone(),
+                bases,
+            ));
+        }
         for (bit, row) in bases.chunks_mut(n_out.max(1)).enumerate().take(n_in) {
-            for (&c, &start) in self.basis_at(bit).iter().zip(&starts) {
+            for (&c, &start) in self.basis_at(bit).iter().zip(starts) {
                 let mut rest = c;
                 while rest != 0 {
                     let b = rest.trailing_zeros() as usize;

@@ -100,7 +100,7 @@ pub fn divide_left(a: &LinearLayout, b: &LinearLayout) -> Result<LinearLayout> {
         let skip = log2_in(&b.ins, d) as usize;
         let s = a.in_offset(k);
         for bit in s + skip..s + d.log2 as usize {
-            for (&c, o) in a.basis_at(bit).iter().zip(&a.outs) {
+            for (&c, o) in a.basis_at(bit).iter().zip(a.outs.iter()) {
                 bases.push(c >> log2_in(&b.outs, o));
             }
         }

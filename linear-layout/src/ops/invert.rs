@@ -101,11 +101,20 @@ impl LinearLayout {
         if !self.is_surjective() {
             return Err(self.not_surjective());
         }
-        let mut identity = LinearLayout::empty();
-        for o in &self.outs {
-            identity = identity.product(&LinearLayout::identity_1d(o.size(), o.dim, o.dim)?)?;
+        if self.ins.iter().any(|d| self.has_out_dim(d.dim)) {
+            // An in-dim named like an out-dim: Triton's identity-dims rule may apply, so take
+            // the general path (the identity layout inverted-and-composed).
+            let mut identity = LinearLayout::empty();
+            for o in self.outs.iter() {
+                identity = identity.product(&LinearLayout::identity_1d(o.size(), o.dim, o.dim)?)?;
+            }
+            return identity.invert_and_compose(self);
         }
-        identity.invert_and_compose(self)
+        let out_bits = self.total_out_dim_size_log2() as usize;
+        let in_bits = self.total_in_dim_size_log2() as usize;
+        Ok(with_width!(out_bits, V => with_width!(in_bits, T => {
+            pseudoinvert_in::<V, T>(self, out_bits, in_bits)
+        })))
     }
 
     /// The inverse of an invertible layout. Errors: [`LayoutError::NotInjective`],
@@ -132,6 +141,34 @@ impl LinearLayout {
         }
         self.pseudoinvert()
     }
+}
+
+/// The smallest preimage of every output bit of a surjective layout with no in-dim named like
+/// an out-dim: `A`'s columns eliminated once, then one reduction per output bit.
+fn pseudoinvert_in<V: Gf2Vector, T: Gf2Vector>(
+    a: &LinearLayout,
+    out_bits: usize,
+    in_bits: usize,
+) -> LinearLayout {
+    let offsets = a.out_offsets();
+    let mut e: Echelon<V, T> = Echelon::new(out_bits, in_bits);
+    for bit in 0..in_bits {
+        let mut tag = T::zeros(in_bits);
+        tag.set_bit(bit);
+        e.insert(a.packed_column::<V>(bit, &offsets), tag);
+    }
+    let n_res = a.ins.len();
+    let starts: Vec<usize> = (0..n_res).map(|k| a.in_offset(k)).collect();
+    let mut bases = Vec::with_capacity(out_bits * n_res);
+    for y in 0..out_bits {
+        let mut target = V::zeros(out_bits);
+        target.set_bit(y);
+        let (_, tag) = e.reduce(target);
+        for (d, &s) in a.ins.iter().zip(&starts) {
+            bases.push(tag.get_bits(s, d.log2));
+        }
+    }
+    LinearLayout::from_parts(a.outs.clone(), a.ins.clone(), bases)
 }
 
 /// Least squares over GF(2): `X` with `A(X(x)) = B(x)` and every free variable 0 (Triton's
@@ -216,7 +253,7 @@ fn solve(
     }
     let mut a_out_of_b = Vec::with_capacity(b.outs.len());
     let mut rows = Vec::with_capacity(b.outs.len());
-    for o in &b.outs {
+    for o in b.outs.iter() {
         let (j, a_out) = a.out_index(op, o.dim)?;
         if a_out.log2 < o.log2 {
             return Err(LayoutError::SizeMismatch {
@@ -300,13 +337,15 @@ fn solve_in<V: Gf2Vector, T: Gf2Vector>(
     };
 
     let n_res = a.ins.len();
+    let a_starts: Vec<usize> = (0..n_res).map(|k| a.in_offset(k)).collect();
     let mut bases = Vec::with_capacity(b.total_in_dim_size_log2() as usize * n_res);
+    let mut row = vec![0u64; n_res];
     for (kb, d) in b.ins.iter().enumerate() {
         let s = b.in_offset(kb);
         let a_k = a.ins.iter().enumerate().find(|(_, x)| x.dim == d.dim);
         for i in 0..d.log2 as usize {
             let bit = s + i;
-            let mut row = vec![0u64; n_res];
+            row.fill(0);
             if identity.contains(&d.dim) {
                 if let Some(r) = a_k.and_then(|(k, _)| row.get_mut(k)) {
                     *r = 1 << i;
@@ -355,8 +394,8 @@ fn solve_in<V: Gf2Vector, T: Gf2Vector>(
                     t
                 }
             };
-            for ((k, x), r) in a.ins.iter().enumerate().zip(row.iter_mut()) {
-                *r = tag.get_bits(a.in_offset(k), x.log2);
+            for ((x, &start), r) in a.ins.iter().zip(&a_starts).zip(row.iter_mut()) {
+                *r = tag.get_bits(start, x.log2);
             }
             bases.extend_from_slice(&row);
         }

@@ -80,7 +80,7 @@ impl LinearLayout {
                     .map(move |&(j, _)| b.get(j).copied().unwrap_or(0))
             })
             .collect();
-        let outs = perm.iter().map(|&(_, d)| d).collect();
+        let outs: Vec<DimSize> = perm.iter().map(|&(_, d)| d).collect();
         Ok(LinearLayout::from_parts(self.ins.clone(), outs, bases))
     }
 
@@ -209,7 +209,7 @@ impl LinearLayout {
                 size: d.size() as u128,
             });
         }
-        let mut ins = self.ins.clone();
+        let mut ins = self.ins.to_vec();
         ins.remove(k);
         Ok(LinearLayout::from_parts(
             ins,
@@ -278,7 +278,7 @@ impl LinearLayout {
             .collect();
         bases.resize((s + new) * n, 0);
         bases.extend(self.bases.iter().skip((s + old) * n));
-        let ins = self
+        let ins: Vec<DimSize> = self
             .ins
             .iter()
             .map(|&e| {
@@ -322,7 +322,7 @@ impl LinearLayout {
                 *c = 0;
             }
         }
-        let outs = self
+        let outs: Vec<DimSize> = self
             .outs
             .iter()
             .map(|&e| {
@@ -349,7 +349,7 @@ impl LinearLayout {
                 dim: new.to_string(),
             });
         }
-        let ins = self
+        let ins: Vec<DimSize> = self
             .ins
             .iter()
             .map(|&e| {
@@ -387,7 +387,7 @@ impl LinearLayout {
                 right: names(&other.outs),
             });
         }
-        let mut ins = self.ins.clone();
+        let mut ins = self.ins.to_vec();
         ins.extend_from_slice(&other.ins);
         let mut bases = self.bases.clone();
         bases.extend_from_slice(&other.bases);
@@ -404,7 +404,7 @@ impl LinearLayout {
                 right: names(&other.ins),
             });
         }
-        let mut outs = self.outs.clone();
+        let mut outs = self.outs.to_vec();
         outs.extend_from_slice(&other.outs);
         let n = self.total_in_dim_size_log2() as usize;
         let bases = (0..n)

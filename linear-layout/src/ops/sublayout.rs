@@ -90,14 +90,17 @@ impl LinearLayout {
             let s = self.in_offset(k);
             let identity = in_dim.log2 == out_dim.log2
                 && (0..in_dim.log2 as usize).all(|i| {
-                    self.basis_at(s + i).iter().zip(&self.outs).all(|(&c, o)| {
-                        let other = o.dim;
-                        if other == d {
-                            c == 1 << i
-                        } else {
-                            !dims.contains(&other) || c == 0
-                        }
-                    })
+                    self.basis_at(s + i)
+                        .iter()
+                        .zip(self.outs.iter())
+                        .all(|(&c, o)| {
+                            let other = o.dim;
+                            if other == d {
+                                c == 1 << i
+                            } else {
+                                !dims.contains(&other) || c == 0
+                            }
+                        })
                 });
             if !identity {
                 return Err(LayoutError::Invalid {
