@@ -221,8 +221,7 @@ impl Allocation {
                     ..tm.clone()
                 };
                 let slots = one_cta
-                    .to_linear_layout(&[m, n])
-                    .and_then(|l| l.in_dim_size("col"))
+                    .col_slots(&[m, n])
                     .map_err(|source| self.layout_error(source))?;
                 let cols = slots
                     .saturating_mul(u64::from(self.dtype.bits()))

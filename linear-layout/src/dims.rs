@@ -26,14 +26,34 @@ struct Interner {
     names: Vec<&'static str>,
 }
 
+/// Names every layout uses, interned first so that their ids are fixed: [`Dim::new`] finds
+/// them without hashing or locking, and [`Dim::standard`] without formatting.
+const KNOWN: [&str; 16] = [
+    "dim0", "dim1", "dim2", "dim3", "dim4", "dim5", "dim6", "dim7", "register", "lane", "warp",
+    "block", "offset", "row", "col", "buffer",
+];
+
 fn interner() -> &'static RwLock<Interner> {
     static INTERNER: OnceLock<RwLock<Interner>> = OnceLock::new();
-    INTERNER.get_or_init(|| RwLock::new(Interner::default()))
+    INTERNER.get_or_init(|| {
+        let mut table = Interner::default();
+        for (id, &name) in (0u32..).zip(KNOWN.iter()) {
+            table.names.push(name);
+            table.ids.insert(name, id);
+        }
+        RwLock::new(table)
+    })
 }
 
 impl Dim {
     /// Interns `name` and returns its handle. The same name always gives the same `Dim`.
     pub fn new(name: &str) -> Dim {
+        if let Some(id) = (0u32..)
+            .zip(KNOWN.iter())
+            .find_map(|(id, &k)| (k == name).then_some(id))
+        {
+            return Dim(id);
+        }
         // A poisoned lock only means another thread panicked while holding it; the map itself
         // is always left consistent (insertions are single statements), so keep using it.
         if let Some(&id) = interner()
@@ -57,6 +77,9 @@ impl Dim {
 
     /// The name this handle was interned from.
     pub fn name(self) -> &'static str {
+        if let Some(&known) = KNOWN.get(self.0 as usize) {
+            return known;
+        }
         interner()
             .read()
             .unwrap_or_else(|e| e.into_inner())
@@ -73,7 +96,11 @@ impl Dim {
     /// assert_eq!(linear_layout::Dim::standard(2).name(), "dim2");
     /// ```
     pub fn standard(index: usize) -> Dim {
-        Dim::new(&format!("dim{index}"))
+        match u32::try_from(index) {
+            // dim0..dim7 are the first known names.
+            Ok(i) if i < 8 => Dim(i),
+            _ => Dim::new(&format!("dim{index}")),
+        }
     }
 }
 

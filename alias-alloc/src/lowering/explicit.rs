@@ -1,10 +1,15 @@
 //! Explicit buffer lowering: each allocation's buffer map composed with its element layout,
 //! an [`AddressMap`] — no index rewrite, no expanded alias.
 
+use std::collections::HashMap;
+
 use linear_layout::{AddressMap, BufferMap, Dim, LinearLayout};
 
 use crate::error::map_err;
 use crate::{AllocError, AllocLayout, Allocation};
+
+/// What a cache bucket is keyed by: storage, element type, shape.
+type Bucket = (crate::Storage, crate::DType, Vec<u64>);
 
 /// Element layouts the explicit lowering has built, kept by whoever plans: inverting a layout
 /// and compiling its evaluator is most of the cost of lowering a plan, and compilers re-plan
@@ -27,13 +32,17 @@ use crate::{AllocError, AllocLayout, Allocation};
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct LoweringCache {
-    /// Oldest first.
-    entries: Vec<(Key, AddressMap)>,
+    /// By (storage, dtype, shape), the layouts built for it, each with its insertion stamp.
+    entries: HashMap<Bucket, Vec<(AllocLayout, AddressMap, u64)>>,
+    /// Layouts held.
+    count: usize,
+    /// The next insertion stamp (the oldest entry has the smallest).
+    stamp: u64,
 }
 
 impl LoweringCache {
-    /// Layouts kept; the oldest goes first.
-    pub const CAPACITY: usize = 64;
+    /// Layouts kept; when full, the oldest goes first.
+    pub const CAPACITY: usize = 4096;
 
     /// An empty cache.
     pub fn new() -> LoweringCache {
@@ -42,17 +51,52 @@ impl LoweringCache {
 
     /// Layouts held.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.count
     }
 
     /// Whether it holds none.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.count == 0
     }
 
     /// Forgets every layout (to measure cold lowering).
     pub fn clear(&mut self) {
         self.entries.clear();
+        self.count = 0;
+    }
+
+    fn get(&self, key: &Key) -> Option<&AddressMap> {
+        self.entries
+            .get(&(key.storage, key.dtype, key.shape.clone()))?
+            .iter()
+            .find(|(layout, _, _)| *layout == key.layout)
+            .map(|(_, m, _)| m)
+    }
+
+    fn insert(&mut self, key: Key, map: AddressMap) {
+        if self.count >= Self::CAPACITY {
+            // Drop the oldest entry (a linear scan, once per CAPACITY insertions at most).
+            let oldest = self
+                .entries
+                .iter()
+                .flat_map(|(k, v)| v.iter().map(move |(_, _, s)| (*s, k.clone())))
+                .min_by_key(|(s, _)| *s);
+            if let Some((stamp, k)) = oldest {
+                if let Some(bucket) = self.entries.get_mut(&k) {
+                    bucket.retain(|(_, _, s)| *s != stamp);
+                    if bucket.is_empty() {
+                        self.entries.remove(&k);
+                    }
+                    self.count -= 1;
+                }
+            }
+        }
+        self.stamp += 1;
+        self.count += 1;
+        self.entries
+            .entry((key.storage, key.dtype, key.shape))
+            .or_default()
+            .push((key.layout, map, self.stamp));
     }
 }
 
@@ -83,15 +127,12 @@ pub fn address_map(
         return Ok(None);
     }
     let key = Key::of(alloc);
-    if let Some((_, m)) = cache.entries.iter().find(|(k, _)| *k == key) {
+    if let Some(m) = cache.get(&key) {
         return Ok(Some(m.with_buffer(buffers)));
     }
     let map = build(alloc, buffers)?;
     if let Some(m) = &map {
-        if cache.entries.len() >= LoweringCache::CAPACITY {
-            cache.entries.remove(0);
-        }
-        cache.entries.push((key, m.clone()));
+        cache.insert(key, m.clone());
     }
     Ok(map)
 }

@@ -142,6 +142,10 @@ impl TmemBases {
 
 /// Gluon's `cga_layout` bases as pairs with the CTA split (the CGA layout's out sizes).
 pub(crate) fn cga_parts(bases: &[Vec<u64>]) -> Result<(Vec<[u64; 2]>, [u64; 2])> {
+    if bases.is_empty() {
+        // One CTA: nothing to check or split (what `cga_layout` of no bases gives).
+        return Ok((Vec::new(), [1, 1]));
+    }
     let cga = cga_layout(bases, 2).map_err(|e| match e {
         LayoutError::InvalidParameter { .. } => e,
         other => bad_param(
@@ -396,6 +400,20 @@ impl TensorMemory {
         Ok(self.bases(&leaf)?.rows_used())
     }
 
+    /// The size of the layout's `col` in-dim for one tile of `shape` (`[M, N]`): the element
+    /// slots of a lane, what [`to_linear_layout`](Self::to_linear_layout)`(shape)
+    /// .in_dim_size("col")` gives, without building the layout.
+    ///
+    /// ```
+    /// use linear_layout::families::TensorMemory;
+    /// let acc = TensorMemory { block_m: 64, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
+    /// assert_eq!(acc.col_slots(&[128, 128])?, acc.to_linear_layout(&[128, 128])?.in_dim_size("col")?);
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn col_slots(&self, shape: &[u64]) -> Result<u64> {
+        Ok(1u64 << self.bases(shape)?.col_bits())
+    }
+
     /// 32-bit TMEM columns one allocation of `shape` (`[buffers…, M, N]`) occupies per CTA —
     /// Triton 3.9's `getTmemAllocSizes().numCols`: the `col` in-dim size divided by the
     /// elements per 32-bit column (`32 / element_bits`), times the number of buffers. The CGA
@@ -551,5 +569,47 @@ impl Attribute for TensorMemory {
                 ""
             },
         )
+    }
+}
+
+#[cfg(test)]
+mod col_slots_tests {
+    #![allow(clippy::restriction)] // test code: a failed check panics
+    use super::TensorMemory;
+
+    /// `col_slots` is the built layout's `col` size, and refuses exactly what it refuses.
+    #[test]
+    fn col_slots_is_the_layouts_col_size() {
+        let mut checked = 0;
+        for block_m in [64u32, 128] {
+            for block_n in [1u32, 8, 32, 64, 128, 256] {
+                for col_stride in [1u32, 2, 4] {
+                    for two_ctas in [false, true] {
+                        for cga in [vec![], vec![vec![1, 0]], vec![vec![0, 1]]] {
+                            let tm = TensorMemory {
+                                block_m,
+                                block_n,
+                                col_stride,
+                                cga_layout: cga,
+                                two_ctas,
+                                fp4_padded: false,
+                            };
+                            for shape in [[64u64, 64], [128, 128], [256, 32], [128, 8], [64, 512]] {
+                                let built = tm
+                                    .to_linear_layout(&shape)
+                                    .and_then(|l| l.in_dim_size("col"));
+                                match (tm.col_slots(&shape), built) {
+                                    (Ok(a), Ok(b)) => assert_eq!(a, b, "{tm:?} {shape:?}"),
+                                    (Err(_), Err(_)) => {}
+                                    (a, b) => panic!("{tm:?} {shape:?}: {a:?} vs {b:?}"),
+                                }
+                                checked += 1;
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(checked > 1000);
     }
 }

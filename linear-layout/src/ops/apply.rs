@@ -1,6 +1,8 @@
 //! Evaluating a layout: the checked, named [`LinearLayout::apply`], and a compiled
 //! [`Evaluator`] for hot loops (one table lookup per input byte).
 
+use std::sync::Arc;
+
 use crate::dims::{names, Dim};
 use crate::error::{LayoutError, Result};
 use crate::layout::LinearLayout;
@@ -81,15 +83,16 @@ pub struct Evaluator {
     out_log2: Vec<u32>,
 }
 
-/// The byte tables, in the narrowest form the layout allows: up to 16 (32) input bits take
+/// The byte tables (shared: cloning an evaluator, or an `AddressMap` holding one, copies a
+/// pointer), in the narrowest form the layout allows: up to 16 (32) input bits take
 /// exactly two (four) tables (unused ones stay zero), so `apply` is two (four) lookups with no
 /// loop; up to 32 output bits store 32-bit entries (4 KiB at most, well inside L1).
 #[derive(Clone, Debug)]
 enum Tables {
-    Two32(Box<[[u32; 256]; 2]>),
-    Four32(Box<[[u32; 256]; 4]>),
-    Four64(Box<[[u64; 256]; 4]>),
-    Any(Vec<[u64; 256]>),
+    Two32(Arc<[[u32; 256]; 2]>),
+    Four32(Arc<[[u32; 256]; 4]>),
+    Four64(Arc<[[u64; 256]; 4]>),
+    Any(Arc<[[u64; 256]]>),
 }
 
 impl Evaluator {
@@ -128,7 +131,7 @@ impl Evaluator {
                     *d = s as u32;
                 }
             }
-            Tables::Two32(two)
+            Tables::Two32(Arc::new(*two))
         } else if n_in <= 32 && n_out <= 32 {
             let mut four = Box::new([[0u32; 256]; 4]);
             for (dst, src) in four.iter_mut().zip(&wide) {
@@ -136,15 +139,15 @@ impl Evaluator {
                     *d = s as u32;
                 }
             }
-            Tables::Four32(four)
+            Tables::Four32(Arc::new(*four))
         } else if n_in <= 32 {
             let mut four = Box::new([[0u64; 256]; 4]);
             for (dst, src) in four.iter_mut().zip(&wide) {
                 *dst = *src;
             }
-            Tables::Four64(four)
+            Tables::Four64(Arc::new(*four))
         } else {
-            Tables::Any(wide)
+            Tables::Any(wide.into())
         };
         Ok(Evaluator {
             tables,
@@ -165,7 +168,7 @@ impl Evaluator {
             Tables::Four64(t) => t[0][byte(0)] ^ t[1][byte(1)] ^ t[2][byte(2)] ^ t[3][byte(3)],
             Tables::Any(tables) => {
                 let mut acc = 0;
-                for (i, t) in (0u32..).zip(tables) {
+                for (i, t) in (0u32..).zip(tables.iter()) {
                     acc ^= t[byte(i)];
                 }
                 acc

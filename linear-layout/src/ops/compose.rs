@@ -77,7 +77,7 @@ impl LinearLayout {
                     .basis_at(b)
                     .iter()
                     .zip(&offsets)
-                    .fold(0u64, |w, (&c, &off)| w | c << off);
+                    .fold(0u64, |w, (&c, &off)| w | c.checked_shl(off).unwrap_or(0));
             }
             for (bit, row) in bases.chunks_mut(n_out.max(1)).enumerate().take(n_in) {
                 let mut acc = 0u64;
