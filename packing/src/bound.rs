@@ -121,13 +121,16 @@ pub fn lower_bound(problem: &Problem) -> u64 {
     if plain {
         return live_bound(problem).peak;
     }
-    let cliques = cliques(problem);
     // Every fixed buffer's top, even an empty one's (the height counts `offset + size`).
     let mut bound = buffers
         .iter()
         .filter_map(|b| b.offset.map(|o| o.saturating_add(b.size)))
         .max()
         .unwrap_or(0);
+    if buffers.iter().all(|b| b.offset.is_none()) && clique_mass(problem) > CLIQUE_MASS_CAP {
+        return round_up(streamed_clique_bound(problem), granularity(problem));
+    }
+    let cliques = cliques(problem);
     for (live, sum) in &cliques {
         bound = bound.max(clique_bound(buffers, live, *sum));
     }
@@ -151,6 +154,18 @@ fn round_up(x: u64, g: u64) -> u64 {
 
 /// The maximal sets of buffers (of nonzero size) live together, with their total sizes.
 fn cliques(problem: &Problem) -> Vec<(Vec<usize>, u64)> {
+    let mut out = Vec::new();
+    for_each_clique(problem, |live, sum| {
+        out.push((live.to_vec(), sum));
+        true
+    });
+    out
+}
+
+/// Calls `f` with every maximal set of buffers (of nonzero size) live together and its total
+/// size, in time order, without storing them; `f` returns whether it wants the live set (when
+/// `false` it is not read, and the sweep stays linear).
+fn for_each_clique(problem: &Problem, mut f: impl FnMut(&[usize], u64) -> bool) {
     let buffers = problem.buffers();
     let mut events: Vec<(u64, bool, usize)> = Vec::with_capacity(2 * buffers.len());
     for (i, b) in buffers.iter().enumerate().filter(|(_, b)| b.size > 0) {
@@ -158,7 +173,6 @@ fn cliques(problem: &Problem) -> Vec<(Vec<usize>, u64)> {
         events.push((b.upper, false, i));
     }
     events.sort_unstable_by_key(|&(t, start, i)| (t, start, i));
-    let mut out = Vec::new();
     let mut live: Vec<usize> = Vec::new();
     let mut pos = vec![0usize; buffers.len()];
     let mut sum = 0u64;
@@ -175,7 +189,7 @@ fn cliques(problem: &Problem) -> Vec<(Vec<usize>, u64)> {
             continue;
         }
         if last_was_start {
-            out.push((live.clone(), sum));
+            f(&live, sum);
         }
         last_was_start = false;
         sum = sum.saturating_sub(b.size);
@@ -187,8 +201,44 @@ fn cliques(problem: &Problem) -> Vec<(Vec<usize>, u64)> {
             }
         }
     }
-    out
 }
+
+/// `Σ |clique|` over the maximal cliques: what [`cliques`] would store.
+fn clique_mass(problem: &Problem) -> u64 {
+    let mut mass = 0u64;
+    for_each_clique(problem, |live, _| {
+        mass = mass.saturating_add(live.len() as u64);
+        false
+    });
+    mass
+}
+
+/// The largest clique bound over the maximal cliques of a problem without fixed buffers,
+/// streamed: a clique's bound is at most its sum plus the largest alignment less one, so only
+/// cliques that could raise the bound so far read their live set.
+fn streamed_clique_bound(problem: &Problem) -> u64 {
+    let buffers = problem.buffers();
+    let slack = buffers
+        .iter()
+        .map(|b| b.alignment)
+        .max()
+        .unwrap_or(1)
+        .saturating_sub(1);
+    let mut bound = 0u64;
+    for_each_clique(problem, |live, sum| {
+        if sum.saturating_add(slack) <= bound {
+            return false;
+        }
+        bound = bound.max(clique_bound(buffers, live, sum));
+        true
+    });
+    bound
+}
+
+/// Cliques stored for the forced-tops refinement at most (`Σ |clique|`, 8 bytes each: 32
+/// MiB). Past it — long traces with thousands of buffers live — the clique bound is streamed
+/// and the refinement (built for small kernels: barriers among tiles) is skipped.
+const CLIQUE_MASS_CAP: u64 = 1 << 22;
 
 /// The lowest offset at which `b` can be the highest of pairwise-disjoint buffers whose
 /// sizes sum to `sum`, or `None` if it cannot (a fixed offset too low).
@@ -292,4 +342,25 @@ fn refuted(buffers: &[super::Buffer], cliques: &[(Vec<usize>, u64)], capacity: u
         }
     }
     false
+}
+
+#[cfg(all(test, feature = "generator"))]
+mod streamed_tests {
+    #![allow(clippy::restriction)] // test code: a failed check panics
+    use super::*;
+    use crate::generator::{generate, Kind};
+
+    /// The streamed clique bound is the stored cliques' largest bound.
+    #[test]
+    fn streaming_gives_the_same_clique_bound() {
+        for (kind, seed) in [(Kind::SmemPipeline, 1), (Kind::SmemMixed, 2), (Kind::Tmem, 3)] {
+            let p = generate(kind, seed, 300).unwrap();
+            let stored = cliques(&p)
+                .iter()
+                .map(|(live, sum)| clique_bound(p.buffers(), live, *sum))
+                .max()
+                .unwrap_or(0);
+            assert_eq!(streamed_clique_bound(&p), stored, "{kind:?}");
+        }
+    }
 }

@@ -94,6 +94,7 @@ fn place<K: Ord>(
     }
     free.sort_by_cached_key(|&i| (buffers.get(i).map(&key), i));
     let mut busy: Vec<(u64, u64)> = Vec::new();
+    let mut scratch: Vec<(u64, u64)> = Vec::new();
     for i in free {
         let Some(b) = buffers.get(i) else { continue };
         busy.clear();
@@ -105,13 +106,52 @@ fn place<K: Ord>(
                     }
                 }
             });
-            busy.sort_unstable();
+            sort_by_start(&mut busy, &mut scratch);
         }
         let offset = fit(&busy, b)?;
         set(&mut offsets, &mut ends, i, b, offset)?;
         index.insert(i);
     }
     Ok(Placement { offsets })
+}
+
+/// Sorts `busy` by start (the fits read it in start order; the order of equal starts does not
+/// change what they find). Long lists go through an LSD radix sort on the bytes the largest
+/// start uses, stable, with `scratch` as the second buffer; short ones through `sort_unstable`.
+fn sort_by_start(busy: &mut Vec<(u64, u64)>, scratch: &mut Vec<(u64, u64)>) {
+    const RADIX_FROM: usize = 256;
+    if busy.len() < RADIX_FROM {
+        busy.sort_unstable();
+        return;
+    }
+    let max = busy.iter().map(|&(s, _)| s).max().unwrap_or(0);
+    let bytes = (64 - max.leading_zeros()).div_ceil(8);
+    scratch.clear();
+    scratch.resize(busy.len(), (0, 0));
+    for pass in 0..bytes {
+        let shift = 8 * pass;
+        let mut counts = [0usize; 256];
+        for &(s, _) in busy.iter() {
+            if let Some(c) = counts.get_mut(((s >> shift) & 0xff) as usize) {
+                *c += 1;
+            }
+        }
+        let mut at = 0usize;
+        for c in counts.iter_mut() {
+            let n = *c;
+            *c = at;
+            at += n;
+        }
+        for &item in busy.iter() {
+            if let Some(c) = counts.get_mut(((item.0 >> shift) & 0xff) as usize) {
+                if let Some(slot) = scratch.get_mut(*c) {
+                    *slot = item;
+                }
+                *c += 1;
+            }
+        }
+        std::mem::swap(busy, scratch);
+    }
 }
 
 fn set(

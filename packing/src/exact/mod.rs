@@ -84,6 +84,44 @@ impl Default for SolveOptions {
     }
 }
 
+/// The most pairs of time-conflicting free buffers an instance may hold for the exact search
+/// (2^24: about 130 MiB of conflict lists, 8 bytes a pair; the rest of an instance is linear
+/// in the buffers). Beyond it [`minimize`] returns the better greedy placement in greedy time
+/// and [`fits`] answers from the bounds and the greedy rules alone: the measured instances
+/// past it (20k-buffer training steps with thousands of buffers live) took more than a GiB and
+/// several seconds to prepare, and the search found nothing in its budget.
+pub const MAX_SEARCH_PAIRS: u64 = 1 << 24;
+
+/// Pairs of time-conflicting buffers of non-zero size that are not fixed: what the exact
+/// search's conflict lists hold (a sweep over lifetimes, `O(n log n)`).
+///
+/// ```
+/// use packing::exact::conflict_pairs;
+/// use packing::{Buffer, Problem};
+/// let p = Problem::new(vec![Buffer::new("a", 0, 4, 1)?, Buffer::new("b", 2, 6, 1)?, Buffer::new("c", 4, 8, 1)?], None)?;
+/// assert_eq!(conflict_pairs(&p), 2); // a–b, b–c (half-open: a ends where c starts)
+/// # Ok::<(), packing::PackError>(())
+/// ```
+pub fn conflict_pairs(problem: &Problem) -> u64 {
+    let mut spans: Vec<(u64, u64)> = problem
+        .buffers()
+        .iter()
+        .filter(|b| b.size > 0 && b.offset.is_none())
+        .map(|b| (b.lower, b.upper))
+        .collect();
+    spans.sort_unstable();
+    let mut live = std::collections::BinaryHeap::new();
+    let mut pairs = 0u64;
+    for (lower, upper) in spans {
+        while live.peek().is_some_and(|&std::cmp::Reverse(u)| u <= lower) {
+            live.pop();
+        }
+        pairs += live.len() as u64;
+        live.push(std::cmp::Reverse(upper));
+    }
+    pairs
+}
+
 /// The result of [`minimize`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Solution {
@@ -149,14 +187,20 @@ pub fn fits(problem: &Problem, capacity: u64, options: &SolveOptions) -> Result<
     if fixed_collision(problem).is_some() {
         return Ok(Fit::No);
     }
-    let prepared = Prepared::new(problem)?;
-    if prepared.fixed_peak > capacity || lower_bound(problem) > capacity {
+    if lower_bound(problem) > capacity {
         return Ok(Fit::No);
     }
     for greedy in [first_fit_by_lifetime(problem)?, best_fit_by_size(problem)?] {
         if greedy.peak(problem)? <= capacity {
             return Ok(Fit::Yes(greedy));
         }
+    }
+    if conflict_pairs(problem) > MAX_SEARCH_PAIRS {
+        return Ok(Fit::Unknown);
+    }
+    let prepared = Prepared::new(problem)?;
+    if prepared.fixed_peak > capacity {
+        return Ok(Fit::No);
     }
     let mut effort = Effort {
         nodes_left: options.node_limit,
@@ -302,12 +346,30 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     if let Some((a, b)) = fixed_collision(problem) {
         return Err(overlap_error(problem, a, b));
     }
-    let prepared = Prepared::new(problem)?;
     let first = first_fit_by_lifetime(problem)?;
     let second = best_fit_by_size(problem)?;
     let (p1, p2) = (first.peak(problem)?, second.peak(problem)?);
     let incumbent = if p2 < p1 { second } else { first };
-    let mut lo = lower_bound(problem).max(prepared.fixed_peak);
+    let bound = lower_bound(problem);
+    // Greedy time: nothing left to prove, no time left, or an instance too large to build
+    // (its conflict lists would pass the memory the search may use).
+    let greedy_peak = p1.min(p2);
+    let out_of_time = options
+        .budget
+        .is_some_and(|b| start.elapsed() >= b);
+    if greedy_peak <= bound || out_of_time || conflict_pairs(problem) > MAX_SEARCH_PAIRS {
+        let lower_bound = bound.min(greedy_peak);
+        return Ok(Solution {
+            placement: incumbent,
+            peak: greedy_peak,
+            lower_bound,
+            proven_optimal: greedy_peak == lower_bound,
+            nodes: 0,
+            elapsed: start.elapsed(),
+        });
+    }
+    let prepared = Prepared::new(problem)?;
+    let mut lo = bound.max(prepared.fixed_peak);
     let mut effort = Effort {
         nodes_left: options.node_limit,
         deadline: options.budget.map(|b| start + b),
