@@ -353,7 +353,11 @@ mod streamed_tests {
     /// The streamed clique bound is the stored cliques' largest bound.
     #[test]
     fn streaming_gives_the_same_clique_bound() {
-        for (kind, seed) in [(Kind::SmemPipeline, 1), (Kind::SmemMixed, 2), (Kind::Tmem, 3)] {
+        for (kind, seed) in [
+            (Kind::SmemPipeline, 1),
+            (Kind::SmemMixed, 2),
+            (Kind::Tmem, 3),
+        ] {
             let p = generate(kind, seed, 300).unwrap();
             let stored = cliques(&p)
                 .iter()

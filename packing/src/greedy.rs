@@ -117,22 +117,24 @@ fn place<K: Ord>(
 
 /// Sorts `busy` by start (the fits read it in start order; the order of equal starts does not
 /// change what they find). Long lists go through an LSD radix sort on the bytes the largest
-/// start uses, stable, with `scratch` as the second buffer; short ones through `sort_unstable`.
+/// start uses (11-bit digits), stable, with `scratch` as the second buffer; short ones through `sort_unstable`.
 fn sort_by_start(busy: &mut Vec<(u64, u64)>, scratch: &mut Vec<(u64, u64)>) {
     const RADIX_FROM: usize = 256;
     if busy.len() < RADIX_FROM {
         busy.sort_unstable();
         return;
     }
+    const DIGIT: u32 = 11;
+    const MASK: u64 = (1 << DIGIT) - 1;
     let max = busy.iter().map(|&(s, _)| s).max().unwrap_or(0);
-    let bytes = (64 - max.leading_zeros()).div_ceil(8);
+    let digits = (64 - max.leading_zeros()).div_ceil(DIGIT);
     scratch.clear();
     scratch.resize(busy.len(), (0, 0));
-    for pass in 0..bytes {
-        let shift = 8 * pass;
-        let mut counts = [0usize; 256];
+    for pass in 0..digits {
+        let shift = DIGIT * pass;
+        let mut counts = [0usize; 1 << DIGIT];
         for &(s, _) in busy.iter() {
-            if let Some(c) = counts.get_mut(((s >> shift) & 0xff) as usize) {
+            if let Some(c) = counts.get_mut(((s >> shift) & MASK) as usize) {
                 *c += 1;
             }
         }
@@ -143,7 +145,7 @@ fn sort_by_start(busy: &mut Vec<(u64, u64)>, scratch: &mut Vec<(u64, u64)>) {
             at += n;
         }
         for &item in busy.iter() {
-            if let Some(c) = counts.get_mut(((item.0 >> shift) & 0xff) as usize) {
+            if let Some(c) = counts.get_mut(((item.0 >> shift) & MASK) as usize) {
                 if let Some(slot) = scratch.get_mut(*c) {
                     *slot = item;
                 }

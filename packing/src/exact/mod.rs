@@ -354,9 +354,7 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     // Greedy time: nothing left to prove, no time left, or an instance too large to build
     // (its conflict lists would pass the memory the search may use).
     let greedy_peak = p1.min(p2);
-    let out_of_time = options
-        .budget
-        .is_some_and(|b| start.elapsed() >= b);
+    let out_of_time = options.budget.is_some_and(|b| start.elapsed() >= b);
     if greedy_peak <= bound || out_of_time || conflict_pairs(problem) > MAX_SEARCH_PAIRS {
         let lower_bound = bound.min(greedy_peak);
         return Ok(Solution {
