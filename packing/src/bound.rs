@@ -344,15 +344,16 @@ fn refuted(buffers: &[super::Buffer], cliques: &[(Vec<usize>, u64)], capacity: u
     false
 }
 
-#[cfg(all(test, feature = "generator"))]
+#[cfg(test)]
 mod streamed_tests {
     #![allow(clippy::restriction)] // test code: a failed check panics
-    use super::*;
-    use crate::generator::{generate, Kind};
 
     /// The streamed clique bound is the stored cliques' largest bound.
+    #[cfg(feature = "generator")]
     #[test]
     fn streaming_gives_the_same_clique_bound() {
+        use super::*;
+        use crate::generator::{generate, Kind};
         for (kind, seed) in [
             (Kind::SmemPipeline, 1),
             (Kind::SmemMixed, 2),

@@ -75,9 +75,13 @@ impl Rounds {
             let Some((d, bit)) = round_bit(&r) else {
                 break;
             };
-            r.store = without(&r.store, "register", d, bit)?;
-            r.load = without(&r.load, "register", d, bit)?;
-            r.scratch = without(&r.scratch, "offset", d, bit)?;
+            // A clean top bit: the quotient by its unit vector just drops it.
+            let unit: Vec<u64> = (0..r.scratch.out_dims().len())
+                .map(|k| if k == d { bit } else { 0 })
+                .collect();
+            r.store = project(&r.store, "register", &unit)?;
+            r.load = project(&r.load, "register", &unit)?;
+            r.scratch = project(&r.scratch, "offset", &unit)?;
             r.rounds_log2 += 1;
         }
         Ok(r)
@@ -184,36 +188,4 @@ fn round_bit(r: &Rounds) -> Option<(usize, u64)> {
         (clean(&r.store, "register") && clean(&r.load, "register") && clean(&r.scratch, "offset"))
             .then_some((d, bit))
     })
-}
-
-/// `l` without its `in_dim` basis equal to the unit vector `bit` of dim `d`, that dim halved.
-fn without(
-    l: &LinearLayout,
-    in_dim: &str,
-    d: usize,
-    bit: u64,
-) -> Result<LinearLayout, LayoutError> {
-    let bases: Vec<(Dim, Vec<Vec<u64>>)> = l
-        .bases()
-        .into_iter()
-        .map(|(name, bs)| {
-            let kept = if name.name() == in_dim {
-                bs.into_iter()
-                    .filter(|b| {
-                        !(b.get(d) == Some(&bit) && b.iter().filter(|&&v| v != 0).count() == 1)
-                    })
-                    .collect()
-            } else {
-                bs
-            };
-            (name, kept)
-        })
-        .collect();
-    let outs: Vec<(Dim, u64)> = l
-        .out_dims()
-        .into_iter()
-        .enumerate()
-        .map(|(k, (name, size))| (name, if k == d { size / 2 } else { size }))
-        .collect();
-    LinearLayout::from_bases(&bases, &outs, true)
 }
