@@ -16,40 +16,13 @@
 //! `start + 16·(r % 8) + SBO·(r / 8) + LBO·c`. Swizzled descriptors and the absolute leading
 //! mode are refused ([`InterpError::CpDescriptor`]), not guessed.
 
-use std::collections::{HashMap, HashSet};
-
 use crate::ptx::{Address, CpShape, Operand, Reg};
 
+use super::async_state::Mbarrier;
 use super::error::InterpError;
 use super::exec::le;
 use super::machine::Exec;
 use super::trace::{Access, AccessKind, Location};
-
-/// One mbarrier: the arrivals a phase needs, those still missing, the phases completed, and
-/// the TMEM cells of the copies committed to each phase.
-#[derive(Debug, Clone, Default)]
-pub(super) struct Mbarrier {
-    count: u32,
-    pending: u32,
-    completed: u32,
-    /// (phase the commit arrived in, cells).
-    committed: Vec<(u32, Vec<(u32, u32)>)>,
-}
-
-/// The state asynchronous copies add to a run.
-#[derive(Debug, Clone, Default)]
-pub(super) struct AsyncState {
-    mbarriers: HashMap<u32, Mbarrier>,
-    /// Cells written by copies no wait has observed yet.
-    in_flight: HashSet<(u32, u32)>,
-    /// Per thread: cells of copies issued since its last commit.
-    uncommitted: HashMap<usize, Vec<(u32, u32)>>,
-    /// Per shared byte (indexed by shared-window address): 1 + the thread that wrote it
-    /// through the generic proxy since its last `fence.proxy.async`, or 0.
-    unfenced: Vec<u16>,
-    /// Arrivals so far (the scheduler's progress measure).
-    pub arrivals: u64,
-}
 
 /// The fields of a shared-memory descriptor the copy needs.
 struct Descriptor {

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 
 use crate::ptx::{Kernel, Op, Reg, RegType, Stmt};
 
-use super::async_copy::AsyncState;
+use super::async_state::AsyncState;
 use super::error::InterpError;
 use super::memory::{buffer_address, Config, ParamValue, SharedLayout, Tmem};
 use super::trace::Trace;

@@ -12,6 +12,7 @@
 //! | per-thread ops | ALU, branches, `ld`/`st` | `exec.rs` |
 //! | warp ops | `ldmatrix`/`stmatrix`, `tcgen05.*` | `collective.rs` |
 //! | asynchronous copies | `tcgen05.cp`, `tcgen05.commit`, mbarriers, `fence.proxy.async` | `async_copy.rs` |
+//! | their state | mbarriers, in-flight cells, unfenced shared bytes | `async_state.rs` |
 //! | [`InterpError`] | why a run stopped | `error.rs` |
 //!
 //! Memories: shared memory is a byte array from [`Config::shared_base`] (1024 by default, the
@@ -55,6 +56,7 @@
 
 pub mod alu;
 mod async_copy;
+mod async_state;
 mod collective;
 mod error;
 mod exec;
