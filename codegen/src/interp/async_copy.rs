@@ -93,7 +93,8 @@ impl Exec<'_> {
         stmt: usize,
         (lane, column): (u32, u32),
     ) -> Result<(), InterpError> {
-        if self.asynchronous.in_flight.contains(&(lane, column)) {
+        let in_flight = &self.asynchronous.in_flight;
+        if !in_flight.is_empty() && in_flight.contains(&(lane, column)) {
             return Err(InterpError::TmemCopyInFlight {
                 warp,
                 stmt,
@@ -178,15 +179,29 @@ impl Exec<'_> {
         Ok(())
     }
 
-    fn mbarrier_at(
+    /// The checked shared address of an mbarrier operand.
+    fn mbarrier_address(&self, t: usize, pc: usize, addr: Address) -> Result<u32, InterpError> {
+        let a = (self.read(t, pc, addr.base)? as u32).wrapping_add(addr.offset as u32);
+        self.shared_index(t, pc, a, 8, 8)?;
+        Ok(a)
+    }
+
+    /// The initialised mbarrier an operand names, or [`InterpError::MbarrierUninitialized`].
+    fn mbarrier(
         &mut self,
         t: usize,
         pc: usize,
         addr: Address,
-    ) -> Result<(u32, Option<&mut Mbarrier>), InterpError> {
-        let a = (self.read(t, pc, addr.base)? as u32).wrapping_add(addr.offset as u32);
-        self.shared_index(t, pc, a, 8, 8)?;
-        Ok((a, self.asynchronous.mbarriers.get_mut(&a)))
+    ) -> Result<&mut Mbarrier, InterpError> {
+        let address = self.mbarrier_address(t, pc, addr)?;
+        self.asynchronous
+            .mbarriers
+            .get_mut(&address)
+            .ok_or(InterpError::MbarrierUninitialized {
+                thread: t as u32,
+                stmt: pc,
+                address,
+            })
     }
 
     /// `mbarrier.init` by thread `t`.
@@ -198,7 +213,7 @@ impl Exec<'_> {
         count: Operand,
     ) -> Result<(), InterpError> {
         let count = self.operand(t, pc, count, 32)? as u32;
-        let (a, _) = self.mbarrier_at(t, pc, addr)?;
+        let a = self.mbarrier_address(t, pc, addr)?;
         self.asynchronous.mbarriers.insert(
             a,
             Mbarrier {
@@ -219,12 +234,7 @@ impl Exec<'_> {
         mbar: Address,
     ) -> Result<(), InterpError> {
         let cells = self.asynchronous.uncommitted.remove(&t).unwrap_or_default();
-        let (address, bar) = self.mbarrier_at(t, pc, mbar)?;
-        let bar = bar.ok_or(InterpError::MbarrierUninitialized {
-            thread: t as u32,
-            stmt: pc,
-            address,
-        })?;
+        let bar = self.mbarrier(t, pc, mbar)?;
         bar.committed.push((bar.completed, cells));
         bar.pending = bar.pending.saturating_sub(1);
         if bar.pending == 0 {
@@ -247,12 +257,7 @@ impl Exec<'_> {
         parity: Operand,
     ) -> Result<bool, InterpError> {
         let parity = self.operand(t, pc, parity, 32)? & 1;
-        let (address, bar) = self.mbarrier_at(t, pc, addr)?;
-        let bar = bar.ok_or(InterpError::MbarrierUninitialized {
-            thread: t as u32,
-            stmt: pc,
-            address,
-        })?;
+        let bar = self.mbarrier(t, pc, addr)?;
         let done = u64::from(bar.completed & 1) != parity;
         let mut seen = Vec::new();
         if done {

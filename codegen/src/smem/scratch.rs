@@ -21,6 +21,7 @@
 //! The result is a shared layout with one `offset` in-dim: vector bits lowest, then bank,
 //! segment, and the reps on top, so that [`Rounds`](super::Rounds) splits exactly those off.
 
+use linear_layout::gf2::Echelon;
 use linear_layout::{Dim, LinearLayout};
 
 use super::error::SmemError;
@@ -248,22 +249,16 @@ impl Sides {
         // Keep the segment bases independent of the vector and of each other (Triton assumes
         // they are, which holds for unit bases; a general GF(2) layout can break it, and a
         // dependent basis would make the scratch map two offsets to one element).
-        let mut union: Vec<u64> = vector.to_vec();
-        let mut rank = rref(&union).len();
+        let mut basis: Echelon<u64, u64> = Echelon::new(dim as usize, 0);
+        for &v in vector {
+            basis.insert(v, 0);
+        }
         let segment: Vec<u64> = segment
             .into_iter()
-            .filter(|&b| {
-                union.push(b);
-                let r = rref(&union).len();
-                if r > rank {
-                    rank = r;
-                    true
-                } else {
-                    union.pop();
-                    false
-                }
-            })
+            .filter(|&b| basis.insert(b, 0))
             .collect();
+        let mut union: Vec<u64> = vector.to_vec();
+        union.extend(&segment);
         let bank = complement_basis(&union, dim);
         // buildReps: segment bits in registers on both sides become rounds.
         let (mut seg, mut reps, mut leave) = (Vec::new(), Vec::new(), leave_reps);
@@ -468,7 +463,9 @@ pub fn optimal_scratch(
     offset.extend(&groups.segment);
     let per_round = offset.len() as u32;
     offset.extend(&groups.reps);
-    if rref(&offset).len() != offset.len() || offset.len() != sides.dim as usize {
+    let mut basis: Echelon<u64, u64> = Echelon::new(sides.dim as usize, 0);
+    let independent = offset.iter().all(|&b| basis.insert(b, 0));
+    if !independent || offset.len() != sides.dim as usize {
         return Err(SmemError::Scratch {
             reason: format!(
                 "the chosen bases {offset:?} are not a basis of the {}-bit tile",

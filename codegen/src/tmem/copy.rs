@@ -183,10 +183,7 @@ impl TmemCopyPlan {
                 reason: format!("{bytes} scale bytes per lane; a copy moves 16"),
             });
         }
-        let element = |lane: u64, byte: u64| -> Result<Vec<u64>, TmemError> {
-            let coords = apply(&layout, lane, byte)?;
-            Ok(coords)
-        };
+        let element = |lane: u64, byte: u64| apply(&layout, lane, byte);
         for lane in 32..lanes {
             for byte in 0..bytes {
                 let (expected, found) = (element(lane % 32, byte)?, element(lane, byte)?);
@@ -300,7 +297,10 @@ impl TmemCopyPlan {
         let Some(first) = self.copies.first() else {
             return Ok(());
         };
-        let (fixed, offset) = (desc_imm(first)?, desc_imm_offset(first)?);
+        let (fixed, offset) = (
+            imm64(first.descriptor_constant())?,
+            imm64(first.descriptor_offset())?,
+        );
         let deltas = self
             .copies
             .iter()
@@ -354,16 +354,6 @@ fn imm32(value: u64) -> Result<i32, TmemError> {
 
 fn imm64(value: u64) -> Result<i64, TmemError> {
     i64::try_from(value).map_err(|_| TmemError::Immediate { value })
-}
-
-/// The first copy's fixed descriptor bits.
-fn desc_imm(first: &CpMessage) -> Result<i64, TmemError> {
-    imm64(first.descriptor_constant())
-}
-
-/// The first copy's start offset in the descriptor's 16-byte units.
-fn desc_imm_offset(first: &CpMessage) -> Result<i64, TmemError> {
-    imm64(first.descriptor_offset())
 }
 
 /// What copy `c`'s descriptor adds to the first's: the start and stride differences, each in

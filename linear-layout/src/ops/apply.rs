@@ -125,27 +125,27 @@ impl Evaluator {
         };
         let wide: Vec<[u64; 256]> = columns.chunks(8).map(table).collect();
         let tables = if n_in <= 16 && n_out <= 32 {
-            let mut two = Box::new([[0u32; 256]; 2]);
+            let mut two = [[0u32; 256]; 2];
             for (dst, src) in two.iter_mut().zip(&wide) {
                 for (d, &s) in dst.iter_mut().zip(src) {
                     *d = s as u32;
                 }
             }
-            Tables::Two32(Arc::new(*two))
+            Tables::Two32(Arc::new(two))
         } else if n_in <= 32 && n_out <= 32 {
-            let mut four = Box::new([[0u32; 256]; 4]);
+            let mut four = [[0u32; 256]; 4];
             for (dst, src) in four.iter_mut().zip(&wide) {
                 for (d, &s) in dst.iter_mut().zip(src) {
                     *d = s as u32;
                 }
             }
-            Tables::Four32(Arc::new(*four))
+            Tables::Four32(Arc::new(four))
         } else if n_in <= 32 {
-            let mut four = Box::new([[0u64; 256]; 4]);
+            let mut four = [[0u64; 256]; 4];
             for (dst, src) in four.iter_mut().zip(&wide) {
                 *dst = *src;
             }
-            Tables::Four64(Arc::new(*four))
+            Tables::Four64(Arc::new(four))
         } else {
             Tables::Any(wide.into())
         };
