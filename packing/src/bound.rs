@@ -114,13 +114,37 @@ pub fn granularity(problem: &Problem) -> u64 {
 /// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn lower_bound(problem: &Problem) -> u64 {
-    let buffers = problem.buffers();
-    let plain = buffers
-        .iter()
-        .all(|b| b.alignment == 1 && b.offset.is_none());
-    if plain {
+    if alignment_free(problem) {
         return live_bound(problem).peak;
     }
+    aligned_bound(problem)
+}
+
+/// Whether alignment cannot raise the bound: no fixed offsets, and every size a multiple of
+/// every alignment (of their least common multiple). Then in any set of live buffers the
+/// sizes below the highest one sum to a multiple of its alignment, rule 1 gives exactly the
+/// live sum, and the forced-tops refinement has nothing to force (every buffer can be the
+/// highest): [`lower_bound`] is the live peak, found by one sweep.
+fn alignment_free(problem: &Problem) -> bool {
+    fn gcd(mut a: u64, mut b: u64) -> u64 {
+        while b != 0 {
+            (a, b) = (b, a % b);
+        }
+        a
+    }
+    let buffers = problem.buffers();
+    if buffers.iter().any(|b| b.offset.is_some()) {
+        return false;
+    }
+    let lcm = buffers.iter().try_fold(1u64, |l, b| {
+        (l / gcd(l, b.alignment)).checked_mul(b.alignment)
+    });
+    lcm.is_some_and(|l| buffers.iter().all(|b| b.size % l == 0))
+}
+
+/// [`lower_bound`] by its three rules (for problems with alignment or fixed offsets).
+fn aligned_bound(problem: &Problem) -> u64 {
+    let buffers = problem.buffers();
     // Every fixed buffer's top, even an empty one's (the height counts `offset + size`).
     let mut bound = buffers
         .iter()
@@ -367,5 +391,41 @@ mod streamed_tests {
                 .unwrap_or(0);
             assert_eq!(streamed_clique_bound(&p), stored, "{kind:?}");
         }
+    }
+
+    /// Where alignment cannot matter, the live peak is what the three rules give.
+    #[test]
+    fn alignment_free_problems_get_the_rules_bound_from_one_sweep() {
+        use super::*;
+        use crate::Buffer;
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        let mut fast = 0;
+        for _ in 0..2000 {
+            let n = 1 + next(20) as usize;
+            let unit = [1u64, 2, 4, 8, 16][next(5) as usize];
+            let buffers: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let lower = next(12);
+                    let alignment = [1u64, 2, 4, 8, 16][next(5) as usize];
+                    let size = unit * next(6) + u64::from(next(8) == 0); // now and then not
+                    Buffer::new(format!("b{i}"), lower, lower + 1 + next(5), size)
+                        .unwrap()
+                        .aligned(alignment)
+                        .unwrap()
+                })
+                .collect();
+            let p = Problem::new(buffers, None).unwrap();
+            if alignment_free(&p) {
+                fast += 1;
+                assert_eq!(live_bound(&p).peak, aligned_bound(&p), "{p:?}");
+            }
+        }
+        assert!(fast > 200, "{fast}");
     }
 }

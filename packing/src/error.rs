@@ -72,4 +72,13 @@ pub enum PackError {
         /// What is wrong.
         message: String,
     },
+    /// A deadline passed before a greedy rule had placed every buffer (only from the calls
+    /// that take one; the solver then keeps the placements it already has).
+    #[error("the deadline passed after {placed} of {buffers} buffers were placed")]
+    Deadline {
+        /// Buffers placed when the deadline was read as passed.
+        placed: usize,
+        /// Buffers in the problem.
+        buffers: usize,
+    },
 }

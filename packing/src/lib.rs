@@ -10,8 +10,9 @@
 //! | [`csv`] | MiniMalloc's CSV, read and written |
 //! | [`bound`] | lower bounds: the peak of concurrently live units, alignment- and fixed-offset-aware |
 //! | [`error`] | [`PackError`]: bad input, naming the buffer or the CSV line |
+//! | [`free_space`] | the free gaps among disjoint occupied ranges (the sweeps' state) |
 //! | [`time_index`] | which placed buffers are live during a lifetime (output-sensitive) |
-//! | [`greedy`] | first fit in program order (PTOAS) and best fit by size (TFLite) |
+//! | [`greedy`] | first and best fit in program order (PTOAS-style sweeps) and best fit by size (TFLite) |
 //! | [`check`] | the independent checker of placements: every [`check::Violation`] |
 //! | `generator` | seeded GPU-shaped instances (SMEM pipelines, TMEM) and perfect packings (feature `generator`) |
 //! | [`chart`] | a placement as an SVG time × offset chart |
@@ -36,9 +37,11 @@ pub mod csv;
 pub mod diagnose;
 pub mod error;
 pub mod exact;
+pub mod free_space;
 #[cfg(feature = "generator")]
 pub mod generator;
 pub mod greedy;
+mod offset_order;
 pub mod problem;
 pub mod time_index;
 

@@ -39,6 +39,8 @@ struct Outcome {
 
 /// Runs `linalias pack` and returns its stdout.
 pub fn run(args: PackArgs) -> Result<String, CliError> {
+    // The budget bounds the whole command: reading the file counts against it.
+    let started = Instant::now();
     let file = args.file.display().to_string();
     let text = read_file(&args.file)?;
     let (capacity, source) = match (args.capacity, capacity_from_name(&args.file)) {
@@ -49,7 +51,7 @@ pub fn run(args: PackArgs) -> Result<String, CliError> {
     let problem =
         read_csv(&text, capacity).map_err(|e| CliError::input("FILE", format!("{file}: {e}")))?;
     let budget = Duration::from_millis(args.budget_ms);
-    let outcome = solve(&problem, args.algo, budget).map_err(|e| CliError::Pack {
+    let outcome = solve(&problem, args.algo, budget.saturating_sub(started.elapsed())).map_err(|e| CliError::Pack {
         file: file.clone(),
         message: e.to_string(),
     })?;

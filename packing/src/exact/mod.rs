@@ -5,7 +5,7 @@
 //!   [`Fit::Yes`] with a placement, [`Fit::No`] with a proof (the whole search space was
 //!   refuted), or [`Fit::Unknown`] when the budget ran out first.
 //! - [`minimize`] is the optimisation form: the lowest peak it can find, never worse than the
-//!   better of the two greedy rules ([`greedy`](super::greedy)), with a lower bound and
+//!   best of the greedy rules ([`greedy`](super::greedy)), with a lower bound and
 //!   whether the peak is proved optimal. It is *anytime*: when the budget runs out it returns
 //!   the best placement so far.
 //!
@@ -48,7 +48,7 @@ mod search;
 use std::time::{Duration, Instant};
 
 use super::bound::{granularity, lower_bound};
-use super::greedy::{best_fit_by_size, first_fit_by_lifetime};
+use super::greedy::{best_fit_by_lifetime, best_fit_by_size_until, first_fit_by_lifetime};
 use super::{PackError, Placement, Problem};
 use decide::{Decider, Decision, Effort};
 use instance::{fixed_collision, Instance, Prepared};
@@ -86,7 +86,7 @@ impl Default for SolveOptions {
 
 /// The most pairs of time-conflicting free buffers an instance may hold for the exact search
 /// (2^24: about 130 MiB of conflict lists, 8 bytes a pair; the rest of an instance is linear
-/// in the buffers). Beyond it [`minimize`] returns the better greedy placement in greedy time
+/// in the buffers). Beyond it [`minimize`] returns the best greedy placement in greedy time
 /// and [`fits`] answers from the bounds and the greedy rules alone: the measured instances
 /// past it (20k-buffer training steps with thousands of buffers live) took more than a GiB and
 /// several seconds to prepare, and the search found nothing in its budget.
@@ -187,13 +187,23 @@ pub fn fits(problem: &Problem, capacity: u64, options: &SolveOptions) -> Result<
     if fixed_collision(problem).is_some() {
         return Ok(Fit::No);
     }
+    let deadline = options.budget.map(|b| Instant::now() + b);
     if lower_bound(problem) > capacity {
         return Ok(Fit::No);
     }
-    for greedy in [first_fit_by_lifetime(problem)?, best_fit_by_size(problem)?] {
+    for greedy in [
+        first_fit_by_lifetime(problem)?,
+        best_fit_by_lifetime(problem)?,
+    ] {
         if greedy.peak(problem)? <= capacity {
             return Ok(Fit::Yes(greedy));
         }
+    }
+    match best_fit_by_size_until(problem, deadline) {
+        Ok(greedy) if greedy.peak(problem)? <= capacity => return Ok(Fit::Yes(greedy)),
+        Ok(_) => {}
+        Err(PackError::Deadline { .. }) => return Ok(Fit::Unknown),
+        Err(e) => return Err(e),
     }
     if conflict_pairs(problem) > MAX_SEARCH_PAIRS {
         return Ok(Fit::Unknown);
@@ -204,7 +214,7 @@ pub fn fits(problem: &Problem, capacity: u64, options: &SolveOptions) -> Result<
     }
     let mut effort = Effort {
         nodes_left: options.node_limit,
-        deadline: options.budget.map(|b| Instant::now() + b),
+        deadline,
         nodes: 0,
     };
     // Tight placements have heights on the grain: a tighter capacity, the same answer.
@@ -322,8 +332,9 @@ fn peak_of(inst: &Instance, local: &[u64]) -> u64 {
         .unwrap_or(0)
 }
 
-/// The lowest peak found within the budget (module docs), never above the better greedy
-/// rule's, with a proved lower bound. The problem's capacity is not a constraint here
+/// The lowest peak found within the budget (module docs), never above the greedy rules'
+/// (the two sweeps always; best fit by size when it finishes within the budget), with a
+/// proved lower bound. The problem's capacity is not a constraint here
 /// (compare `peak` with it, or call [`fits`]).
 ///
 /// Errors: [`PackError::FixedOverlap`] when two fixed buffers collide (nothing can be
@@ -346,15 +357,34 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     if let Some((a, b)) = fixed_collision(problem) {
         return Err(overlap_error(problem, a, b));
     }
-    let first = first_fit_by_lifetime(problem)?;
-    let second = best_fit_by_size(problem)?;
-    let (p1, p2) = (first.peak(problem)?, second.peak(problem)?);
-    let incumbent = if p2 < p1 { second } else { first };
+    let deadline = options.budget.map(|b| start + b);
+    // The sweeps first (near-linear), then best fit by size while the budget lasts (it is
+    // O(n·k) for k buffers live together: seconds on the largest traces).
+    let mut incumbent = first_fit_by_lifetime(problem)?;
+    let mut greedy_peak = incumbent.peak(problem)?;
     let bound = lower_bound(problem);
+    let rules: [&dyn Fn() -> Result<Placement, PackError>; 2] =
+        [&|| best_fit_by_lifetime(problem), &|| {
+            best_fit_by_size_until(problem, deadline)
+        }];
+    for rule in rules {
+        if greedy_peak <= bound {
+            break;
+        }
+        match rule() {
+            Ok(placement) => {
+                let peak = placement.peak(problem)?;
+                if peak < greedy_peak {
+                    (incumbent, greedy_peak) = (placement, peak);
+                }
+            }
+            Err(PackError::Deadline { .. }) => {}
+            Err(e) => return Err(e),
+        }
+    }
     // Greedy time: nothing left to prove, no time left, or an instance too large to build
     // (its conflict lists would pass the memory the search may use).
-    let greedy_peak = p1.min(p2);
-    let out_of_time = options.budget.is_some_and(|b| start.elapsed() >= b);
+    let out_of_time = deadline.is_some_and(|d| Instant::now() >= d);
     if greedy_peak <= bound || out_of_time || conflict_pairs(problem) > MAX_SEARCH_PAIRS {
         let lower_bound = bound.min(greedy_peak);
         return Ok(Solution {
@@ -370,7 +400,7 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     let mut lo = bound.max(prepared.fixed_peak);
     let mut effort = Effort {
         nodes_left: options.node_limit,
-        deadline: options.budget.map(|b| start + b),
+        deadline,
         nodes: 0,
     };
     let mut groups: Vec<Group> = prepared
