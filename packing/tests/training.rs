@@ -45,3 +45,24 @@ fn traces_have_thousands_of_buffers_live_at_once() {
         assert!(live_bound(&p).peak > 0);
     }
 }
+
+/// The backward sweep stacks the saved activations as the backward pass frees them: on the
+/// committed trace `minimize` meets the lower bound in greedy time (no search, no
+/// best-fit-by-size pass) and the checker accepts it.
+#[test]
+fn the_committed_trace_is_packed_optimally_by_a_sweep() {
+    use packing::exact::{minimize, SolveOptions};
+    use packing::greedy::{best_fit_by_lifetime, best_fit_by_lifetime_backward};
+    let (seed, n) = COMMITTED[0];
+    let p = read_csv(&std::fs::read_to_string(path(seed, n)).unwrap(), None).unwrap();
+    let s = minimize(&p, &SolveOptions::default()).unwrap();
+    assert!(s.proven_optimal, "{} vs {}", s.peak, s.lower_bound);
+    assert_eq!(s.nodes, 0);
+    assert!(packing::check::check(&p, &s.placement).is_empty());
+    let backward = best_fit_by_lifetime_backward(&p).unwrap();
+    assert_eq!(backward.peak(&p).unwrap(), s.lower_bound);
+    // The forward sweep is valid too, and above the bound on this trace.
+    let forward = best_fit_by_lifetime(&p).unwrap();
+    assert!(packing::check::check(&p, &forward).is_empty());
+    assert!(forward.peak(&p).unwrap() > s.lower_bound);
+}

@@ -51,7 +51,12 @@ pub fn run(args: PackArgs) -> Result<String, CliError> {
     let problem =
         read_csv(&text, capacity).map_err(|e| CliError::input("FILE", format!("{file}: {e}")))?;
     let budget = Duration::from_millis(args.budget_ms);
-    let outcome = solve(&problem, args.algo, budget.saturating_sub(started.elapsed())).map_err(|e| CliError::Pack {
+    let outcome = solve(
+        &problem,
+        args.algo,
+        budget.saturating_sub(started.elapsed()),
+    )
+    .map_err(|e| CliError::Pack {
         file: file.clone(),
         message: e.to_string(),
     })?;

@@ -48,7 +48,7 @@ mod search;
 use std::time::{Duration, Instant};
 
 use super::bound::{granularity, lower_bound};
-use super::greedy::{best_fit_by_lifetime, best_fit_by_size_until, first_fit_by_lifetime};
+use super::greedy::{best_fit_by_size_until, SWEEPS};
 use super::{PackError, Placement, Problem};
 use decide::{Decider, Decision, Effort};
 use instance::{fixed_collision, Instance, Prepared};
@@ -191,10 +191,8 @@ pub fn fits(problem: &Problem, capacity: u64, options: &SolveOptions) -> Result<
     if lower_bound(problem) > capacity {
         return Ok(Fit::No);
     }
-    for greedy in [
-        first_fit_by_lifetime(problem)?,
-        best_fit_by_lifetime(problem)?,
-    ] {
+    for sweep in SWEEPS {
+        let greedy = sweep(problem)?;
         if greedy.peak(problem)? <= capacity {
             return Ok(Fit::Yes(greedy));
         }
@@ -333,7 +331,7 @@ fn peak_of(inst: &Instance, local: &[u64]) -> u64 {
 }
 
 /// The lowest peak found within the budget (module docs), never above the greedy rules'
-/// (the two sweeps always; best fit by size when it finishes within the budget), with a
+/// (the three sweeps always; best fit by size when it finishes within the budget), with a
 /// proved lower bound. The problem's capacity is not a constraint here
 /// (compare `peak` with it, or call [`fits`]).
 ///
@@ -360,18 +358,22 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     let deadline = options.budget.map(|b| start + b);
     // The sweeps first (near-linear), then best fit by size while the budget lasts (it is
     // O(n·k) for k buffers live together: seconds on the largest traces).
-    let mut incumbent = first_fit_by_lifetime(problem)?;
-    let mut greedy_peak = incumbent.peak(problem)?;
     let bound = lower_bound(problem);
-    let rules: [&dyn Fn() -> Result<Placement, PackError>; 2] =
-        [&|| best_fit_by_lifetime(problem), &|| {
-            best_fit_by_size_until(problem, deadline)
-        }];
-    for rule in rules {
+    let [first, others @ ..] = SWEEPS;
+    let mut incumbent = first(problem)?;
+    let mut greedy_peak = incumbent.peak(problem)?;
+    for sweep in others {
         if greedy_peak <= bound {
             break;
         }
-        match rule() {
+        let placement = sweep(problem)?;
+        let peak = placement.peak(problem)?;
+        if peak < greedy_peak {
+            (incumbent, greedy_peak) = (placement, peak);
+        }
+    }
+    if greedy_peak > bound {
+        match best_fit_by_size_until(problem, deadline) {
             Ok(placement) => {
                 let peak = placement.peak(problem)?;
                 if peak < greedy_peak {
