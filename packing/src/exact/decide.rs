@@ -108,15 +108,18 @@ impl<'a> Decider<'a> {
                 effort.deadline,
                 &mut self.memo,
             );
+            let found = (outcome == Outcome::Found).then(|| self.search.offsets().to_vec());
+            // The next run starts from the root: an idle decider keeps no path.
+            self.search.release_path();
             let spent = self.search.nodes - before;
             effort.nodes += spent;
             if let Some(left) = effort.nodes_left.as_mut() {
                 *left = left.saturating_sub(spent);
             }
-            let decision = match outcome {
-                Outcome::Found => Decision::Yes(self.search.offsets().to_vec()),
-                Outcome::Exhausted => Decision::No,
-                Outcome::Aborted => {
+            let decision = match (outcome, found) {
+                (Outcome::Found, Some(offsets)) => Decision::Yes(offsets),
+                (Outcome::Exhausted, _) => Decision::No,
+                (Outcome::Found | Outcome::Aborted, _) => {
                     // A run cut short by the effort (not by its own limit) is redone in full.
                     if spent >= self.limit {
                         self.next += 1;

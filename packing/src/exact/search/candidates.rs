@@ -72,18 +72,18 @@ impl Search<'_> {
                     continue;
                 }
             }
-            self.cands.push(Candidate {
-                offset: m,
-                rank: r,
-                buffer: j,
-            });
+            self.cands.push(Candidate { rank: r, buffer: j });
         }
         let end = self.cands.len();
         if start == end {
             return Expand::Dead;
         }
+        let mo = &self.mo;
         if let Some(c) = self.cands.get_mut(start..end) {
-            c.sort_unstable();
+            c.sort_unstable_by_key(|c| {
+                let m = mo.get(c.buffer as usize).copied().unwrap_or(0);
+                (m, c.rank, c.buffer)
+            });
         }
         if level.saturating_add(comp_max) == self.cap && !self.tight_sections(start, level) {
             self.cands.truncate(start);
@@ -120,7 +120,7 @@ impl Search<'_> {
             .get(start..)
             .unwrap_or(&[])
             .iter()
-            .take_while(|c| c.offset == level)
+            .take_while(|c| self.mo(c.buffer as usize) == level)
             .count();
         // The tight sections a buffer covers: a run of `tight` (sorted).
         let covered = |span: (usize, usize)| {

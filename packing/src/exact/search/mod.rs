@@ -66,12 +66,12 @@ struct Frame {
     mark: usize,
 }
 
-/// A child of a node: an unplaced buffer at its minimum offset. Ordered best first: lowest
-/// offset, then preorder rank (the tie rule), then index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// A child of a node: an unplaced buffer, to go at its minimum offset. A node's candidates
+/// are sorted best first: lowest minimum offset, then preorder rank (the tie rule), then
+/// index. The offset is not stored (8 bytes a candidate, not 16: a deep path holds millions
+/// of them): when the node is back on top its minimum offsets are back too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Candidate {
-    /// Where it would go: its minimum offset.
-    offset: u64,
     /// Its preorder rank in the current component.
     rank: u32,
     /// The buffer (local index).
@@ -112,8 +112,10 @@ pub(crate) struct Search<'a> {
     unplaced: Vec<u32>,
     /// Positions in `unplaced`.
     upos: Vec<u32>,
-    /// `(buffer, old mo)` for every minimum offset raised on the current path.
-    trail: Vec<(u32, u64)>,
+    /// The buffer of every minimum offset raised on the current path, and (in `trail_old`,
+    /// kept apart so an entry costs 12 bytes, not 16) the value it had.
+    trail: Vec<u32>,
+    trail_old: Vec<u64>,
 
     // Per section.
     /// `total[s]`: the summed sizes of the unplaced buffers live in section `s`.
@@ -189,6 +191,7 @@ impl<'a> Search<'a> {
             witness: vec![NONE; inst.sections()],
             watch: vec![Vec::new(); n],
             trail: Vec::new(),
+            trail_old: Vec::new(),
             key: [0, 0],
             frames: Vec::new(),
             cands: Vec::new(),
@@ -251,6 +254,7 @@ impl<'a> Search<'a> {
         self.scopes.clear();
         self.comps.clear();
         self.trail.clear();
+        self.trail_old.clear();
         self.unplaced.clear();
         // Ties follow the preorder, so failures are only comparable within one preorder.
         self.key = [
@@ -319,6 +323,22 @@ impl<'a> Search<'a> {
         ok
     }
 
+    /// Frees the memory of the last run's path (its undo trails, frames and candidates):
+    /// a run starts from the root, so nothing of it is needed by the next one. The trails of
+    /// a deep path hold up to two entries per conflicting pair (16 bytes each), hundreds of
+    /// MiB on the largest instances; idle deciders keep none of it.
+    pub(crate) fn release_path(&mut self) {
+        self.rank_trail = Vec::new();
+        self.trail = Vec::new();
+        self.trail_old = Vec::new();
+        self.frames = Vec::new();
+        self.cands = Vec::new();
+        self.scopes = Vec::new();
+        self.comps = Vec::new();
+        self.members = Vec::new();
+        self.changed = Vec::new();
+    }
+
     /// Searches from the root with preorder `order` (ties between equal offsets follow it;
     /// `salt` names it in the failure table), for at most `budget` nodes (and not past
     /// `deadline`), recording failed states in `memo`.
@@ -337,6 +357,9 @@ impl<'a> Search<'a> {
             return outcome;
         }
         let mut spent = 0u64;
+        // A node costs O(n): read the clock every 256 nodes on small instances, more often on
+        // large ones (every 8 at 8k buffers), so a deadline is met within a few ms.
+        let clock_stride = (65_536 / (self.inst.len() as u64).max(1)).clamp(1, 256);
         loop {
             let Some(f) = self.frames.last_mut() else {
                 return Outcome::Exhausted;
@@ -363,18 +386,15 @@ impl<'a> Search<'a> {
                 }
                 continue;
             }
-            let Candidate {
-                offset: o,
-                rank: r,
-                buffer: c,
-            } = self.cands.get(f.next).copied().unwrap_or(Candidate {
-                offset: 0,
-                rank: 0,
-                buffer: 0,
-            });
+            let Candidate { rank: r, buffer: c } = self
+                .cands
+                .get(f.next)
+                .copied()
+                .unwrap_or(Candidate { rank: 0, buffer: 0 });
             f.next += 1;
             f.child = c;
             f.mark = self.trail.len();
+            let o = self.mo(c as usize);
             if !self.place(c as usize) {
                 continue;
             }
@@ -384,7 +404,7 @@ impl<'a> Search<'a> {
             }
             self.nodes += 1;
             spent += 1;
-            if spent & 255 == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            if spent % clock_stride == 0 && deadline.is_some_and(|d| Instant::now() >= d) {
                 return Outcome::Aborted;
             }
             if let Some(outcome) = self.enter(o, u64::from(r) + 1, memo, false) {

@@ -143,7 +143,8 @@ impl Search<'_> {
             }
             let old = self.mo(j);
             let new = self.inst.lift(j, top);
-            self.trail.push((j as u32, old));
+            self.trail.push(j as u32);
+            self.trail_old.push(old);
             self.flip(j, old);
             self.flip(j, new);
             if let Some(x) = self.mo.get_mut(j) {
@@ -174,7 +175,7 @@ impl Search<'_> {
     /// to `key`.
     pub(super) fn unplace(&mut self, c: usize, mark: usize, key: Key) {
         while self.trail.len() > mark {
-            if let Some((j, old)) = self.trail.pop() {
+            if let (Some(j), Some(old)) = (self.trail.pop(), self.trail_old.pop()) {
                 if let Some(x) = self.mo.get_mut(j as usize) {
                     *x = old;
                 }
