@@ -9,9 +9,10 @@ use packing::bound::live_bound;
 use packing::check::check;
 use packing::csv::{read_csv, write_csv};
 use packing::generator::{
-    generate, perfect_packing, suite, Kind, SplitMix64, SMEM_CAPACITY, TMEM_CAPACITY,
+    generate, perfect_packing, pinwheel_packing, suite, Kind, SplitMix64, SMEM_CAPACITY,
+    TMEM_CAPACITY,
 };
-use packing::Problem;
+use packing::{Placement, Problem};
 
 fn dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/generated")
@@ -53,11 +54,19 @@ fn suite_has_the_promised_sizes_and_names() {
             + count(Kind::SmemMixed),
         20
     );
-    assert_eq!((count(Kind::Tmem), count(Kind::Perfect)), (10, 10));
+    assert_eq!(
+        (
+            count(Kind::Tmem),
+            count(Kind::Perfect),
+            count(Kind::Pinwheel)
+        ),
+        (10, 10, 10)
+    );
     for i in &s {
         let n = i.n;
         match i.kind {
             Kind::Perfect => assert!((150..=450).contains(&n), "{i:?}"),
+            Kind::Pinwheel => assert!((250..=400).contains(&n), "{i:?}"),
             Kind::Tmem => assert!((4..=24).contains(&n), "{i:?}"),
             _ => assert!((8..=40).contains(&n), "{i:?}"),
         }
@@ -67,6 +76,7 @@ fn suite_has_the_promised_sizes_and_names() {
     assert!(names.contains("smem_pipeline_s1.232448.csv"));
     assert!(names.contains("tmem_s10.512.csv"));
     assert!(names.contains("perfect_s10.1048576.csv"));
+    assert!(names.contains("pinwheel_s10.1048576.csv"));
 }
 
 fn assert_smem_shape(name: &str, p: &Problem) {
@@ -147,10 +157,53 @@ fn perfect_packings_have_lb_equal_to_capacity_and_a_valid_cut() {
     }
 }
 
+/// Whether a straight line crosses the whole tiling between pieces: an offset `x` with
+/// every piece wholly below or above it, or a time `t` with every piece wholly before or
+/// after it.
+fn has_guillotine_cut(p: &Problem, tiling: &Placement) -> bool {
+    let pieces: Vec<(u64, u64, u64, u64)> = p
+        .buffers()
+        .iter()
+        .zip(&tiling.offsets)
+        .map(|(b, &o)| (o, o + b.size, b.lower, b.upper))
+        .collect();
+    let across_offsets = pieces
+        .iter()
+        .map(|r| r.1)
+        .filter(|&x| x < 1 << 20)
+        .any(|x| pieces.iter().all(|r| r.1 <= x || r.0 >= x));
+    let across_time = pieces
+        .iter()
+        .map(|r| r.3)
+        .filter(|&t| t < 1 << 20)
+        .any(|t| pieces.iter().all(|r| r.3 <= t || r.2 >= t));
+    across_offsets || across_time
+}
+
+#[test]
+fn pinwheel_packings_are_perfect_and_not_guillotine() {
+    for instance in suite().iter().filter(|i| i.kind == Kind::Pinwheel) {
+        let (p, tiling) =
+            pinwheel_packing(instance.seed, instance.n, 1024, 1024, 1024).expect("generates");
+        assert_eq!(p, instance.problem().expect("generates"));
+        assert_eq!(p.len(), instance.n);
+        assert_eq!(live_bound(&p).peak, 1 << 20);
+        assert_eq!(tiling.peak(&p).expect("lengths agree"), 1 << 20);
+        assert_eq!(check(&p, &tiling), vec![]);
+        assert!(!has_guillotine_cut(&p, &tiling), "{instance:?}");
+    }
+    // The guillotine ones do have a cut.
+    let (p, cut) = perfect_packing(1, 150, 1024, 1024, 1024).expect("generates");
+    assert!(has_guillotine_cut(&p, &cut));
+}
+
 #[test]
 fn generation_is_deterministic_and_seed_dependent() {
     for kind in Kind::ALL {
-        let n = if kind == Kind::Perfect { 150 } else { 30 };
+        let n = match kind {
+            Kind::Perfect | Kind::Pinwheel => 150,
+            _ => 30,
+        };
         let a = generate(kind, 11, n).expect("generates");
         assert_eq!(a, generate(kind, 11, n).expect("generates"), "{kind:?}");
         assert_ne!(a, generate(kind, 12, n).expect("generates"), "{kind:?}");

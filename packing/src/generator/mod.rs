@@ -17,7 +17,8 @@
 //!   Flash-Attention blocks (O accumulator, S tiles, softmax statistics).
 //! - **Perfect packings** ([`Kind::Perfect`], [`perfect_packing`]): a `W × T` rectangle cut
 //!   guillotine-style into `n` rectangles on a grain, so every instant is covered exactly once:
-//!   `LB = W` and the cut itself is an optimal placement.
+//!   `LB = W` and the cut itself is an optimal placement. [`Kind::Pinwheel`]
+//!   ([`pinwheel_packing`]) cuts with pinwheels too, so the tiling is not guillotine.
 //!
 //! - **Training steps** ([`training_trace`]): 20k–60k buffers of a network's forward and
 //!   backward pass, weights live throughout and saved activations piling up to thousands live
@@ -32,7 +33,7 @@ mod gpu;
 mod perfect;
 mod training;
 
-pub use perfect::{perfect_packing, PERFECT_GRAIN, PERFECT_SIDE};
+pub use perfect::{perfect_packing, pinwheel_packing, PERFECT_GRAIN, PERFECT_SIDE};
 pub use training::training_trace;
 
 use crate::{PackError, Problem};
@@ -140,6 +141,9 @@ pub enum Kind {
     Tmem,
     /// A guillotine cut of the 2^20 × 2^20 square on a 1 KiB grain (optimum = LB = 2^20).
     Perfect,
+    /// The same square cut with pinwheels ([`pinwheel_packing`]): not guillotine
+    /// (optimum = LB = 2^20).
+    Pinwheel,
 }
 
 impl Kind {
@@ -147,16 +151,17 @@ impl Kind {
     ///
     /// ```
     /// use packing::generator::Kind;
-    /// assert_eq!(Kind::ALL.len(), 6);
+    /// assert_eq!(Kind::ALL.len(), 7);
     /// assert_eq!(Kind::ALL[0].name(), "smem_pipeline");
     /// ```
-    pub const ALL: [Kind; 6] = [
+    pub const ALL: [Kind; 7] = [
         Kind::SmemPipeline,
         Kind::SmemPingPong,
         Kind::SmemChained,
         Kind::SmemMixed,
         Kind::Tmem,
         Kind::Perfect,
+        Kind::Pinwheel,
     ];
 
     /// The name used in file names: `smem_pipeline`, `tmem`, `perfect`, …
@@ -173,6 +178,7 @@ impl Kind {
             Kind::SmemMixed => "smem_mixed",
             Kind::Tmem => "tmem",
             Kind::Perfect => "perfect",
+            Kind::Pinwheel => "pinwheel",
         }
     }
 
@@ -187,7 +193,7 @@ impl Kind {
     pub fn capacity(self) -> u64 {
         match self {
             Kind::Tmem => TMEM_CAPACITY,
-            Kind::Perfect => PERFECT_SIDE,
+            Kind::Perfect | Kind::Pinwheel => PERFECT_SIDE,
             _ => SMEM_CAPACITY,
         }
     }
@@ -217,6 +223,14 @@ pub fn generate(kind: Kind, seed: u64, n: usize) -> Result<Problem, PackError> {
     let mut rng = SplitMix64::new(seed ^ salt.wrapping_mul(0xA076_1D64_78BD_642F));
     match kind {
         Kind::Perfect => perfect_packing(
+            seed,
+            n,
+            PERFECT_SIDE / PERFECT_GRAIN,
+            PERFECT_SIDE / PERFECT_GRAIN,
+            PERFECT_GRAIN,
+        )
+        .map(|(p, _)| p),
+        Kind::Pinwheel => pinwheel_packing(
             seed,
             n,
             PERFECT_SIDE / PERFECT_GRAIN,
@@ -304,14 +318,15 @@ impl Instance {
 }
 
 /// The committed suite (`packing/tests/data/generated/`): 20 SMEM instances (five
-/// of each SMEM kind, 8–40 buffers), 10 TMEM (4–24 buffers) and 10 perfect packings (150–450
-/// buffers).
+/// of each SMEM kind, 8–40 buffers), 10 TMEM (4–24 buffers), 10 perfect packings (150–450
+/// buffers) and 10 pinwheel packings (250–400 buffers).
 ///
 /// ```
 /// use packing::generator::{suite, Kind};
 /// let s = suite();
-/// assert_eq!(s.len(), 40);
+/// assert_eq!(s.len(), 50);
 /// assert_eq!(s.iter().filter(|i| i.kind == Kind::Perfect).count(), 10);
+/// assert_eq!(s.iter().filter(|i| i.kind == Kind::Pinwheel).count(), 10);
 /// ```
 pub fn suite() -> Vec<Instance> {
     let mut out = Vec::new();
@@ -339,6 +354,13 @@ pub fn suite() -> Vec<Instance> {
             kind: Kind::Perfect,
             seed,
             n: 150 + (seed as usize - 1) * 300 / 9,
+        });
+    }
+    for seed in 1..=10u64 {
+        out.push(Instance {
+            kind: Kind::Pinwheel,
+            seed,
+            n: 250 + (seed as usize - 1) * 150 / 9,
         });
     }
     out

@@ -1,5 +1,6 @@
-//! Perfect packings: a `W × T` rectangle cut guillotine-style into rectangles on a grain, so
-//! every instant is covered exactly once and the cut is an optimal placement (`LB = W`).
+//! Perfect packings: a `W × T` rectangle cut into rectangles on a grain — guillotine-style, or
+//! with pinwheels — so every instant is covered exactly once and the cut is an optimal
+//! placement (`LB = W`).
 
 use super::SplitMix64;
 use crate::{Buffer, PackError, Placement, Problem};
@@ -50,6 +51,74 @@ pub fn perfect_packing(
     span_cells: u64,
     grain: u64,
 ) -> Result<(Problem, Placement), PackError> {
+    cut_rectangle(seed, n, width_cells, span_cells, grain, false)
+}
+
+/// [`perfect_packing`] whose cuts are not all guillotine: the first split, and then half of
+/// the splits of rectangles at least 3 × 3 cells (while `n` leaves room for the pieces), are
+/// *pinwheels*: five rectangles, four turning around a central one,
+///
+/// ```text
+///  t ┌────┬────────┐
+///    │    │   C    │
+///    │ D  ├──┬─────┤
+///    │    │E │     │
+///    ├────┴──┤  B  │
+///    │   A   │     │
+///    └───────┴─────┘ x (offset)
+/// ```
+///
+/// so no straight cut crosses the square. The optimum is still `LB = W` with the tiling as
+/// its placement, but no sequence of guillotine cuts builds it: the instances MiniMalloc and
+/// canonical search find hardest.
+///
+/// Errors: as [`perfect_packing`].
+///
+/// ```
+/// use packing::{bound::live_bound, check::check, generator::pinwheel_packing};
+/// let (p, tiling) = pinwheel_packing(3, 300, 1024, 1024, 1024)?;
+/// assert_eq!((p.len(), p.capacity()), (300, Some(1 << 20)));
+/// assert_eq!(live_bound(&p).peak, 1 << 20);
+/// assert_eq!(tiling.peak(&p)?, 1 << 20);
+/// assert!(check(&p, &tiling).is_empty());
+/// # Ok::<(), packing::PackError>(())
+/// ```
+pub fn pinwheel_packing(
+    seed: u64,
+    n: usize,
+    width_cells: u64,
+    span_cells: u64,
+    grain: u64,
+) -> Result<(Problem, Placement), PackError> {
+    cut_rectangle(seed, n, width_cells, span_cells, grain, true)
+}
+
+/// The five rectangles of a pinwheel split of `(x, w, t, d)` (w, d ≥ 3), cut points drawn
+/// from `rng`: `A` along the bottom, `B` up the right, `C` along the top, `D` up the left,
+/// `E` in the middle.
+fn pinwheel(rng: &mut SplitMix64, (x, w, t, d): Rect) -> [Rect; 5] {
+    let x1 = 1 + rng.below(w - 2); // 1..=w-2
+    let x2 = x1 + 1 + rng.below(w - 1 - x1); // x1+1..=w-1
+    let t1 = 1 + rng.below(d - 2);
+    let t2 = t1 + 1 + rng.below(d - 1 - t1);
+    [
+        (x, x2, t, t1),
+        (x + x2, w - x2, t, t2),
+        (x + x1, w - x1, t + t2, d - t2),
+        (x, x1, t + t1, d - t1),
+        (x + x1, x2 - x1, t + t1, t2 - t1),
+    ]
+}
+
+/// The cutting of [`perfect_packing`] and [`pinwheel_packing`].
+fn cut_rectangle(
+    seed: u64,
+    n: usize,
+    width_cells: u64,
+    span_cells: u64,
+    grain: u64,
+    pinwheels: bool,
+) -> Result<(Problem, Placement), PackError> {
     let overflow = || PackError::Overflow {
         id: "perfect_packing".into(),
     };
@@ -88,6 +157,19 @@ pub fn perfect_packing(
         else {
             break; // every rectangle is one cell
         };
+        let roomy = w >= 3 && d >= 3 && rects.len() + 4 <= n;
+        if pinwheels && roomy && (rects.len() == 1 || rng.below(2) == 0) {
+            let [first, rest @ ..] = pinwheel(&mut rng, (x, w, t, d));
+            if let Some(slot) = rects.get_mut(i) {
+                *slot = first;
+            }
+            largest.push((area(&first), i));
+            for piece in rest {
+                largest.push((area(&piece), rects.len()));
+                rects.push(piece);
+            }
+            continue;
+        }
         // Cut across the side that is longer relative to the whole square.
         let across_width = if w > 1 && d > 1 {
             let (rw, rd) = (
