@@ -21,7 +21,8 @@
 //! greedy placement and the lower bound ([`bound::lower_bound`](super::bound::lower_bound))
 //! and, in rounds whose work doubles, resumes a decider at the lower bound (a tight capacity
 //! makes the inference strongest) and deciders on a ladder of capacities between the bounds
-//! (the problem's capacity and eight evenly spaced ones).
+//! (the problem's capacity and eight evenly spaced ones); after each round, as much work
+//! again goes to large-neighbourhood steps down from the incumbent (`improve`).
 //!
 //! **Determinism.** Every choice depends on node counts only. A wall-clock `budget` decides
 //! when to stop and nothing else, so the same input with the same `node_limit` (and no
@@ -40,6 +41,7 @@
 //! ```
 
 mod decide;
+mod improve;
 mod instance;
 mod memo;
 mod order;
@@ -51,6 +53,7 @@ use super::bound::{granularity, lower_bound};
 use super::greedy::{best_fit_by_size_until, SWEEPS};
 use super::{PackError, Placement, Problem};
 use decide::{Decider, Decision, Effort};
+use improve::improve;
 use instance::{fixed_collision, Instance, Prepared};
 
 /// How much work the solver may do.
@@ -206,22 +209,33 @@ pub fn fits(problem: &Problem, capacity: u64, options: &SolveOptions) -> Result<
     if conflict_pairs(problem) > MAX_SEARCH_PAIRS {
         return Ok(Fit::Unknown);
     }
-    let prepared = Prepared::new(problem)?;
-    if prepared.fixed_peak > capacity {
-        return Ok(Fit::No);
-    }
     let mut effort = Effort {
         nodes_left: options.node_limit,
         deadline,
         nodes: 0,
     };
+    decide(problem, capacity, &mut effort, options.memo_slots)
+}
+
+/// The search part of [`fits`]: every time-disjoint group decided at `capacity` within
+/// `effort`, with failure tables of `slots` slots.
+fn decide(
+    problem: &Problem,
+    capacity: u64,
+    effort: &mut Effort,
+    slots: usize,
+) -> Result<Fit, PackError> {
+    let prepared = Prepared::new(problem)?;
+    if prepared.fixed_peak > capacity {
+        return Ok(Fit::No);
+    }
     // Tight placements have heights on the grain: a tighter capacity, the same answer.
     let g = granularity(problem);
     let capacity = capacity / g * g;
     let mut offsets = prepared.base.clone();
     let mut unknown = false;
     for inst in &prepared.instances {
-        match Decider::new(inst, capacity, options.memo_slots).run(&mut effort) {
+        match Decider::new(inst, capacity, slots).run(effort) {
             Decision::Yes(local) => write_back(inst, &local, &mut offsets),
             Decision::No => return Ok(Fit::No),
             Decision::Unknown => unknown = true,
@@ -501,6 +515,38 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
                     groups.iter_mut().for_each(|g| g.low = None);
                 }
                 None => {}
+            }
+        }
+        // Large-neighbourhood steps down from the incumbent, with the round's effort again.
+        if lo < hi && !effort.exhausted() {
+            let mut offsets = prepared.base.clone();
+            for g in &groups {
+                write_back(g.inst, &g.best, &mut offsets);
+            }
+            let mut current = Placement { offsets };
+            let mut top = hi;
+            let mut part = effort.share(allowance);
+            let lowered = improve(
+                problem,
+                &mut current,
+                &mut top,
+                lo,
+                grain,
+                &mut part,
+                rung_slots,
+            )?;
+            effort.absorb(&part);
+            if lowered {
+                for g in groups.iter_mut() {
+                    g.best = g
+                        .inst
+                        .orig
+                        .iter()
+                        .map(|&i| current.offsets.get(i).copied().unwrap_or(0))
+                        .collect();
+                    g.peak = peak_of(g.inst, &g.best);
+                }
+                hi = peak(&groups);
             }
         }
         allowance = allowance.saturating_mul(2);
