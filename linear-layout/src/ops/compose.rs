@@ -60,7 +60,6 @@ impl LinearLayout {
         };
         let n_in = self.total_in_dim_size_log2() as usize;
         let n_out = outer.outs.len();
-        let mut bases = vec![0u64; n_in * n_out];
         let outer_bits = outer.total_in_dim_size_log2() as usize;
         if outer.total_out_dim_size_log2() <= 64 && n_out <= SMALL && outer_bits <= 64 {
             // The outer columns packed into one word each (on the stack): one XOR per set
@@ -79,20 +78,23 @@ impl LinearLayout {
                     .zip(&offsets)
                     .fold(0u64, |w, (&c, &off)| w | c.checked_shl(off).unwrap_or(0));
             }
-            for (bit, row) in bases.chunks_mut(n_out.max(1)).enumerate().take(n_in) {
+            let mut bases = Vec::with_capacity(n_in * n_out);
+            for bit in 0..n_in {
                 let mut acc = 0u64;
                 for (&c, &start) in self.basis_at(bit).iter().zip(starts) {
                     let mut rest = c;
                     while rest != 0 {
                         let b = rest.trailing_zeros() as usize;
                         rest &= rest - 1;
-                        acc ^= packed.get(start + b).copied().unwrap_or(0);
+                        // `start + b < outer_bits ≤ 64` (the size check above): the mask
+                        // only spares the bounds check.
+                        acc ^= packed.get((start + b) & 63).copied().unwrap_or(0);
                     }
                 }
-                for ((r, o), &off) in row.iter_mut().zip(outer.outs.iter()).zip(&offsets) {
+                bases.extend(outer.outs.iter().zip(&offsets).map(|(o, &off)| {
                     let mask = u64::MAX.checked_shr(64 - o.log2).unwrap_or(0);
-                    *r = acc.checked_shr(off).unwrap_or(0) & mask;
-                }
+                    acc.checked_shr(off).unwrap_or(0) & mask
+                }));
             }
             return Ok(LinearLayout::from_parts(
                 self.ins.clone(),
@@ -100,6 +102,7 @@ impl LinearLayout {
                 bases,
             ));
         }
+        let mut bases = vec![0u64; n_in * n_out];
         for (bit, row) in bases.chunks_mut(n_out.max(1)).enumerate().take(n_in) {
             for (&c, &start) in self.basis_at(bit).iter().zip(starts) {
                 let mut rest = c;
