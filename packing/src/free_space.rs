@@ -166,3 +166,63 @@ impl FreeSpace {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::restriction)] // test code: a failed check panics
+
+    use super::*;
+
+    /// Random occupations and releases of disjoint ranges in `[0, 64)`, checked against a
+    /// bitmap: the gaps are the maximal free runs below the highest occupied unit, in both
+    /// orders, and the top is one past it.
+    #[test]
+    fn gaps_and_top_match_a_bitmap() {
+        let mut state = 0x0123_4567_89AB_CDEFu64;
+        let mut next = |m: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % m
+        };
+        for _ in 0..300 {
+            let mut space = FreeSpace::default();
+            let mut used = [false; 64];
+            let mut held: Vec<(u64, u64)> = Vec::new();
+            for _ in 0..60 {
+                if !held.is_empty() && next(3) == 0 {
+                    let (s, e) = held.swap_remove(next(held.len() as u64) as usize);
+                    space.release(s, e);
+                    (s..e).for_each(|x| used[x as usize] = false);
+                } else {
+                    let s = next(60);
+                    let e = s + 1 + next(4);
+                    if (s..e).all(|x| !used[x as usize]) {
+                        space.occupy(s, e);
+                        (s..e).for_each(|x| used[x as usize] = true);
+                        held.push((s, e));
+                    }
+                }
+                let top = (0..64).rev().find(|&x| used[x]).map_or(0, |x| x as u64 + 1);
+                assert_eq!(space.top(), top);
+                let mut gaps = Vec::new();
+                let mut x = 0u64;
+                while x < top {
+                    if used[x as usize] {
+                        x += 1;
+                        continue;
+                    }
+                    let start = x;
+                    while x < top && !used[x as usize] {
+                        x += 1;
+                    }
+                    gaps.push((start, x));
+                }
+                assert_eq!(space.gaps().collect::<Vec<_>>(), gaps);
+                let mut by_len = gaps.clone();
+                by_len.sort_by_key(|&(s, e)| (e - s, s));
+                assert_eq!(space.gaps_by_length(0).collect::<Vec<_>>(), by_len);
+            }
+        }
+    }
+}

@@ -542,15 +542,17 @@ mod tests {
     }
 
     #[test]
-    fn best_fit_by_lifetime_is_valid_and_never_above_the_top_it_saw() {
+    fn the_best_fit_sweeps_are_valid_both_ways() {
         for seed in 0..3000 {
             let p = random_problem(seed);
-            let placement = best_fit_by_lifetime(&p).unwrap();
-            assert!(
-                crate::check::check(&p, &placement).is_empty(),
-                "seed {seed}: {:?}",
-                crate::check::check(&p, &placement)
-            );
+            for rule in [best_fit_by_lifetime, best_fit_by_lifetime_backward] {
+                let placement = rule(&p).unwrap();
+                assert!(
+                    crate::check::check(&p, &placement).is_empty(),
+                    "seed {seed}: {:?}",
+                    crate::check::check(&p, &placement)
+                );
+            }
         }
     }
 
