@@ -398,13 +398,7 @@ mod streamed_tests {
     fn alignment_free_problems_get_the_rules_bound_from_one_sweep() {
         use super::*;
         use crate::Buffer;
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
+        let mut next = crate::test_rng::below(0x9E37_79B9_7F4A_7C15);
         let mut fast = 0;
         for _ in 0..2000 {
             let n = 1 + next(20) as usize;

@@ -269,13 +269,7 @@ mod tests {
 
     #[test]
     fn the_sweep_finds_an_overlap_exactly_when_some_pair_overlaps() {
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
+        let mut next = crate::test_rng::below(0x2545_F491_4F6C_DD1D);
         let mut overlapping = 0;
         for _ in 0..4000 {
             let n = 1 + next(12) as usize;

@@ -178,13 +178,7 @@ mod tests {
     /// orders, and the top is one past it.
     #[test]
     fn gaps_and_top_match_a_bitmap() {
-        let mut state = 0x0123_4567_89AB_CDEFu64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
+        let mut next = crate::test_rng::below(0x0123_4567_89AB_CDEF);
         for _ in 0..300 {
             let mut space = FreeSpace::default();
             let mut used = [false; 64];

@@ -469,13 +469,7 @@ mod tests {
     /// Seeded problems with fixed buffers, empty buffers, mixed alignments and long and short
     /// lifetimes.
     fn random_problem(seed: u64) -> Problem {
-        let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
+        let mut next = crate::test_rng::below(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
         let n = 1 + next(60) as usize;
         let mut buffers = Vec::new();
         let mut fixed_top = 0u64;

@@ -43,6 +43,8 @@ pub mod generator;
 pub mod greedy;
 mod offset_order;
 pub mod problem;
+#[cfg(test)]
+mod test_rng;
 pub mod time_index;
 
 pub use error::PackError;

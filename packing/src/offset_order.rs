@@ -147,13 +147,7 @@ mod tests {
 
     #[test]
     fn marked_subsets_come_back_in_start_order() {
-        let mut state = 0x1234_5678_9ABC_DEF1u64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
+        let mut next = crate::test_rng::below(0x1234_5678_9ABC_DEF1);
         let n = 2000;
         let mut order = OffsetOrder::new(n);
         let mut placed: Vec<(u64, u64, usize)> = Vec::new();
