@@ -21,8 +21,7 @@
 //! greedy placement and the lower bound ([`bound::lower_bound`](super::bound::lower_bound))
 //! and, in rounds whose work doubles, resumes a decider at the lower bound (a tight capacity
 //! makes the inference strongest) and deciders on a ladder of capacities between the bounds
-//! (the problem's capacity and eight evenly spaced ones); after each round, as much work
-//! again goes to large-neighbourhood steps down from the incumbent (`improve`).
+//! (the problem's capacity and eight evenly spaced ones).
 //!
 //! **Determinism.** Every choice depends on node counts only. A wall-clock `budget` decides
 //! when to stop and nothing else, so the same input with the same `node_limit` (and no
@@ -41,7 +40,6 @@
 //! ```
 
 mod decide;
-mod improve;
 mod instance;
 mod memo;
 mod order;
@@ -53,7 +51,6 @@ use super::bound::{granularity, lower_bound};
 use super::greedy::{best_fit_by_size_until, SWEEPS};
 use super::{PackError, Placement, Problem};
 use decide::{Decider, Decision, Effort};
-use improve::improve;
 use instance::{fixed_collision, Instance, Prepared};
 
 /// How much work the solver may do.
@@ -214,17 +211,6 @@ pub fn fits(problem: &Problem, capacity: u64, options: &SolveOptions) -> Result<
         deadline,
         nodes: 0,
     };
-    decide(problem, capacity, &mut effort, options.memo_slots)
-}
-
-/// The search part of [`fits`]: every time-disjoint group decided at `capacity` within
-/// `effort`, with failure tables of `slots` slots.
-fn decide(
-    problem: &Problem,
-    capacity: u64,
-    effort: &mut Effort,
-    slots: usize,
-) -> Result<Fit, PackError> {
     let prepared = Prepared::new(problem)?;
     if prepared.fixed_peak > capacity {
         return Ok(Fit::No);
@@ -235,7 +221,7 @@ fn decide(
     let mut offsets = prepared.base.clone();
     let mut unknown = false;
     for inst in &prepared.instances {
-        match Decider::new(inst, capacity, slots).run(effort) {
+        match Decider::new(inst, capacity, options.memo_slots).run(&mut effort) {
             Decision::Yes(local) => write_back(inst, &local, &mut offsets),
             Decision::No => return Ok(Fit::No),
             Decision::Unknown => unknown = true,
@@ -515,38 +501,6 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
                     groups.iter_mut().for_each(|g| g.low = None);
                 }
                 None => {}
-            }
-        }
-        // Large-neighbourhood steps down from the incumbent, with the round's effort again.
-        if lo < hi && !effort.exhausted() {
-            let mut offsets = prepared.base.clone();
-            for g in &groups {
-                write_back(g.inst, &g.best, &mut offsets);
-            }
-            let mut current = Placement { offsets };
-            let mut top = hi;
-            let mut part = effort.share(allowance);
-            let lowered = improve(
-                problem,
-                &mut current,
-                &mut top,
-                lo,
-                grain,
-                &mut part,
-                rung_slots,
-            )?;
-            effort.absorb(&part);
-            if lowered {
-                for g in groups.iter_mut() {
-                    g.best = g
-                        .inst
-                        .orig
-                        .iter()
-                        .map(|&i| current.offsets.get(i).copied().unwrap_or(0))
-                        .collect();
-                    g.peak = peak_of(g.inst, &g.best);
-                }
-                hi = peak(&groups);
             }
         }
         allowance = allowance.saturating_mul(2);

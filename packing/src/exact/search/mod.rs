@@ -325,7 +325,7 @@ impl<'a> Search<'a> {
 
     /// Frees the memory of the last run's path (its undo trails, frames and candidates):
     /// a run starts from the root, so nothing of it is needed by the next one. The trails of
-    /// a deep path hold up to two entries per conflicting pair (16 bytes each), hundreds of
+    /// a deep path hold up to two entries per conflicting pair (12 bytes each), hundreds of
     /// MiB on the largest instances; idle deciders keep none of it.
     pub(crate) fn release_path(&mut self) {
         self.rank_trail = Vec::new();
