@@ -206,15 +206,15 @@ pub fn fits(problem: &Problem, capacity: u64, options: &SolveOptions) -> Result<
     if conflict_pairs(problem) > MAX_SEARCH_PAIRS {
         return Ok(Fit::Unknown);
     }
+    let prepared = Prepared::new(problem)?;
+    if prepared.fixed_peak > capacity {
+        return Ok(Fit::No);
+    }
     let mut effort = Effort {
         nodes_left: options.node_limit,
         deadline,
         nodes: 0,
     };
-    let prepared = Prepared::new(problem)?;
-    if prepared.fixed_peak > capacity {
-        return Ok(Fit::No);
-    }
     // Tight placements have heights on the grain: a tighter capacity, the same answer.
     let g = granularity(problem);
     let capacity = capacity / g * g;
