@@ -21,7 +21,7 @@
 //! greedy placement and the lower bound ([`bound::lower_bound`](super::bound::lower_bound))
 //! and, in rounds whose work doubles, resumes a decider at the lower bound (a tight capacity
 //! makes the inference strongest) and deciders on a ladder of capacities between the bounds
-//! (the problem's capacity and eight evenly spaced ones).
+//! (the problem's capacity, eight evenly spaced ones, and four just below the incumbent).
 //!
 //! **Determinism.** Every choice depends on node counts only. A wall-clock `budget` decides
 //! when to stop and nothing else, so the same input with the same `node_limit` (and no
@@ -437,13 +437,16 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     lo = lo.div_ceil(grain).saturating_mul(grain);
     // Rounds, the work doubling every round: the lower bound (tight capacities are where
     // the inference is strongest, and perfect packings are common), then as much again
-    // shared by a ladder of capacities between the bounds: the problem's capacity, and
-    // `RUNGS` evenly spaced ones, refilled as the bounds move. The difficulty of a capacity
+    // shared by a ladder of capacities between the bounds: the problem's capacity, `RUNGS`
+    // evenly spaced ones, and `NEAR` just below the incumbent (1, 2, 4 and 8 grains: small
+    // steps down that stalled anytime answers can still take), refilled as the bounds move.
+    // The difficulty of a capacity
     // is erratic (on MiniMalloc's J, 1,029,120 takes 0.2 s and 1,040,384 more than 3 s), so
     // many resumed rungs with small shares beat a few large probes. A met rung lowers the
     // incumbent (dropping the rungs above it), a refuted one raises the bound (dropping
     // the rungs below); each rung's failure table gets a share of the slots.
     const RUNGS: u64 = 8;
+    const NEAR: u32 = 4;
     let rung_slots = slots / RUNGS as usize;
     let mut allowance = 1024u64.max(4 * problem.len() as u64);
     // The problem's own capacity first: meeting it is what a caller with one needs.
@@ -470,6 +473,12 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
         for i in 1..=RUNGS {
             let cap = (first + span * i / (RUNGS + 1)).saturating_mul(grain);
             if !ladder.contains(&cap) {
+                ladder.push(cap);
+            }
+        }
+        for j in 0..NEAR {
+            let cap = last.saturating_sub((1u64 << j) - 1).saturating_mul(grain);
+            if cap > lo && !ladder.contains(&cap) {
                 ladder.push(cap);
             }
         }
