@@ -9,7 +9,7 @@ use packing::bound::live_bound;
 use packing::check::check;
 use packing::csv::{read_csv, write_csv};
 use packing::generator::{
-    generate, perfect_packing, pinwheel_packing, suite, Kind, SplitMix64, SMEM_CAPACITY,
+    generate, perfect_packing, pinwheel_packing, suite, Instance, Kind, SplitMix64, SMEM_CAPACITY,
     TMEM_CAPACITY,
 };
 use packing::{Placement, Problem};
@@ -140,20 +140,27 @@ fn tmem_instances_use_power_of_two_column_counts() {
     }
 }
 
+#[allow(clippy::expect_used)] // test code: a failed check panics
+/// A suite instance of a perfect kind is the problem its cut gives, fills the 2^20 square on
+/// the 1 KiB grain (LB = capacity), and the cut is a valid placement at that peak.
+fn assert_perfect(instance: &Instance, p: &Problem, cut: &Placement) {
+    assert_eq!(*p, instance.problem().expect("generates"));
+    assert_eq!(p.len(), instance.n);
+    assert_eq!(live_bound(p).peak, 1 << 20);
+    assert_eq!(cut.peak(p).expect("lengths agree"), 1 << 20);
+    assert_eq!(check(p, cut), vec![]);
+    for b in p.buffers() {
+        assert_eq!((b.lower % 1024, b.upper % 1024, b.size % 1024), (0, 0, 0));
+        assert!(b.upper <= 1 << 20);
+    }
+}
+
 #[test]
 fn perfect_packings_have_lb_equal_to_capacity_and_a_valid_cut() {
     for instance in suite().iter().filter(|i| i.kind == Kind::Perfect) {
         let (p, cut) =
             perfect_packing(instance.seed, instance.n, 1024, 1024, 1024).expect("generates");
-        assert_eq!(p, instance.problem().expect("generates"));
-        assert_eq!(p.len(), instance.n);
-        assert_eq!(live_bound(&p).peak, 1 << 20);
-        assert_eq!(cut.peak(&p).expect("lengths agree"), 1 << 20);
-        assert_eq!(check(&p, &cut), vec![]);
-        for b in p.buffers() {
-            assert_eq!((b.lower % 1024, b.upper % 1024, b.size % 1024), (0, 0, 0));
-            assert!(b.upper <= 1 << 20);
-        }
+        assert_perfect(instance, &p, &cut);
     }
 }
 
@@ -185,11 +192,7 @@ fn pinwheel_packings_are_perfect_and_not_guillotine() {
     for instance in suite().iter().filter(|i| i.kind == Kind::Pinwheel) {
         let (p, tiling) =
             pinwheel_packing(instance.seed, instance.n, 1024, 1024, 1024).expect("generates");
-        assert_eq!(p, instance.problem().expect("generates"));
-        assert_eq!(p.len(), instance.n);
-        assert_eq!(live_bound(&p).peak, 1 << 20);
-        assert_eq!(tiling.peak(&p).expect("lengths agree"), 1 << 20);
-        assert_eq!(check(&p, &tiling), vec![]);
+        assert_perfect(instance, &p, &tiling);
         assert!(!has_guillotine_cut(&p, &tiling), "{instance:?}");
     }
     // The guillotine ones do have a cut.

@@ -222,22 +222,14 @@ pub fn generate(kind: Kind, seed: u64, n: usize) -> Result<Problem, PackError> {
     let salt = Kind::ALL.iter().position(|&k| k == kind).unwrap_or(0) as u64;
     let mut rng = SplitMix64::new(seed ^ salt.wrapping_mul(0xA076_1D64_78BD_642F));
     match kind {
-        Kind::Perfect => perfect_packing(
-            seed,
-            n,
-            PERFECT_SIDE / PERFECT_GRAIN,
-            PERFECT_SIDE / PERFECT_GRAIN,
-            PERFECT_GRAIN,
-        )
-        .map(|(p, _)| p),
-        Kind::Pinwheel => pinwheel_packing(
-            seed,
-            n,
-            PERFECT_SIDE / PERFECT_GRAIN,
-            PERFECT_SIDE / PERFECT_GRAIN,
-            PERFECT_GRAIN,
-        )
-        .map(|(p, _)| p),
+        Kind::Perfect | Kind::Pinwheel => {
+            let cut = match kind {
+                Kind::Pinwheel => pinwheel_packing,
+                _ => perfect_packing,
+            };
+            let cells = PERFECT_SIDE / PERFECT_GRAIN;
+            cut(seed, n, cells, cells, PERFECT_GRAIN).map(|(p, _)| p)
+        }
         Kind::Tmem => {
             let mut g = Builder::new(TMEM_CAPACITY, n);
             while !g.full() {
