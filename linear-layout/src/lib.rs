@@ -39,6 +39,7 @@ pub mod error;
 pub mod families;
 pub mod gf2;
 pub mod layout;
+pub mod mlir;
 pub mod ops;
 pub mod text;
 pub mod views;

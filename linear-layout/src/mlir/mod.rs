@@ -1,0 +1,248 @@
+//! The MLIR module model: a TTGIR module read **once** into operations with SSA results,
+//! operands, attributes, regions → blocks → block arguments and locations, transformed by
+//! editing the model, and printed from it. Every reader of a module in the workspace starts
+//! here (`linalias plan kernel.mlir`, the storage-alias lowering, the hazard check).
+//!
+//! | file | what it holds |
+//! |---|---|
+//! | `lexer.rs` | [`lexer::lex`]: the one tokenizer, MLIR's LangRef identifier rules |
+//! | `op_kind.rs` | [`OpKind`]: the one table of op names the workspace understands, and where each prints its types |
+//! | `model.rs` | [`Module`], [`Operation`], [`Value`], [`Region`], [`Block`], [`Piece`]: the model |
+//! | `parse.rs` | text → model (where an op ends, which `{` opens a region, defs and uses, scopes) |
+//! | `print.rs` | model → text |
+//! | `edit.rs` | the edits: a value's new type, new and rewritten ops, erased ops, replaced operands |
+//! | `error.rs` | [`MlirError`]: what is wrong, at a line and column |
+//!
+//! Reading and printing is the identity: an op keeps the text it was read from as pieces, and
+//! only what the model links — names, the types its signature prints, regions, its location —
+//! prints from the model. An op the workspace does not understand is kept whole, with its
+//! defs, uses and nested regions; one it understands gets its [`OpKind`].
+//!
+//! ```
+//! use linear_layout::mlir::{Module, OpKind};
+//! let text = "#smem = #ttg.shared_memory
+//! module {
+//!   tt.func @k(%i: i32) {
+//!     %a = ttg.local_alloc : () -> !ttg.memdesc<2x64xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #smem, mutable>
+//!     %b = ttg.memdesc_index %a[%i] : !ttg.memdesc<2x64xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #smem, mutable> -> !ttg.memdesc<64xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #smem, mutable>
+//!     tt.return
+//!   }
+//! }
+//! ";
+//! let mut m = Module::parse(text)?;
+//! assert_eq!(m.to_string(), text); // read → print is the identity
+//! let index = m.walk().into_iter().find(|&o| m.op(o).and_then(|o| o.kind()) == Some(OpKind::MemdescIndex)).unwrap();
+//! let alloc = m.op(index).unwrap().operands()[0];
+//! // A new type reaches every use that prints it.
+//! let new = "!ttg.memdesc<4x64xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #smem, mutable>";
+//! m.set_type(alloc, new)?;
+//! assert_eq!(m.to_string().matches("4x64xf16").count(), 2);
+//! # Ok::<(), linear_layout::mlir::MlirError>(())
+//! ```
+
+mod edit;
+pub mod error;
+pub mod lexer;
+mod model;
+pub mod op_kind;
+mod parse;
+mod print;
+
+use std::collections::HashMap;
+use std::fmt;
+
+pub use edit::NewOp;
+pub use error::{MlirError, MlirErrorKind};
+pub use model::{
+    Alias, AliasKind, Block, BlockId, Module, OpId, Operation, Piece, Region, RegionId, TopItem,
+    TypeOf, Value, ValueDef, ValueId,
+};
+pub use op_kind::{OpKind, Slot};
+
+use crate::text::aliases::Aliases;
+use print::{Names, Printer};
+
+impl Module {
+    /// Reads a module (or several, one after the other, as a dump may hold) with its aliases,
+    /// locations and file metadata.
+    ///
+    /// Errors: [`MlirError`] at the culprit's line and column — a bracket or region not closed
+    /// (a module cut short), a use of a value no op defines before it, a value defined twice,
+    /// a character no token starts with.
+    pub fn parse(text: &str) -> Result<Module, MlirError> {
+        parse::parse(text)
+    }
+
+    /// The op `id`.
+    pub fn op(&self, id: OpId) -> Option<&Operation> {
+        self.ops.get(id.0 as usize)
+    }
+
+    /// The value `id`.
+    pub fn value(&self, id: ValueId) -> Option<&Value> {
+        self.values.get(id.0 as usize)
+    }
+
+    /// The region `id`.
+    pub fn region(&self, id: RegionId) -> Option<&Region> {
+        self.regions.get(id.0 as usize)
+    }
+
+    /// The block `id`.
+    pub fn block(&self, id: BlockId) -> Option<&Block> {
+        self.blocks.get(id.0 as usize)
+    }
+
+    /// The items at the top level: aliases, ops (the `module`s), file metadata.
+    pub fn top_level(&self) -> &[TopItem] {
+        &self.top
+    }
+
+    /// The top-level ops (the `module`s), in order.
+    pub fn top_ops(&self) -> Vec<OpId> {
+        self.top
+            .iter()
+            .filter_map(|t| match t {
+                TopItem::Op(o) => Some(*o),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The attribute and type aliases, resolved in order.
+    pub fn aliases(&self) -> Aliases {
+        let mut a = Aliases::default();
+        for item in &self.top {
+            if let TopItem::Alias(alias) = item {
+                if alias.kind != AliasKind::Location {
+                    a.define(&alias.name, &alias.value);
+                }
+            }
+        }
+        a
+    }
+
+    /// Every op in the module, each before the ops of its regions (pre-order).
+    pub fn walk(&self) -> Vec<OpId> {
+        let mut out = Vec::with_capacity(self.ops.len());
+        for op in self.top_ops() {
+            self.walk_op(op, &mut out);
+        }
+        out
+    }
+
+    /// `op` and the ops of its regions, in pre-order.
+    pub fn walk_op(&self, op: OpId, out: &mut Vec<OpId>) {
+        let mut stack = vec![op];
+        while let Some(o) = stack.pop() {
+            out.push(o);
+            let Some(operation) = self.op(o) else {
+                continue;
+            };
+            for r in operation.regions.iter().rev() {
+                let Some(region) = self.region(*r) else {
+                    continue;
+                };
+                for b in region.blocks.iter().rev() {
+                    if let Some(block) = self.block(*b) {
+                        stack.extend(block.ops.iter().rev());
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every use of every value: value → `(op, operand index)`, in walk order.
+    pub fn uses(&self) -> HashMap<ValueId, Vec<(OpId, usize)>> {
+        let mut uses: HashMap<ValueId, Vec<(OpId, usize)>> = HashMap::new();
+        for o in self.walk() {
+            if let Some(op) = self.op(o) {
+                for (k, v) in op.operands.iter().enumerate() {
+                    uses.entry(*v).or_default().push((o, k));
+                }
+            }
+        }
+        uses
+    }
+
+    /// One line per op, in walk order, that says what the op is and not how it is named:
+    /// values numbered in order of appearance, aliases resolved, locations and blanks dropped,
+    /// regions as `{…}`. Two modules with equal structures have the same ops in the same
+    /// order, with the same operand and result types and the same attributes.
+    pub fn structure(&self) -> Vec<String> {
+        let aliases = self.aliases();
+        let mut p = Printer::new(self, Names::Canonical);
+        let mut lines = Vec::new();
+        for o in self.walk() {
+            let mut text = String::new();
+            if p.op(o, &mut text, false).is_err() {
+                continue;
+            }
+            let resolved = aliases.resolve(&drop_locations(&text));
+            lines.push(resolved.split_whitespace().collect::<Vec<_>>().join(" "));
+        }
+        lines
+    }
+}
+
+/// `text` without its `loc(…)` groups.
+fn drop_locations(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("loc(") {
+        let starts_word = at == 0
+            || rest
+                .get(..at)
+                .and_then(|b| b.chars().last())
+                .is_some_and(|c| !c.is_ascii_alphanumeric() && c != '_' && c != '.');
+        out.push_str(rest.get(..at).unwrap_or(""));
+        let tail = rest.get(at..).unwrap_or("");
+        if !starts_word {
+            out.push_str("loc(");
+            rest = tail.get(4..).unwrap_or("");
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut in_string = false;
+        let mut escaped = false;
+        let mut end = tail.len();
+        for (i, c) in tail.char_indices() {
+            if in_string {
+                match (escaped, c) {
+                    (true, _) => escaped = false,
+                    (false, '\\') => escaped = true,
+                    (false, '"') => in_string = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match c {
+                '"' => in_string = true,
+                '(' => depth += 1,
+                ')' => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        end = i + 1;
+                        break;
+                    }
+                }
+                _ => {}
+            }
+        }
+        rest = tail.get(end..).unwrap_or("");
+    }
+    out.push_str(rest);
+    out
+}
+
+impl fmt::Display for Module {
+    /// The module's text, printed from the model.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut out = String::new();
+        Printer::new(self, Names::Written).module(&mut out)?;
+        f.write_str(&out)
+    }
+}
+
+#[cfg(test)]
+mod tests;
