@@ -217,7 +217,7 @@ fn from_ir(c: &mut Criterion) {
             .plan(&PlanOptions::new(Mode::TlxCompatible))
             .expect("plans");
         c.bench_function(&format!("lower_ir/{kernel}"), |b| {
-            b.iter(|| black_box(lower_module(black_box(&text), &module, &plan).expect("lowers")))
+            b.iter(|| black_box(lower_module(black_box(&module), &plan).expect("lowers")))
         });
     }
 }

@@ -257,6 +257,10 @@ pub enum AllocError {
         /// The refusal.
         error: Box<AllocError>,
     },
+    /// A module whose text the module model cannot read, or an edit of it that would print
+    /// a module the compiler rejects (`linear_layout::mlir`), with its line and column.
+    #[error(transparent)]
+    Syntax(#[from] linear_layout::mlir::MlirError),
     /// A TTGIR module that cannot be read or planned, at a place in its text.
     #[error("line {line}, column {column}: {message}")]
     Mlir {

@@ -142,7 +142,7 @@ fn emit_mlir(
                 .map(|w| warning_text(w, mode))
                 .collect(),
         })?;
-    lower_module(text, &module, &plan).map_err(input)
+    lower_module(&module, &plan).map_err(input)
 }
 
 /// `--emit ptx`: the plan's kernels ([`PlanPtx`]); refused when no allocation got one.

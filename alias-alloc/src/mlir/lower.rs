@@ -1,16 +1,21 @@
-//! [`lower_module`]: the module as fbtriton's `tlx-storage-alias-lowering` leaves it, from the
-//! module it receives and a TLX-mode [`Plan`] of it.
+//! [`lower_module`]: the module as fbtriton's `tlx-storage-alias-lowering` leaves it (TLX
+//! mode), or as Intended mode's placement lowers it — edits of the module model, printed
+//! from it.
 
 use std::collections::HashMap;
 
+use linear_layout::families::{Encoding, SharedEncoding, SwizzledShared, TensorMemory};
+use linear_layout::mlir::{Module, NewOp, OpId, OpKind, ValueId};
+
 use super::read::{AllocOp, KernelModule};
-use super::scan::{identifier, split_top_level, ssa_name, Source};
-use crate::{AllocError, Mode, Plan, Reindex, Storage, TlxRewrite};
+use crate::{AllocError, Mode, Plan, Reindex, SpecId, Storage, TlxRewrite};
 
 /// An aliased allocation: its new type, and the slot each buffer index reaches.
 #[derive(Debug, Clone)]
 struct Aliased {
     new_type: String,
+    /// Whether the new type differs from the one written.
+    changed: bool,
     slots: Slots,
     /// Slot `i` is `i` for every buffer.
     identity: bool,
@@ -41,83 +46,163 @@ impl Slots {
     }
 }
 
-/// The text of `module` (read from `text` by [`read_module`](super::read_module)) after TLX's
-/// storage-alias lowering, as planned by `plan` (TLX mode):
+/// `module` after TLX's storage-alias lowering, as planned by `plan` (either mode), printed
+/// from the edited model ([`KernelModule::module`]):
 ///
 /// * each `tlx.storage_alias_spec` becomes its backing: `ttng.tmem_alloc` of
 ///   `ROWSxCOLUMNSxi32` or `ttg.local_alloc` of `BYTESxi8` (unswizzled), under the spec's name;
 /// * each `tlx.storage_alias_local_alloc` becomes `tlx.local_alias` of the backing, its type's
 ///   buffer dim the alias's slot count;
 /// * the `tlx.reuse_group` and `tlx.set_buffer_overlap` ops are gone;
-/// * each `ttg.memdesc_index` of an aliased buffer — directly or through the block argument of
-///   a `ttg.warp_specialize` partition that captures it, whose type changes with it — indexes
-///   slot `scale·i + offset + i mod group_size`, computed by `arith` ops inserted before it
-///   (only where TLX rewrites: `scale > 1` or `offset > 0`).
+/// * an alias's new type reaches every use: the `ttg.warp_specialize` ops that capture it (their
+///   operand types and the partitions' block arguments) and every `ttg.memdesc_index` of it or
+///   of such a block argument, which indexes slot `scale·i + offset + i mod group_size` (TLX
+///   mode, only where TLX rewrites: `scale > 1` or `offset > 0`) or Intended mode's explicit
+///   slot, computed by `arith` ops inserted before it, with its location.
 ///
-/// Everything else is copied as it is. New SSA values are named `%tlx_idx…`.
+/// New values are named `%tlx_idx`, `%tlx_idx_1`, … (names no value of the module has).
 ///
-/// Errors: [`AllocError::Input`] for a plan that is not TLX mode's; [`AllocError::Mlir`] where
-/// an aliased buffer is used by an op other than `ttg.memdesc_index` (or a partition capture),
-/// whose types this rewrite does not know how to change — rather than print a module with a
-/// stale type.
+/// Errors: [`AllocError::Input`] for a plan that places buffers where no index of an alias of
+/// the backing reaches; [`AllocError::Mlir`] where an alias whose type changes is used by an op
+/// other than `ttg.memdesc_index` or a `ttg.warp_specialize` capture, whose meaning under the
+/// new type the lowering does not know; [`AllocError::Syntax`] where an op would keep printing
+/// the old type — never a module with a stale type.
 ///
 /// ```
 /// use alias_alloc::mlir::{lower_module, read_module};
 /// use alias_alloc::{Mode, PlanOptions};
 /// let text = "#tmem = #ttng.tensor_memory_encoding<blockM = 128, blockN = 1, colStride = 1>
 /// module {
-///   %s = tlx.storage_alias_spec storage = tmem : !tlx.storage_alias_spec<tmem>
-///   %a = tlx.storage_alias_local_alloc %s : !tlx.storage_alias_spec<tmem> -> !ttg.memdesc<2x128x1xf32, #tmem, #ttng.tensor_memory, mutable>
-///   %b = tlx.storage_alias_local_alloc %s : !tlx.storage_alias_spec<tmem> -> !ttg.memdesc<2x128x1xf32, #tmem, #ttng.tensor_memory, mutable>
-///   %0 = tlx.reuse_group(%a, %b) group_kind = distinct : (!ttg.memdesc<2x128x1xf32, #tmem, #ttng.tensor_memory, mutable>, !ttg.memdesc<2x128x1xf32, #tmem, #ttng.tensor_memory, mutable>) -> !tlx.reuse_group<distinct>
-///   tlx.set_buffer_overlap(%s, %0) : (!tlx.storage_alias_spec<tmem>, !tlx.reuse_group<distinct>) -> ()
-///   %b1 = ttg.memdesc_index %b[%i] : !ttg.memdesc<2x128x1xf32, #tmem, #ttng.tensor_memory, mutable> -> !ttg.memdesc<128x1xf32, #tmem, #ttng.tensor_memory, mutable>
+///   tt.func @k(%i: i32) {
+///     %s = tlx.storage_alias_spec storage = tmem : !tlx.storage_alias_spec<tmem>
+///     %a = tlx.storage_alias_local_alloc %s : !tlx.storage_alias_spec<tmem> -> !ttg.memdesc<2x128x1xf32, #tmem, #ttng.tensor_memory, mutable>
+///     %b = tlx.storage_alias_local_alloc %s : !tlx.storage_alias_spec<tmem> -> !ttg.memdesc<2x128x1xf32, #tmem, #ttng.tensor_memory, mutable>
+///     %0 = tlx.reuse_group(%a, %b) group_kind = distinct : (!ttg.memdesc<2x128x1xf32, #tmem, #ttng.tensor_memory, mutable>, !ttg.memdesc<2x128x1xf32, #tmem, #ttng.tensor_memory, mutable>) -> !tlx.reuse_group<distinct>
+///     tlx.set_buffer_overlap(%s, %0) : (!tlx.storage_alias_spec<tmem>, !tlx.reuse_group<distinct>) -> ()
+///     %b1 = ttg.memdesc_index %b[%i] : !ttg.memdesc<2x128x1xf32, #tmem, #ttng.tensor_memory, mutable> -> !ttg.memdesc<128x1xf32, #tmem, #ttng.tensor_memory, mutable>
+///     tt.return
+///   }
 /// }
 /// ";
 /// let m = read_module(text)?;
 /// let plan = m.program.plan(&PlanOptions::new(Mode::TlxCompatible))?;
-/// let lowered = lower_module(text, &m, &plan)?;
-/// assert!(lowered.contains("%s = ttng.tmem_alloc : () -> !ttg.memdesc<128x2xi32"));
+/// let lowered = lower_module(&m, &plan)?;
+/// assert!(lowered.contains("%s = ttng.tmem_alloc : () -> !ttg.memdesc<128x2xi32, #ttng.tensor_memory_encoding<blockM = 128, blockN = 2, colStride = 1>, #ttng.tensor_memory, mutable>"));
 /// assert!(lowered.contains("%b = tlx.local_alias %s : !ttg.memdesc<128x2xi32, #ttng.tensor_memory_encoding<blockM = 128, blockN = 2, colStride = 1>, #ttng.tensor_memory, mutable> -> !ttg.memdesc<4x128x1xf32, #tmem, #ttng.tensor_memory, mutable>"));
-/// assert!(lowered.contains("arith.muli %i, %tlx_idx0 : i32"));
+/// assert!(lowered.contains("%tlx_idx_1 = arith.muli %i, %tlx_idx : i32"));
+/// assert!(lowered.contains("ttg.memdesc_index %b[%tlx_idx_3] : !ttg.memdesc<4x128x1xf32"));
 /// assert!(!lowered.contains("reuse_group"));
 /// # Ok::<(), alias_alloc::AllocError>(())
 /// ```
-pub fn lower_module(text: &str, module: &KernelModule, plan: &Plan) -> Result<String, AllocError> {
-    let src = Source::new(text);
-    let program = &module.program;
-    // Backing type of each spec, by SSA name.
-    let mut backing: HashMap<&str, String> = HashMap::new();
+pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocError> {
+    let mut m = module.module.clone();
+    let backing = backings(&mut m, module, plan)?;
+    // The reuse trees go, users first.
+    let tree_ops: Vec<OpId> = m
+        .walk()
+        .into_iter()
+        .filter(|&o| {
+            matches!(
+                m.op(o).and_then(|x| x.kind()),
+                Some(OpKind::ReuseGroup | OpKind::SetBufferOverlap)
+            )
+        })
+        .collect();
+    for &o in tree_ops.iter().rev() {
+        m.erase(o)?;
+    }
+    let mut work = views(&mut m, module, plan, &backing)?;
+    // The new types reach every use, through captures into partitions.
+    while let Some((v, a)) = work.pop() {
+        if a.changed {
+            m.set_type(v, &a.new_type)?;
+        }
+        for (user, k) in m.uses().remove(&v).unwrap_or_default() {
+            let Some(op) = m.op(user) else { continue };
+            match op.kind() {
+                Some(OpKind::MemdescIndex) if k == 0 => {
+                    if !a.identity {
+                        index_arithmetic(&mut m, user, &a.slots)?;
+                    }
+                }
+                Some(OpKind::WarpSpecialize) => {
+                    // Every partition's block argument k holds the capture.
+                    let args: Vec<ValueId> = op
+                        .regions()
+                        .iter()
+                        .filter_map(|&r| m.region(r))
+                        .filter_map(|r| r.blocks().first())
+                        .filter_map(|&b| m.block(b))
+                        .filter_map(|b| b.arguments().get(k).copied())
+                        .collect();
+                    work.extend(args.into_iter().map(|arg| (arg, a.clone())));
+                }
+                _ if !a.changed && a.identity => {}
+                _ => {
+                    let (line, column) = op.position();
+                    let name = m.value(v).map_or_else(String::new, |x| x.use_name());
+                    return Err(AllocError::Mlir {
+                        line,
+                        column,
+                        message: format!("{name} is aliased and used by '{}': only ttg.memdesc_index and ttg.warp_specialize captures of an aliased buffer are rewritten", op.name()),
+                    });
+                }
+            }
+        }
+    }
+    Ok(m.to_string())
+}
+
+/// Rewrites each spec as its backing allocation; the backing value of each spec.
+fn backings(
+    m: &mut Module,
+    module: &KernelModule,
+    plan: &Plan,
+) -> Result<HashMap<SpecId, ValueId>, AllocError> {
+    let mut backing = HashMap::new();
     for s in &module.specs {
         let sp = plan
             .specs
             .iter()
             .find(|p| p.origin == crate::Origin::Spec(s.spec))
             .ok_or_else(|| AllocError::Input(format!("the plan has no region for %{}", s.ssa)))?;
-        let ty = match (sp.storage, sp.backing_shape.as_slice()) {
-            (Storage::Tmem, [rows, cols]) => format!(
-                "!ttg.memdesc<{rows}x{cols}xi32, #ttng.tensor_memory_encoding<blockM = {rows}, blockN = {cols}, colStride = 1>, #ttng.tensor_memory, mutable>"
-            ),
-            (_, [bytes]) => format!(
-                "!ttg.memdesc<{bytes}xi8, #ttg.swizzled_shared<{{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}}>, #ttg.shared_memory, mutable>"
-            ),
-            _ => return Err(AllocError::Input(format!("%{}: no backing shape", s.ssa))),
-        };
-        backing.insert(s.ssa.as_str(), ty);
+        let (ty, alloc_op) = backing_type(sp.storage, &sp.backing_shape)
+            .map_err(|e| AllocError::Input(format!("%{}: {e}", s.ssa)))?;
+        let v = first_result(m, s.op)?;
+        m.rewrite(
+            s.op,
+            NewOp {
+                name: alloc_op.into(),
+                template: format!("$r0 = {alloc_op} : () -> $Tr0$loc"),
+                operands: vec![],
+                results: vec![(s.ssa.clone(), ty)],
+                attributes: vec![],
+            },
+        )?;
+        backing.insert(s.spec, v);
     }
-    // Each aliased allocation: its new type and rewrite.
-    let mut values: HashMap<String, Aliased> = HashMap::new();
-    let mut alias_lines: HashMap<usize, (String, String, String)> = HashMap::new();
+    Ok(backing)
+}
+
+/// Rewrites each `tlx.storage_alias_local_alloc` as a `tlx.local_alias` of its backing; each
+/// alias with its new type and slots.
+fn views(
+    m: &mut Module,
+    module: &KernelModule,
+    plan: &Plan,
+    backing: &HashMap<SpecId, ValueId>,
+) -> Result<Vec<(ValueId, Aliased)>, AllocError> {
+    let mut aliased = Vec::new();
     for a in module
         .allocs
         .iter()
         .filter(|a| a.op == AllocOp::StorageAliasLocalAlloc)
     {
-        let alloc = program.allocation(a.alloc)?;
+        let alloc = module.program.allocation(a.alloc)?;
         let ap = plan.alloc(&alloc.name)?;
         let slots = match (&ap.reindex, plan.mode) {
             (Some(Reindex::Tlx(r)), _) => Slots::Tlx(*r),
-            (Some(Reindex::Slots(m)), _) => Slots::Map(m.clone()),
+            (Some(Reindex::Slots(map)), _) => Slots::Map(map.clone()),
             (None, Mode::TlxCompatible) => Slots::Tlx(TlxRewrite::IDENTITY),
             (None, Mode::Intended) => {
                 return Err(AllocError::Input(format!(
@@ -141,270 +226,160 @@ pub fn lower_module(text: &str, module: &KernelModule, plan: &Plan) -> Result<St
         ) {
             *first = *buffers;
         }
-        let spec = match alloc.reuse {
-            crate::Reuse::Spec(s) => module
-                .specs
-                .iter()
-                .find(|m| m.spec == s)
-                .map(|m| m.ssa.clone())
-                .unwrap_or_default(),
-            _ => String::new(),
-        };
-        let back = backing.get(spec.as_str()).cloned().unwrap_or_default();
-        alias_lines.insert(a.line, (spec, back, md.to_string()));
-        values.insert(
-            a.ssa.clone(),
+        let spec_value = match alloc.reuse {
+            crate::Reuse::Spec(s) => backing.get(&s).copied(),
+            _ => None,
+        }
+        .ok_or_else(|| AllocError::Input(format!("%{}: no backing", a.ssa)))?;
+        let v = first_result(m, a.op_id)?;
+        let old_type = a.memdesc.to_string();
+        m.rewrite(
+            a.op_id,
+            NewOp {
+                name: "tlx.local_alias".into(),
+                template: "$r0 = tlx.local_alias $o0 : $To0 -> $Tr0$loc".into(),
+                operands: vec![spec_value],
+                results: vec![(a.ssa.clone(), old_type.clone())],
+                attributes: vec![],
+            },
+        )?;
+        let new_type = md.to_string();
+        aliased.push((
+            v,
             Aliased {
-                new_type: md.to_string(),
+                changed: new_type != old_type,
+                new_type,
                 identity: slots.identity(alloc.num),
                 slots,
             },
-        );
-    }
-    if text.contains("%tlx_idx") {
-        return Err(AllocError::Input(
-            "the module already has %tlx_idx… values; the lowering names its own so".into(),
         ));
     }
-    let mut out = String::with_capacity(text.len() + text.len() / 16);
-    let mut fresh = 0usize;
-    let mut captures: Vec<Option<Aliased>> = Vec::new();
-    for (n, (start, line)) in src.lines().enumerate() {
-        let number = n + 1;
-        let body = line.trim_start();
-        let indent = line.get(..line.len() - body.len()).unwrap_or("");
-        let (lhs, op) = match body.split_once(" = ") {
-            Some((l, r)) if l.starts_with('%') => (Some(l), r),
-            _ => (None, body),
-        };
-        let name = identifier(op);
-        let tail = loc_suffix(line);
-        match name {
-            "tlx.reuse_group" | "tlx.set_buffer_overlap" => continue,
-            "tlx.storage_alias_spec" => {
-                let ssa = lhs.and_then(|l| ssa_name(l)).map_or("", |(s, _)| s);
-                let ty = backing.get(ssa).cloned().unwrap_or_default();
-                let alloc = if ty.contains("tensor_memory") {
-                    "ttng.tmem_alloc"
-                } else {
-                    "ttg.local_alloc"
-                };
-                out.push_str(&format!("{indent}%{ssa} = {alloc} : () -> {ty}{tail}\n"));
-                continue;
-            }
-            "tlx.storage_alias_local_alloc" => {
-                if let (Some(l), Some((spec, back, new))) = (lhs, alias_lines.get(&number)) {
-                    out.push_str(&format!(
-                        "{indent}{l} = tlx.local_alias %{spec} : {back} -> {new}{tail}\n"
-                    ));
-                    continue;
-                }
-            }
-            "ttg.warp_specialize" => {
-                captures = warp_captures(op)
-                    .into_iter()
-                    .map(|c| values.get(c).cloned())
-                    .collect();
-                out.push_str(line);
-                out.push('\n');
-                continue;
-            }
-            "ttg.memdesc_index" => {
-                if let Some(done) = rewrite_index(indent, lhs, op, tail, &values, &mut fresh) {
-                    out.push_str(&done);
-                    continue;
-                }
-            }
-            _ if body.starts_with("partition") && body.contains('(') => {
-                out.push_str(&partition_header(line, &captures, &mut values));
-                out.push('\n');
-                continue;
-            }
-            _ => {}
-        }
-        // Any other use of an aliased value would keep a stale type.
-        if let Some(v) = uses(op, &values) {
-            let col = line.find(&format!("%{v}")).map_or(1, |c| c + 1);
-            let (line_no, _) = src.line_column(start);
-            return Err(AllocError::Mlir {
-                line: line_no,
-                column: col,
-                message: format!("%{v} is aliased and used by '{name}': only ttg.memdesc_index and ttg.warp_specialize captures of an aliased buffer are rewritten"),
+    Ok(aliased)
+}
+
+/// The type of a spec's backing and the op that allocates it: TMEM `ROWSxCOLUMNSxi32` with a
+/// `#ttng.tensor_memory_encoding` of that block, SMEM `BYTESxi8` unswizzled — the attributes
+/// printed by their families.
+fn backing_type(storage: Storage, shape: &[u64]) -> Result<(String, &'static str), String> {
+    match (storage, shape) {
+        (Storage::Tmem, [rows, cols]) => {
+            let enc = Encoding::TensorMemory(TensorMemory {
+                block_m: u32::try_from(*rows).map_err(|e| e.to_string())?,
+                block_n: u32::try_from(*cols).map_err(|e| e.to_string())?,
+                col_stride: 1,
+                cga_layout: vec![],
+                two_ctas: false,
+                fp4_padded: false,
             });
+            Ok((
+                format!(
+                    "!ttg.memdesc<{rows}x{cols}xi32, {}, #ttng.tensor_memory, mutable>",
+                    enc.to_mlir()
+                ),
+                "ttng.tmem_alloc",
+            ))
         }
-        out.push_str(line);
-        out.push('\n');
+        (_, [bytes]) => {
+            let swizzled =
+                SwizzledShared::new(1, 1, 1, vec![0], vec![]).map_err(|e| e.to_string())?;
+            let enc = Encoding::Shared(SharedEncoding::Swizzled(swizzled));
+            Ok((
+                format!(
+                    "!ttg.memdesc<{bytes}xi8, {}, #ttg.shared_memory, mutable>",
+                    enc.to_mlir()
+                ),
+                "ttg.local_alloc",
+            ))
+        }
+        _ => Err(format!("no backing shape ({shape:?})")),
     }
-    Ok(out)
 }
 
-/// ` loc(…)` at the end of an op line, or `""`.
-fn loc_suffix(line: &str) -> &str {
-    match line.rfind(" loc(") {
-        Some(at) if line.ends_with(')') => line.get(at..).unwrap_or(""),
-        _ => "",
-    }
+/// Result 0 of `op`.
+fn first_result(m: &Module, op: OpId) -> Result<ValueId, AllocError> {
+    m.op(op)
+        .and_then(|o| o.results().first().copied())
+        .ok_or_else(|| AllocError::Input("an allocating op without a result".into()))
 }
 
-/// The SSA names `ttg.warp_specialize(%a, %b, …)` captures, in order.
-fn warp_captures(op: &str) -> Vec<&str> {
-    let Some(open) = op.find('(') else {
-        return Vec::new();
+/// Inserts before the `ttg.memdesc_index` `user` the arithmetic that turns its index into the
+/// slot of the alias, and makes that the index.
+fn index_arithmetic(m: &mut Module, user: OpId, slots: &Slots) -> Result<(), AllocError> {
+    let Some(index) = m.op(user).and_then(|o| o.operands().get(1).copied()) else {
+        return Ok(());
     };
-    let src = Source::new(op);
-    let Some(end) = src.balanced_end(open) else {
-        return Vec::new();
+    let constant = |m: &mut Module, n: u64| -> Result<ValueId, AllocError> {
+        let id = m.insert_before(
+            user,
+            NewOp {
+                name: "arith.constant".into(),
+                template: format!("$r0 = arith.constant {n} : i32$loc"),
+                operands: vec![],
+                results: vec![("tlx_idx".into(), "i32".into())],
+                attributes: vec![("value".into(), format!("{n} : i32"))],
+            },
+        )?;
+        first_result(m, id)
     };
-    let inner = op.get(open + 1..end - 1).unwrap_or("");
-    split_top_level(inner)
-        .into_iter()
-        .map(|s| ssa_name(s).map_or("", |(n, _)| n))
-        .collect()
-}
-
-/// A `partitionK(%argN: T loc(…), …)` header with the types of captured aliases replaced; the
-/// block arguments now stand for those aliases.
-fn partition_header(
-    line: &str,
-    captures: &[Option<Aliased>],
-    values: &mut HashMap<String, Aliased>,
-) -> String {
-    let Some(open) = line.find('(') else {
-        return line.to_string();
-    };
-    let Some(end) = Source::new(line).balanced_end(open) else {
-        return line.to_string();
-    };
-    let inner = line.get(open + 1..end - 1).unwrap_or("");
-    let args: Vec<String> = split_top_level(inner)
-        .into_iter()
-        .enumerate()
-        .map(|(j, arg)| {
-            let name = ssa_name(arg).map_or("", |(n, _)| n).to_string();
-            match captures.get(j).cloned().flatten() {
-                Some(a) => {
-                    let loc = arg.find(" loc(").map_or("", |i| arg.get(i..).unwrap_or(""));
-                    let text = format!("%{name}: {}{loc}", a.new_type);
-                    values.insert(name, a);
-                    text
-                }
-                None => {
-                    values.remove(&name);
-                    arg.to_string()
-                }
-            }
-        })
-        .collect();
-    format!(
-        "{}{}{}",
-        line.get(..=open).unwrap_or(""),
-        args.join(", "),
-        line.get(end - 1..).unwrap_or("")
-    )
-}
-
-/// `%r = ttg.memdesc_index %V[%I] : T -> U` of an aliased `%V`: the new type, and TLX's index
-/// arithmetic before it where TLX rewrites.
-fn rewrite_index(
-    indent: &str,
-    lhs: Option<&str>,
-    op: &str,
-    tail: &str,
-    values: &HashMap<String, Aliased>,
-    fresh: &mut usize,
-) -> Option<String> {
-    let rest = op.strip_prefix("ttg.memdesc_index")?.trim_start();
-    let (base, used) = ssa_name(rest)?;
-    let a = values.get(base)?;
-    let after = rest.get(used..)?;
-    let index = after.strip_prefix('[')?.split(']').next()?.trim();
-    let types = after.split_once(" : ")?.1;
-    let result_type = types.split_once(" -> ")?.1;
-    let result_type = result_type
-        .get(..result_type.len() - tail.len())?
-        .trim_end();
-    let mut out = String::new();
-    let mut new_index = index.to_string();
-    let mut name = || {
-        let n = format!("%tlx_idx{fresh}");
-        *fresh += 1;
-        n
-    };
-    let mut emit = |line: String| out.push_str(&format!("{indent}{line}\n"));
-    match &a.slots {
+    let binary =
+        |m: &mut Module, op: &str, a: ValueId, b: ValueId| -> Result<ValueId, AllocError> {
+            let id = m.insert_before(
+                user,
+                NewOp {
+                    name: format!("arith.{op}"),
+                    template: format!("$r0 = arith.{op} $o0, $o1 : i32$loc"),
+                    operands: vec![a, b],
+                    results: vec![("tlx_idx".into(), "i32".into())],
+                    attributes: vec![],
+                },
+            )?;
+            first_result(m, id)
+        };
+    let new_index = match slots {
         Slots::Tlx(r) if r.rewrites() => {
-            let (scale, scaled) = (name(), name());
-            emit(format!("{scale} = arith.constant {} : i32", r.scale));
-            emit(format!("{scaled} = arith.muli {index}, {scale} : i32"));
-            new_index = scaled;
+            let scale = constant(m, r.scale)?;
+            let mut sum = binary(m, "muli", index, scale)?;
             if r.offset > 0 {
-                let (c, sum) = (name(), name());
-                emit(format!("{c} = arith.constant {} : i32", r.offset));
-                emit(format!("{sum} = arith.addi {new_index}, {c} : i32"));
-                new_index = sum;
+                let c = constant(m, r.offset)?;
+                sum = binary(m, "addi", sum, c)?;
             }
             if r.group_size > 1 {
-                let (c, rem, sum) = (name(), name(), name());
-                emit(format!("{c} = arith.constant {} : i32", r.group_size));
-                emit(format!("{rem} = arith.remsi {index}, {c} : i32"));
-                emit(format!("{sum} = arith.addi {new_index}, {rem} : i32"));
-                new_index = sum;
+                let c = constant(m, r.group_size)?;
+                let rem = binary(m, "remsi", index, c)?;
+                sum = binary(m, "addi", sum, rem)?;
             }
+            sum
         }
-        Slots::Map(m) if !a.identity => {
+        Slots::Map(map) => {
             // base + Σ digit_d · stride_d, the digits of i in the map's mixed radix (first
             // mode fastest); the last digit needs no remainder.
-            let base = name();
-            emit(format!("{base} = arith.constant {} : i32", m.base()));
-            let mut sum = base;
-            let mut rest = index.to_string();
-            let modes: Vec<(u64, u64)> =
-                m.modes().iter().copied().filter(|(n, _)| *n > 1).collect();
+            let mut sum = constant(m, map.base())?;
+            let mut rest = index;
+            let modes: Vec<(u64, u64)> = map
+                .modes()
+                .iter()
+                .copied()
+                .filter(|(n, _)| *n > 1)
+                .collect();
             for (d, &(size, stride)) in modes.iter().enumerate() {
-                let last = d + 1 == modes.len();
-                let digit = if last {
-                    rest.clone()
+                let digit = if d + 1 == modes.len() {
+                    rest
                 } else {
-                    let (c, digit, quotient) = (name(), name(), name());
-                    emit(format!("{c} = arith.constant {size} : i32"));
-                    emit(format!("{digit} = arith.remui {rest}, {c} : i32"));
-                    emit(format!("{quotient} = arith.divui {rest}, {c} : i32"));
-                    rest = quotient;
+                    let c = constant(m, size)?;
+                    let digit = binary(m, "remui", rest, c)?;
+                    rest = binary(m, "divui", rest, c)?;
                     digit
                 };
-                let (c, term, next) = (name(), name(), name());
-                emit(format!("{c} = arith.constant {stride} : i32"));
-                emit(format!("{term} = arith.muli {digit}, {c} : i32"));
-                emit(format!("{next} = arith.addi {sum}, {term} : i32"));
-                sum = next;
+                let c = constant(m, stride)?;
+                let term = binary(m, "muli", digit, c)?;
+                sum = binary(m, "addi", sum, term)?;
             }
-            new_index = sum;
+            sum
         }
-        _ => {}
-    }
-    let lhs = lhs.map_or(String::new(), |l| format!("{l} = "));
-    out.push_str(&format!(
-        "{indent}{lhs}ttg.memdesc_index %{base}[{new_index}] : {} -> {result_type}{tail}\n",
-        a.new_type
-    ));
-    Some(out)
-}
-
-/// The first aliased value `op` names as an operand (`%v` not followed by a name character).
-fn uses<'v>(op: &str, values: &'v HashMap<String, Aliased>) -> Option<&'v str> {
-    let mut rest = op;
-    while let Some(at) = rest.find('%') {
-        let tail = rest.get(at..).unwrap_or("");
-        if let Some((name, len)) = ssa_name(tail) {
-            if let Some((k, _)) = values.get_key_value(name) {
-                return Some(k.as_str());
-            }
-            rest = tail.get(len..).unwrap_or("");
-        } else {
-            rest = tail.get(1..).unwrap_or("");
-        }
-    }
-    None
+        Slots::Tlx(_) => return Ok(()),
+    };
+    m.set_operand(user, 1, new_index);
+    Ok(())
 }
 
 #[cfg(test)]

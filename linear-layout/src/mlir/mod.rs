@@ -178,11 +178,43 @@ impl Module {
             if p.op(o, &mut text, false).is_err() {
                 continue;
             }
-            let resolved = aliases.resolve(&drop_locations(&text));
+            let resolved = aliases.resolve(&drop_locations(&drop_comments(&text)));
             lines.push(resolved.split_whitespace().collect::<Vec<_>>().join(" "));
         }
         lines
     }
+}
+
+/// `text` without its `// …` comments (outside string literals).
+fn drop_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_string = false;
+    let mut escaped = false;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if in_string {
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_string = false,
+                _ => {}
+            }
+            out.push(c);
+            continue;
+        }
+        if c == '/' && chars.peek() == Some(&'/') {
+            for d in chars.by_ref() {
+                if d == '\n' {
+                    out.push('\n');
+                    break;
+                }
+            }
+            continue;
+        }
+        in_string = c == '"';
+        out.push(c);
+    }
+    out
 }
 
 /// `text` without its `loc(…)` groups.
@@ -197,7 +229,10 @@ fn drop_locations(text: &str) -> String {
                 .is_some_and(|c| !c.is_ascii_alphanumeric() && c != '_' && c != '.');
         out.push_str(rest.get(..at).unwrap_or(""));
         let tail = rest.get(at..).unwrap_or("");
-        if !starts_word {
+        if starts_word {
+            // The blank that separated the location goes with it.
+            out.truncate(out.trim_end_matches([' ', '\t']).len());
+        } else {
             out.push_str("loc(");
             rest = tail.get(4..).unwrap_or("");
             continue;

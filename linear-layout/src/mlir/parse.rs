@@ -117,7 +117,7 @@ impl<'a> Parser<'a> {
             Some(t) => format!(" (found '{}')", t.text(self.text)),
             None => " before the end of the text".into(),
         };
-        let pos = at.map_or(self.text.len(), |t| t.start);
+        let pos = at.map_or(open.start, |t| t.start);
         self.error(
             pos,
             MlirErrorKind::Unclosed {
@@ -137,6 +137,9 @@ impl<'a> Parser<'a> {
                 TokenKind::Hash | TokenKind::Bang if next_is_eq => {
                     let item = self.alias(lead)?;
                     self.m.top.push(TopItem::Alias(item));
+                }
+                TokenKind::Hash | TokenKind::Bang => {
+                    return Err(self.expected(self.i + 1, "'=' after an alias name"));
                 }
                 TokenKind::MetadataOpen => {
                     let close = (self.i..self.tokens.len())
