@@ -105,7 +105,7 @@ fn fa_forward_intended_places_subtiles_contiguously() {
         "{out}"
     );
     assert!(!out.contains("warning:"), "{out}");
-    assert!(out.trim_end().ends_with("checker: ok"), "{out}");
+    assert!(out.lines().any(|l| l == "checker: ok"), "{out}");
 }
 
 #[test]
@@ -125,7 +125,7 @@ fn fa_forward_tlx_reproduces_tlx_and_warns() {
         "{out}"
     );
     // TLX's placement happens to miss alpha, l and m: unsafe only in other configurations.
-    assert!(out.trim_end().ends_with("checker: ok"), "{out}");
+    assert!(out.lines().any(|l| l == "checker: ok"), "{out}");
 }
 
 #[test]
@@ -163,7 +163,7 @@ fn fa_backward_puts_dq_at_column_64() {
         assert_eq!(cell(&out, "dq", STARTS), "64", "{mode}");
         assert_eq!(cell(&out, "dq", UNIT), "64", "{mode}: 64 columns");
         assert_eq!(cell(&out, "dq_phys", STARTS), "64", "{mode}");
-        assert!(out.trim_end().ends_with("checker: ok"), "{mode}: {out}");
+        assert!(out.lines().any(|l| l == "checker: ok"), "{mode}: {out}");
     }
 }
 
@@ -177,12 +177,15 @@ fn smem_pipeline_agrees_in_both_modes() {
         assert_eq!(cell(out, "b", STARTS), "16384, 49152");
         assert_eq!(cell(out, "c", STARTS), "0, 16384, 32768, 49152");
         assert_eq!(cell(out, "c", ALIGN), "1024", "NVMMA 128B");
+        // A small plain allocation is a row of one table, not a region of its own.
         assert!(
-            out.contains("region 'bias' (smem plain allocation): 512 bytes"),
+            out.lines()
+                .any(|l| l.starts_with("  bias ") && l.ends_with(" 512")),
             "{out}"
         );
+        assert!(!out.contains("region 'bias'"), "{out}");
         assert!(!out.contains("warning:"), "{out}");
-        assert!(out.trim_end().ends_with("checker: ok"), "{out}");
+        assert!(out.lines().any(|l| l == "checker: ok"), "{out}");
     }
     assert_eq!(cell(&tlx, "c", REWRITE), "identity");
 }
@@ -449,7 +452,7 @@ fn real_kernel_plans_from_its_ir() {
     assert!(tlx.contains("region 'smem_pool' (smem spec): 163840 bytes, buffer_size_bytes 131072, U = 65536 bytes × 2 buffer groups"), "{tlx}");
     assert_eq!(cell(&tlx, "L2_smem_1", REWRITE), "slot(i) = 4·i + 1");
     assert!(tlx.contains("warning: spec 'smem_pool': tlx-rewrite-local-alias grows the backing from 131072 to 163840 bytes to hold the alias of 'L2_smem_1'"), "{tlx}");
-    assert!(tlx.ends_with("checker: ok\n"), "{tlx}");
+    assert!(tlx.contains("\nchecker: ok\n"), "{tlx}");
     let intended = ok(&["plan", &path]);
     assert!(
         intended.contains("region 'smem_pool' (smem spec): 131072 bytes"),
@@ -457,7 +460,7 @@ fn real_kernel_plans_from_its_ir() {
     );
     assert_eq!(cell(&intended, "L2_smem_1", STARTS), "16384, 49152, 81920");
     assert!(intended.contains("planned as phases"), "{intended}");
-    assert!(intended.ends_with("checker: ok\n"), "{intended}");
+    assert!(intended.contains("\nchecker: ok\n"), "{intended}");
 }
 
 /// `--emit toml` writes the plan file of the module: planning it gives the same plan.
@@ -496,7 +499,10 @@ fn malformed_module_names_line_and_column() {
     );
     let path = temp_file("broken.mlir", &broken);
     let err = fails(&["plan", &path.arg()], 2);
-    assert!(err.contains("line 110, column 47: %nowhere is not defined"), "{err}");
+    assert!(
+        err.contains("line 110, column 47: %nowhere is not defined"),
+        "{err}"
+    );
 }
 
 /// TLX warns about an unused spec and then fails on it: both are shown, the warning first.
@@ -569,7 +575,7 @@ fn tmem_columns_need_no_alignment_unless_asked() {
     assert_eq!(cell(&intended, "p_tiles", STARTS), "15, 143");
     assert_eq!(cell(&intended, "q_scale_tmem", STARTS), "3, 131");
     assert_eq!(cell(&intended, "p_tiles", REWRITE), "explicit only");
-    assert!(intended.ends_with("checker: ok\n"), "{intended}");
+    assert!(intended.contains("\nchecker: ok\n"), "{intended}");
     let tlx = ok(&["plan", &path, "--mode", "tlx"]);
     assert_eq!(cell(&tlx, "p_tiles", STARTS), "32, 160");
     let toml = ok(&["plan", &path, "--emit", "toml"]);
@@ -585,5 +591,5 @@ fn tmem_columns_need_no_alignment_unless_asked() {
     assert_eq!(cell(&out, "p_tiles", ALIGN), "32");
     assert_eq!(cell(&out, "p_tiles", STARTS), "32, 160");
     assert_eq!(cell(&out, "p_tiles", REWRITE), "slot(i) = 1 + (2):(4)");
-    assert!(out.ends_with("checker: ok\n"), "{out}");
+    assert!(out.contains("\nchecker: ok\n"), "{out}");
 }

@@ -85,7 +85,14 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
     };
     let svg = match &args.svg {
         Some(path) => {
-            picture::write(path, &report::memory_map_svg(&program, &plan))?;
+            // A kernel read from its IR is drawn whole (SMEM and TMEM maps, then its large
+            // regions); a plan file region by region.
+            let svg = if module {
+                report::kernel_svg(&program, &plan)
+            } else {
+                report::memory_map_svg(&program, &plan)
+            };
+            picture::write(path, &svg)?;
             Some(path.display().to_string())
         }
         None => None,
@@ -359,7 +366,11 @@ fn text_report(
             ", no tensor memory"
         }
     );
+    let small = |r: usize| report::is_small(plan, r);
     for (region, s) in plan.specs.iter().enumerate() {
+        if small(region) {
+            continue;
+        }
         let _ = writeln!(out, "\n{}", region_line(s));
         let mut rows = vec![[
             "allocation",
@@ -387,15 +398,16 @@ fn text_report(
         }
         out.push_str(&table(&rows));
     }
-    let map = report::memory_map_text(program, plan);
+    out.push_str(&small_table(plan));
+    let map = report::memory_map_text_of(program, plan, |r| !small(r));
     let _ = write!(out, "\nmemory map:\n{map}");
     if !map.ends_with('\n') {
         out.push('\n');
     }
     // The map closes each region with its utilisation line; print only what it left out.
-    for u in report::utilisation(program, plan) {
+    for (region, u) in report::utilisation(program, plan).iter().enumerate() {
         let line = u.to_string();
-        if !map.contains(&line) {
+        if !small(region) && !map.contains(&line) {
             let _ = writeln!(out, "{line}");
         }
     }
@@ -413,10 +425,91 @@ fn text_report(
             let _ = writeln!(out, "  {v}");
         }
     }
+    out.push_str(&totals_text(&report::kernel_totals(plan)));
     if let Some(path) = svg {
         let _ = writeln!(out, "wrote {path}");
     }
     out
+}
+
+/// The small plain regions (mbarrier arrays, CLC contexts) in one table, or `""`.
+fn small_table(plan: &Plan) -> String {
+    let mut rows = vec![["allocation", "num", "unit", "align", "bytes"]
+        .map(String::from)
+        .to_vec()];
+    for (region, s) in plan.specs.iter().enumerate() {
+        if !report::is_small(plan, region) {
+            continue;
+        }
+        for a in plan.allocs.iter().filter(|a| a.region == region) {
+            rows.push(vec![
+                a.name.clone(),
+                a.num.to_string(),
+                a.unit.to_string(),
+                a.alignment.to_string(),
+                s.backing_units.to_string(),
+            ]);
+        }
+    }
+    if rows.len() == 1 {
+        return String::new();
+    }
+    format!(
+        "\nsmall allocations (plain shared memory, at most {} bytes each: mbarrier arrays, CLC contexts):\n{}",
+        report::SMALL_REGION_BYTES,
+        table(&rows)
+    )
+}
+
+/// The kernel's totals against the target's limits.
+fn totals_text(t: &report::KernelTotals) -> String {
+    let verdict = |fits: bool, need: u64, limit: u64, unit: &str| {
+        if fits {
+            "fits".to_string()
+        } else {
+            format!("does not fit: {} {unit} over", need.saturating_sub(limit))
+        }
+    };
+    let mut out = String::from("\n");
+    if !t.smem.is_empty() {
+        let _ = writeln!(
+            out,
+            "kernel: shared memory {} of {} bytes: {} (the allocations as Triton places them; its scratch for layout conversions comes on top)",
+            t.smem_bytes,
+            t.smem_limit,
+            verdict(t.smem_fits(), t.smem_bytes, t.smem_limit, "bytes")
+        );
+    }
+    if !t.tmem.is_empty() {
+        let _ = writeln!(
+            out,
+            "kernel: tensor memory {} of {} columns: {} (each region rounded to a tcgen05.alloc size)",
+            t.tmem_columns,
+            t.tmem_limit,
+            verdict(t.tmem_fits(), t.tmem_columns, t.tmem_limit, "columns")
+        );
+    }
+    out
+}
+
+/// The kernel's totals as JSON.
+fn totals_json(t: &report::KernelTotals) -> Value {
+    let placed = |p: &[report::Placed]| -> Vec<Value> {
+        p.iter()
+            .map(|r| json!({"name": r.name, "start": r.start, "size": r.size, "align": r.align, "aliased": r.aliased}))
+            .collect()
+    };
+    json!({
+        "smem_bytes": t.smem_bytes,
+        "smem_limit": t.smem_limit,
+        "smem_fits": t.smem_fits(),
+        "smem_regions": placed(&t.smem),
+        "tmem_columns": t.tmem_columns,
+        "tmem_limit": t.tmem_limit,
+        "tmem_fits": t.tmem_fits(),
+        "tmem_regions": placed(&t.tmem),
+        "fits": t.fits(),
+    })
 }
 
 fn json_report(
@@ -476,6 +569,7 @@ fn json_report(
         .collect();
     json!({
         "file": file,
+        "kernel": totals_json(&report::kernel_totals(plan)),
         "mode": match plan.mode { Mode::TlxCompatible => "tlx", Mode::Intended => "intended" },
         "target": plan.target.to_string(),
         "regions": regions,

@@ -69,15 +69,25 @@ const LETTERS: &str = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01234
 /// # Ok::<(), alias_alloc::AllocError>(())
 /// ```
 pub fn memory_map_text(program: &Program, plan: &Plan) -> String {
+    memory_map_text_of(program, plan, |_| true)
+}
+
+/// [`memory_map_text`] of the regions `keep` selects (by index in [`Plan::specs`]).
+pub fn memory_map_text_of(program: &Program, plan: &Plan, keep: impl Fn(usize) -> bool) -> String {
     let usage = utilisation(program, plan);
     let mut out = String::new();
     if plan.specs.is_empty() {
         out.push_str("no regions\n");
     }
+    let mut first = true;
     for (region, spec) in plan.specs.iter().enumerate() {
-        if region > 0 {
+        if !keep(region) {
+            continue;
+        }
+        if !first {
             out.push('\n');
         }
+        first = false;
         region_text(&mut out, program, plan, region, spec);
         if let Some(u) = usage.get(region) {
             let _ = writeln!(out, "{u}");

@@ -7,6 +7,8 @@
 //! | [`utilisation`] | per region: backing, used and unused units, holes per buffer group, a TMEM hint | `utilisation.rs` |
 //! | [`memory_map_text`] | one row per buffer with an ASCII bar over the backing | `memory_map.rs` |
 //! | [`memory_map_svg`] | the same map as a self-contained SVG with tooltips and a legend | `svg.rs` |
+//! | [`kernel_totals`] | the whole kernel: every region where it lands in SMEM and TMEM, totals against the limits | `totals.rs` |
+//! | [`kernel_svg`] | the kernel as two maps (SMEM, TMEM) above the charts of its large regions | `kernel_svg.rs` |
 //!
 //! Buffer `i` of an allocation occupies `[start, start + extent)` of its region: `start` from
 //! the plan's [`placement`](crate::AllocPlan::placement) (what the kernel does in the plan's
@@ -33,12 +35,16 @@
 //! # Ok::<(), alias_alloc::AllocError>(())
 //! ```
 
+mod kernel_svg;
 mod memory_map;
 mod svg;
+mod totals;
 mod utilisation;
 
-pub use memory_map::{memory_map_text, BAR_WIDTH, MAX_ROWS};
+pub use kernel_svg::kernel_svg;
+pub use memory_map::{memory_map_text, memory_map_text_of, BAR_WIDTH, MAX_ROWS};
 pub use svg::{memory_map_svg, PALETTE};
+pub use totals::{kernel_totals, KernelTotals, Placed};
 pub use utilisation::{utilisation, GroupUtilisation, TmemSuggestion, Utilisation};
 
 use crate::{AllocId, AllocPlan, GroupKind, Member, Mode, Plan, ReuseGroup, SpecPlan};
@@ -50,6 +56,30 @@ use crate::{AllocId, AllocPlan, GroupKind, Member, Mode, Plan, ReuseGroup, SpecP
 /// assert_eq!(alias_alloc::report::MAX_BUFFERS, 1 << 16);
 /// ```
 pub const MAX_BUFFERS: u64 = 1 << 16;
+
+/// Shared-memory regions of at most this many bytes without a reuse tree (mbarrier arrays, a
+/// CLC context) are listed in one table of small allocations rather than drawn one by one.
+pub const SMALL_REGION_BYTES: u64 = 1024;
+
+/// Whether region `region` of `plan` is a small plain one ([`SMALL_REGION_BYTES`]).
+///
+/// ```
+/// use alias_alloc::{report, DType, Mode, PlanOptions, Program, Storage};
+/// let mut p = Program::new();
+/// let s = p.storage_alias_spec("tiles", Storage::Smem, None)?;
+/// p.local_alloc("a", &[128, 128], DType::BF16, 1, s)?;
+/// let plan = p.plan(&PlanOptions::new(Mode::Intended))?;
+/// assert!(!report::is_small(&plan, 0));
+/// # Ok::<(), alias_alloc::AllocError>(())
+/// ```
+pub fn is_small(plan: &Plan, region: usize) -> bool {
+    plan.specs.get(region).is_some_and(|s| {
+        s.tree.is_none()
+            && matches!(s.origin, crate::Origin::Allocation(_))
+            && s.storage != crate::Storage::Tmem
+            && s.backing_units <= SMALL_REGION_BYTES
+    })
+}
 
 /// One buffer of one allocation in its region.
 #[derive(Debug, Clone)]

@@ -67,11 +67,29 @@ const GAP: u64 = 24;
 /// # Ok::<(), alias_alloc::AllocError>(())
 /// ```
 pub fn memory_map_svg(program: &Program, plan: &Plan) -> String {
+    memory_map_svg_of(program, plan, |_| true, None)
+}
+
+/// A picture drawn above the region charts: its SVG elements (placed from `y = 0`) and height.
+pub(crate) struct Header {
+    pub(crate) body: String,
+    pub(crate) height: u64,
+    pub(crate) width: u64,
+}
+
+/// [`memory_map_svg`] of the regions `keep` selects, below `header`.
+pub(crate) fn memory_map_svg_of(
+    program: &Program,
+    plan: &Plan,
+    keep: impl Fn(usize) -> bool,
+    header: Option<Header>,
+) -> String {
     let usage = utilisation(program, plan);
     let regions: Vec<Region<'_>> = plan
         .specs
         .iter()
         .enumerate()
+        .filter(|(i, _)| keep(*i))
         .map(|(i, spec)| Region::new(program, plan, i, spec, usage.get(i)))
         .collect();
     let label_chars = regions
@@ -87,12 +105,15 @@ pub fn memory_map_svg(program: &Program, plan: &Plan) -> String {
         .map(|t| 15 * t.chars().count() as u64 / 2 + 2 * PAD)
         .max()
         .unwrap_or(0);
-    let width = (left + PLOT_W + RIGHT).max(text_w);
+    let header_w = header.as_ref().map_or(0, |h| h.width);
+    let header_h = header.as_ref().map_or(0, |h| h.height);
+    let width = (left + PLOT_W + RIGHT).max(text_w).max(header_w);
     let legend_per_line = (width / LEGEND_W).max(1);
     let height = regions
         .iter()
         .map(|r| r.height(legend_per_line) + GAP)
         .sum::<u64>()
+        .saturating_add(header_h)
         .max(60);
 
     let mut s = String::new();
@@ -107,13 +128,16 @@ pub fn memory_map_svg(program: &Program, plan: &Plan) -> String {
             names.join(", ")
         ))
     );
-    if regions.is_empty() {
+    if let Some(h) = &header {
+        s.push_str(&h.body);
+    }
+    if regions.is_empty() && header.is_none() {
         let _ = writeln!(
             s,
             r#"<text x="{PAD}" y="20" font-size="12">no regions</text>"#
         );
     }
-    let mut top = PAD;
+    let mut top = PAD + header_h;
     for r in &regions {
         r.render(&mut s, top, left, legend_per_line);
         top += r.height(legend_per_line) + GAP;
