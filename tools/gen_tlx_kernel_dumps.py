@@ -3,7 +3,8 @@
 
 Compiles the TLX tutorial kernels that ship inside the ``fbtriton`` 3.7.4 wheel
 (``triton/language/extra/tlx/tutorials/``: Blackwell Flash-Attention forward and
-backward, 1-CTA and 2-CTA, the mxfp8 variant, the legacy ``reuse=<buffer>`` kernels)
+backward, 1-CTA and 2-CTA, the mxfp8 variant, the legacy ``reuse=<buffer>`` kernels,
+HSTU cross-attention; several of them under more than one autotune config)
 for ``cuda:100`` on a machine WITHOUT a GPU, and keeps, per kernel, the module
 
 * ``before.mlir``  — as ``tlx-storage-alias-lowering`` receives it,
@@ -16,12 +17,12 @@ prints for a user.
 
 How it reaches the TTGIR passes without a GPU:
 
-* ``torch`` is replaced by a stub module (the tutorials import it at module level
-  and use it only on the host path we never run);
+* ``torch`` (and ``pytest``, ``triton._internal_testing``) is replaced by a stub module
+  (the tutorials import it at module level and use it only on the host path we never run);
 * the active Triton driver is a stub that answers ``cuda:100``;
 * each kernel is compiled with ``triton.compile(ASTSource(...), target=...)`` for
-  ONE fixed autotune config (the ``triton.Config`` the tutorial lists first after
-  its own pruning), with tensor descriptors typed by hand;
+  ONE fixed autotune config (the first ``triton.Config`` of the tutorial whose kwargs
+  match the entry's ``config``), with tensor descriptors typed by hand;
 * ``MLIR_ENABLE_DUMP=1`` makes the pass manager print the module before every
   pass; the run is stopped after ``tlx-rewrite-local-alias`` by raising from a
   pass-manager hook is not possible, so compilation goes on until it fails or
@@ -68,16 +69,23 @@ def desc(dtype, shape):
     return f"tensordesc<{dtype}[{','.join(str(d) for d in shape)}]>"
 
 
-def fa_fwd_sig(c, q="bf16", o="bf16", hd=128):
+def fa_fwd_sig(c, q="bf16", o="bf16", hd=None):
+    hd = hd or c.get("HEAD_DIM", 128)
     split = c["BLOCK_M"] // c["NUM_MMA_GROUPS"]
+    v_block = [c["BLOCK_N"], hd]
+    if c.get("FP8_OUTPUT"):
+        # q.dtype == float8_e5m2: o = empty_like(q), and V is passed transposed.
+        q = o = "fp8e5"
+        v_block = [hd, c["BLOCK_N"]]
     return {
         "sm_scale": "fp32", "M": "*fp32", "Z": "i32", "H": "i32", "N_CTX": "i32",
         "desc_q": desc(q, [split, hd]), "desc_k": desc(q, [c["BLOCK_N"], hd]),
-        "desc_v": desc(q, [c["BLOCK_N"], hd]), "desc_o": desc(o, [split, hd]),
+        "desc_v": desc(q, v_block), "desc_o": desc(o, [split, hd]),
     }
 
 
-def fa_bwd_sig(c, hd=128):
+def fa_bwd_sig(c, hd=None):
+    hd = hd or c.get("HEAD_DIM", 128)
     ctas = c["NUM_CTAS"]
     m1, n1 = c["BLOCK_M1"], c["BLOCK_N1"]
     dq_cols = hd // c["EPILOGUE_SUBTILE"] if ctas > 1 else c["DQ_REDUCE_NCOL"]
@@ -136,6 +144,27 @@ def mxfp8_bwd_sig(c, hd=128):
         "desc_do_dv_scale": desc("u8", [1, rep_h, rep_m, 2, 256]),
     }
     return sig
+
+
+def cross_attn_sig(c, q_rows, hd=128, dv=128):
+    """HSTU cross-attention (``triton_hstu_cross_attn_fwd``): bf16 q/k/v/out, int64 offsets."""
+    return {
+        "alpha": "fp32", "Z": "i32", "H": "i32",
+        "desc_q": desc("bf16", [q_rows, hd]), "desc_k": desc("bf16", [c["BLOCK_N"], hd]),
+        "desc_v": desc("bf16", [c["BLOCK_N"], dv]), "Out": "*bf16",
+        "seq_offsets_q": "*i64", "seq_offsets": "*i64", "max_seq_len": "i32",
+        "stride_qh": "i32", "stride_kh": "i32", "stride_vh": "i32", "stride_om": "i32", "stride_oh": "i32",
+    }
+
+
+def cross_attn_single_q_sig(c):
+    # _host_descriptor_pre_hook_ws: Q's block is the whole BLOCK_M.
+    return cross_attn_sig(c, c["BLOCK_M"])
+
+
+def cross_attn_pipeline_sig(c):
+    # _host_descriptor_pre_hook: Q's block is BLOCK_M / NUM_MMA_GROUPS.
+    return cross_attn_sig(c, c["BLOCK_M"] // c["NUM_MMA_GROUPS"])
 
 
 def triple_gemm_sig(_c):
@@ -206,6 +235,100 @@ KERNELS = {
         "options": {"num_warps": 4, "num_stages": 2},
         "signature": triple_gemm_sig,
     },
+    # FA forward, pipelined (not persistent): legacy ``reuse=qk_tiles`` — bf16 P (4 buffers)
+    # and alpha (256 buffers of 128x1 f32) over two f32 128x128 QK tiles (l, m are dead code);
+    # the same allocations as fa_ws_legacy_reuse, pipelined code.
+    "fa_ws_pipelined": {
+        "file": "blackwell_fa_ws_pipelined.py", "kernel": "_attn_fwd_ws",
+        "constexprs": {"HEAD_DIM": 128, "FP8_OUTPUT": False, "STAGE": 1},
+        "config": {},
+        "signature": fa_fwd_sig,
+    },
+    # The same with float8_e5m2 inputs (FP8_OUTPUT): P is an f8E5M2 view of the f32 QK tiles.
+    "fa_ws_pipelined_fp8": {
+        "file": "blackwell_fa_ws_pipelined.py", "kernel": "_attn_fwd_ws",
+        "constexprs": {"HEAD_DIM": 128, "FP8_OUTPUT": True, "STAGE": 1},
+        "config": {},
+        "signature": fa_fwd_sig,
+    },
+    # FA forward, persistent (not pipelined): legacy ``reuse=qk_tiles`` for bf16 P and alpha.
+    "fa_ws_persistent": {
+        "file": "blackwell_fa_ws_persistent.py", "kernel": "_attn_fwd_ws",
+        "constexprs": {"HEAD_DIM": 128, "FP8_OUTPUT": False, "STAGE": 1},
+        "config": {},
+        "signature": fa_fwd_sig,
+    },
+    # fa_fwd_persistent, causal (STAGE 3, GROUP_SIZE_N 4) with RESCALE_OPT + USE_WHERE and
+    # warp barriers: the same TMEM spec and allocations; other code and barrier counts.
+    "fa_fwd_persistent_rescale": {
+        "file": "blackwell_fa_ws_pipelined_persistent.py", "kernel": "_attn_fwd_ws",
+        "constexprs": {"HEAD_DIM": 128, "STAGE": 3},
+        "config": {"NUM_BUFFERS_KV": 3, "GROUP_SIZE_N": 4, "RESCALE_OPT": True, "USE_WHERE": True,
+                   "USE_WARP_BARRIER": True},
+        "signature": fa_fwd_sig,
+    },
+    # fa_fwd_persistent at HEAD_DIM 64 (the config the pruning keeps: 6 KV buffers): the same
+    # TMEM spec beside a 128x64 accumulator and a deeper SMEM ring.
+    "fa_fwd_persistent_hd64": {
+        "file": "blackwell_fa_ws_pipelined_persistent.py", "kernel": "_attn_fwd_ws",
+        "constexprs": {"HEAD_DIM": 64, "STAGE": 1},
+        "config": {"NUM_BUFFERS_KV": 6, "GROUP_SIZE_N": 1, "RESCALE_OPT": False, "USE_WARP_BARRIER": False},
+        "signature": fa_fwd_sig,
+    },
+    # fa_bwd_1cta with warp barriers (the tutorial's second 1-CTA config): the same two TMEM
+    # specs and legacy ``reuse=`` of the K/V tiles; only barrier arrive counts differ.
+    "fa_bwd_1cta_warp_barrier": {
+        "file": "blackwell_fa_ws_pipelined_persistent.py", "kernel": "_attn_bwd_ws",
+        "constexprs": {"HEAD_DIM": 128, "STAGE": 1, "BLK_SLICE_FACTOR": 2},
+        "config": {"NUM_CTAS": 1, "USE_WARP_BARRIER": True},
+        "signature": fa_bwd_sig,
+    },
+    # fa_bwd_1cta at HEAD_DIM 64: two TMEM specs, and the dK/dV store buffers (128x64) cover
+    # the 128x64 K/V tiles they reuse exactly.
+    "fa_bwd_1cta_hd64": {
+        "file": "blackwell_fa_ws_pipelined_persistent.py", "kernel": "_attn_bwd_ws",
+        "constexprs": {"HEAD_DIM": 64, "STAGE": 1, "BLK_SLICE_FACTOR": 2},
+        "config": {"NUM_CTAS": 1, "USE_WARP_BARRIER": False},
+        "signature": fa_bwd_sig,
+    },
+    # fa_clc, causal with RESCALE_OPT and warp barriers: the same TMEM spec and allocations.
+    "fa_clc_rescale": {
+        "file": "blackwell_fa_clc.py", "kernel": "_attn_fwd_clc",
+        "constexprs": {"HEAD_DIM": 128, "STAGE": 3, "NUM_SMS": 148, "NUM_CLC_STAGES": 1},
+        "config": {"NUM_BUFFERS_KV": 3, "GROUP_SIZE_N": 4, "RESCALE_OPT": True, "USE_WHERE": False,
+                   "USE_WARP_BARRIER": True},
+        "signature": fa_fwd_sig,
+    },
+    # HSTU cross-attention, one Q tile: legacy ``reuse=qk_tiles``, bf16 P (4 buffers) over
+    # two f32 128x128 QK tiles.
+    "cross_attention": {
+        "file": "blackwell-cross-attention.py", "kernel": "_attn_fwd_single_q",
+        "constexprs": {"AUTOTUNE_MAX_Q_LEN": 256, "HEAD_DIM": 128, "BLOCK_D_V": 128},
+        "config": {"BLOCK_M": 128, "BLOCK_N": 128, "NUM_BUFFERS_KV": 3},
+        "signature": cross_attn_single_q_sig,
+    },
+    # The same with its smallest config (BLOCK_M = BLOCK_N = 64): P and QK are 64x64 tiles.
+    "cross_attention_m64": {
+        "file": "blackwell-cross-attention.py", "kernel": "_attn_fwd_single_q",
+        "constexprs": {"AUTOTUNE_MAX_Q_LEN": 256, "HEAD_DIM": 128, "BLOCK_D_V": 128},
+        "config": {"BLOCK_M": 64, "BLOCK_N": 64},
+        "signature": cross_attn_single_q_sig,
+    },
+    # HSTU cross-attention, pipelined over two Q halves: legacy ``reuse=qk_tiles``, bf16 P
+    # (4 buffers) over two f32 128x128 QK tiles.
+    "cross_attention_pipeline": {
+        "file": "blackwell-cross-attention.py", "kernel": "_attn_fwd_pipeline",
+        "constexprs": {"AUTOTUNE_MAX_Q_LEN": 256, "HEAD_DIM": 128, "BLOCK_D_V": 128},
+        "config": {"BLOCK_M": 256, "BLOCK_N": 128},
+        "signature": cross_attn_pipeline_sig,
+    },
+    # The same with BLOCK_M 128, BLOCK_N 64: P and QK are 64x64 tiles.
+    "cross_attention_pipeline_n64": {
+        "file": "blackwell-cross-attention.py", "kernel": "_attn_fwd_pipeline",
+        "constexprs": {"AUTOTUNE_MAX_Q_LEN": 256, "HEAD_DIM": 128, "BLOCK_D_V": 128},
+        "config": {"BLOCK_M": 128, "BLOCK_N": 64},
+        "signature": cross_attn_pipeline_sig,
+    },
 }
 
 
@@ -235,12 +358,15 @@ class _Anything:
 
 
 class _StubFinder:
-    """Imports ``torch``, ``torchao`` and their submodules as stubs."""
+    """Imports ``torch``, ``torchao``, ``pytest`` and their submodules as stubs, and
+    ``triton._internal_testing`` (it needs numpy; the tutorials only call its ``is_*``
+    predicates at import time)."""
 
-    ROOTS = ("torch", "torchao")
+    ROOTS = ("torch", "torchao", "pytest")
+    MODULES = ("triton._internal_testing", )
 
     def find_spec(self, name, path=None, target=None):
-        if name.split(".")[0] not in self.ROOTS:
+        if name.split(".")[0] not in self.ROOTS and name not in self.MODULES:
             return None
         return importlib.util.spec_from_loader(name, self, is_package=True)
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 /// The committed kernels, one folder each.
-pub const KERNELS: [&str; 8] = [
+pub const KERNELS: [&str; 20] = [
     "fa_fwd_persistent",
     "fa_bwd_1cta",
     "fa_bwd_2cta",
@@ -13,6 +13,18 @@ pub const KERNELS: [&str; 8] = [
     "fa_clc",
     "fa_ws_legacy_reuse",
     "triple_gemm_multiphase",
+    "fa_ws_pipelined",
+    "fa_ws_pipelined_fp8",
+    "fa_ws_persistent",
+    "fa_fwd_persistent_rescale",
+    "fa_fwd_persistent_hd64",
+    "fa_bwd_1cta_warp_barrier",
+    "fa_bwd_1cta_hd64",
+    "fa_clc_rescale",
+    "cross_attention",
+    "cross_attention_m64",
+    "cross_attention_pipeline",
+    "cross_attention_pipeline_n64",
 ];
 
 /// The path of a kernel's module at `stage`: `before` (what `tlx-storage-alias-lowering`
