@@ -157,6 +157,21 @@ impl Allocation {
                     .find(|&w| row_bytes >= u64::from(w) && row_bytes % u64::from(w) == 0)
                     .filter(|_| rows >= 8)
                     .unwrap_or(0);
+                if bits < 8 {
+                    // A sub-byte type (i4, f4E2M1FN): TLX's builder makes `elementBitWidth = 4`,
+                    // which fbtriton 3.7.4 verifies and plans (Triton 3.9's Gluon has no such
+                    // NVMMA layout, so `NvmmaShared::new` refuses it). Planned by its size and
+                    // its swizzle's alignment; it has no element layout (two elements share a
+                    // byte), so no address map either.
+                    return Ok(AllocLayout::Shared(SharedEncoding::Nvmma(NvmmaShared {
+                        swizzle_bytes: swizzle,
+                        element_bits: bits,
+                        transposed: false,
+                        fp4_padded: false,
+                        cga_layout: vec![],
+                        rank: None,
+                    })));
+                }
                 NvmmaShared::new(swizzle, bits, false, false, vec![])
                     .map(|n| AllocLayout::Shared(SharedEncoding::Nvmma(n)))
                     .map_err(|source| self.layout_error(source))

@@ -164,6 +164,11 @@ fn build(alloc: &Allocation, buffers: BufferMap) -> Result<Option<AddressMap>, A
         // `ld/st.shared.v2.b64`; no element layout addresses it.
         return Ok(None);
     }
+    if alloc.storage != crate::Storage::Tmem && bits < 8 {
+        // Two sub-byte elements (i4, f4E2M1FN) share a byte: no element layout addresses one
+        // (Triton 3.9 has no 4-bit NVMMA layout; TLX's 4-bit attribute is planned by size).
+        return Ok(None);
+    }
     if alloc.storage != crate::Storage::Tmem && alloc.elements() == 1 {
         // One element per buffer (an mbarrier): no offset bits for a layout to map — Gluon
         // refuses such a shared layout — and nothing to map: the element is the buffer start.

@@ -1,5 +1,7 @@
-//! [`Cursor`]: the one tokenizer for MLIR text in this workspace — layout attributes
-//! (`#ttg.blocked<{…}>`), `#ttg.linear` layouts, and the TTGIR modules they sit in.
+//! [`Cursor`]: the character-level cursor of the attribute grammar — layout attributes
+//! (`#ttg.blocked<{…}>`) and `#ttg.linear` layouts. Modules are tokenized by
+//! [`crate::mlir::lexer`]; both follow MLIR's LangRef identifier rules
+//! ([`is_bare_id_start`], [`is_bare_id_char`]), so a name reads the same in both.
 //!
 //! It moves over the text token by token (blanks skipped), says what it found in the words an
 //! error message needs (`'foo'`, `'{'`, `end of input`), and places every error at a 1-based
@@ -27,6 +29,7 @@
 use std::fmt;
 
 use crate::error::LayoutError;
+use crate::mlir::lexer::{is_bare_id_char, is_bare_id_start};
 
 /// A position in MLIR text, moved token by token. See the [module docs](self).
 #[derive(Debug, Clone)]
@@ -100,15 +103,17 @@ impl<'a> Cursor<'a> {
         self.take_while(|c| c.is_ascii_digit())
     }
 
-    /// `#name` with dots (`#ttg.blocked`, `#blocked`) after blanks, or `""` when no `#` is next.
+    /// `#` and a bare identifier (`#ttg.blocked`, `#blocked`: LangRef's `bare-id`, dots
+    /// included) after blanks, or `""` when no `#` is next.
     pub fn hash_name(&mut self) -> &'a str {
         self.skip_ws();
-        if !self.rest().starts_with('#') {
+        let rest = self.rest();
+        if !rest.starts_with('#') || !rest.get(1..).is_some_and(|r| r.starts_with(is_bare_id_start)) {
             return "";
         }
         let start = self.pos;
         self.pos += 1;
-        self.take_while(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+        self.take_while(is_bare_id_char);
         self.text.get(start..self.pos).unwrap_or("")
     }
 

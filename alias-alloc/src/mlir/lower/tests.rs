@@ -177,10 +177,12 @@ fn intended_lowering_indexes_the_explicit_slots() {
             }
             checked += 1;
         }
-        assert!(
-            checked > 0 || kernel == "fa_ws_legacy_reuse",
-            "{kernel}: nothing checked"
-        );
+        // Kernels that alias only through legacy `reuse=` views have no spec to lower.
+        let has_spec = m
+            .allocs
+            .iter()
+            .any(|a| a.op == AllocOp::StorageAliasLocalAlloc);
+        assert!(checked > 0 || !has_spec, "{kernel}: nothing checked");
     }
 }
 
@@ -190,13 +192,18 @@ fn intended_lowering_indexes_the_explicit_slots() {
 /// fails, TLX mode fails with its text.
 #[test]
 fn reproduces_the_pass_on_the_forks_lit_tests() {
-    let path =
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/tlx_lit/cases.json");
-    let text = std::fs::read_to_string(&path).unwrap();
-    let data: serde_json::Value = serde_json::from_str(&text).unwrap();
+    // The lit cases, and the sub-byte cases (`tools/gen_tlx_subbyte_goldens.py`: i4 and
+    // f4E2M1FN allocations with the 4-bit NVMMA layout TLX builds), in one schema.
+    let mut cases = Vec::new();
+    for file in ["tests/data/tlx_lit/cases.json", "tests/data/tlx_subbyte/cases.json"] {
+        let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let data: serde_json::Value = serde_json::from_str(&text).unwrap();
+        cases.extend(data["cases"].as_array().unwrap().iter().cloned());
+    }
     let mut bad = Vec::new();
     let mut checked = 0;
-    for case in data["cases"].as_array().unwrap() {
+    for case in &cases {
         let exp = &case["expected"];
         if exp["parsed"] != true {
             continue;
@@ -241,7 +248,7 @@ fn reproduces_the_pass_on_the_forks_lit_tests() {
             }
         }
     }
-    assert!(checked >= 59, "{checked} cases checked");
+    assert!(checked >= 59 + 4, "{checked} cases checked");
     assert!(
         bad.is_empty(),
         "{} of {checked}:\n{}",

@@ -1,0 +1,144 @@
+#!/usr/bin/env python3
+"""Golden-data generator: sub-byte element types (i4, f4E2M1FN) in storage-alias specs.
+
+TLX's ``local_alloc`` of a sub-byte type in shared memory takes the default NVMMA
+layout that Triton's ``NVMMASharedEncodingAttr`` builder gives it — ``elementBitWidth
+= 4``, the widest swizzle (128, 64, 32 B) that divides the contiguous row, none below 8
+rows (``include/triton/Dialect/TritonGPU/IR/TritonGPUAttrDefs.td`` of the fork,
+transcribed in ``nvmma_default`` below). Triton 3.9's Gluon has no such layout
+(``NVMMASharedLayout(element_bitwidth=4)`` fails its assertion), but fbtriton 3.7.4
+verifies and plans it. Each case here is a TTGIR module with such allocations in a
+``tlx.storage_alias_spec``, run through the REAL ``tlx-storage-alias-lowering`` of the
+``fbtriton`` 3.7.4 wheel (the worker of ``gen_tlx_alias_goldens.py``); what the pass
+did goes to ``alias-alloc/tests/data/tlx_subbyte/cases.json`` in the schema of the lit
+goldens (``gen_tlx_lit_goldens.py``).
+
+How to run::
+
+    /root/fbvenv/bin/python tools/gen_tlx_subbyte_goldens.py
+"""
+
+import argparse
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+from gen_tlx_alias_goldens import Worker, diagnostics  # noqa: E402
+
+DEFAULT_OUT = os.path.join(HERE, "..", "alias-alloc", "tests", "data", "tlx_subbyte", "cases.json")
+BITS = {"i4": 4, "f4E2M1FN": 4, "i8": 8, "bf16": 16, "f16": 16, "f32": 32}
+
+
+def nvmma_default(shape, elem):
+    """The attribute Triton's NVMMASharedEncodingAttr builder makes for a row-major tile."""
+    bits = BITS[elem]
+    contig = shape[-1] * bits // 8
+    swizzle = 0
+    for w in (128, 64, 32):
+        if contig >= w and contig % w == 0:
+            swizzle = w
+            break
+    outer = 1
+    for d in shape[:-1]:
+        outer *= d
+    if len(shape) < 2 or outer < 8:
+        swizzle = 0
+    return f"#ttg.nvmma_shared<{{swizzlingByteWidth = {swizzle}, transposed = false, elementBitWidth = {bits}}}>"
+
+
+def memdesc(num, shape, elem):
+    dims = "x".join(str(d) for d in [num] + shape)
+    return f"!ttg.memdesc<{dims}x{elem}, {nvmma_default(shape, elem)}, #smem, mutable>"
+
+
+def one(shape, elem):
+    dims = "x".join(str(d) for d in shape)
+    return f"!ttg.memdesc<{dims}x{elem}, {nvmma_default(shape, elem)}, #smem, mutable>"
+
+
+# (name, [(alloc, num, shape, elem)], tree) where tree names allocations and nests
+# ("shared"|"distinct", [members], group_size).
+CASES = [
+    ("i4_shared_with_bf16", [("a", 2, [64, 64], "i4"), ("b", 2, [64, 64], "bf16")],
+     ("shared", ["a", "b"], 1)),
+    ("f4_distinct_with_i4", [("a", 2, [128, 128], "f4E2M1FN"), ("b", 2, [128, 256], "i4")],
+     ("distinct", ["a", "b"], 1)),
+    ("i4_narrow_rows_unswizzled", [("a", 4, [8, 16], "i4"), ("b", 4, [8, 16], "f16")],
+     ("distinct", ["a", "b"], 1)),
+    ("f4_subtiles_in_a_shared_group",
+     [("a", 2, [128, 64], "bf16"), ("b", 4, [128, 64], "f4E2M1FN"), ("c", 2, [128, 1], "f32")],
+     ("shared", ["a", ("distinct", [("shared", ["b"], 2), "c"], 1)], 1)),
+]
+
+
+def module(name, allocs, tree):
+    lines = ["#smem = #ttg.shared_memory",
+             'module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:100"} {',
+             f"  tt.func @{name}(%i: i32) {{",
+             "    %spec = tlx.storage_alias_spec storage = smem : !tlx.storage_alias_spec<smem>"]
+    types = {}
+    for (a, num, shape, elem) in allocs:
+        types[a] = memdesc(num, shape, elem)
+        lines.append(f"    %{a} = tlx.storage_alias_local_alloc %spec : !tlx.storage_alias_spec<smem> -> {types[a]}")
+    counter = [0]
+
+    def group(t):
+        kind, members, size = t
+        names, tys = [], []
+        for m in members:
+            if isinstance(m, tuple):
+                g, gt = group(m)
+                names.append(g)
+                tys.append(gt)
+            else:
+                names.append(f"%{m}")
+                tys.append(types[m])
+        g = f"%g{counter[0]}"
+        counter[0] += 1
+        attrs = f"group_kind = {kind}" + (f", group_size = {size}" if size > 1 else "")
+        gt = f"!tlx.reuse_group<{kind}>"
+        lines.append(f"    {g} = tlx.reuse_group({', '.join(names)}) {attrs} : ({', '.join(tys)}) -> {gt}")
+        return g, gt
+
+    g, gt = group(tree)
+    lines.append(f"    tlx.set_buffer_overlap(%spec, {g}) : (!tlx.storage_alias_spec<smem>, {gt}) -> ()")
+    for (a, num, shape, elem) in allocs:
+        lines.append(f"    %{a}_i = ttg.memdesc_index %{a}[%i] : {types[a]} -> {one(shape, elem)}")
+    lines += ["    tt.return", "  }", "}", ""]
+    return "\n".join(lines)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", default=DEFAULT_OUT)
+    args = ap.parse_args()
+    import triton
+    worker = Worker(sys.executable)
+    out = []
+    try:
+        for i, (name, allocs, tree) in enumerate(CASES):
+            mlir = module(name, allocs, tree)
+            res = worker.run(mlir)
+            errors, warnings = diagnostics(res.get("stderr", ""))
+            exp = {"parsed": bool(res.get("parsed")), "ok": bool(res.get("ran")), "lowered": res.get("out"),
+                   "errors": errors, "warnings": warnings}
+            out.append({"file": name, "index": i, "mlir": mlir, "expected": exp})
+            print(f"{name}: parsed={exp['parsed']} ok={exp['ok']} errors={errors}")
+    finally:
+        worker.close()
+    os.makedirs(os.path.dirname(args.out), exist_ok=True)
+    with open(args.out, "w") as f:
+        json.dump({"generator": "tools/gen_tlx_subbyte_goldens.py", "fbtriton_version": triton.__version__,
+                   "cases": out}, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2 and sys.argv[1] == "--worker":
+        from gen_tlx_alias_goldens import worker_main
+        worker_main(sys.argv[2])
+    else:
+        main()
