@@ -12,6 +12,11 @@ fn err(text: &str) -> (usize, usize, String) {
             message,
         }) => (line, column, message),
         Err(AllocError::Syntax(e)) => (e.line, e.column, e.kind.to_string()),
+        Err(AllocError::Located {
+            line,
+            column,
+            error,
+        }) => (line, column, error.to_string()),
         other => panic!("expected an MLIR error, got {other:?}"),
     }
 }
@@ -63,6 +68,17 @@ fn bad_types_and_layouts_are_placed() {
     let (line, _, message) = err("module {\n  %a = ttg.local_alloc : () -> !ttg.memdesc<4xf32, #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>, #ttg.shared_memory, mutable>\n}\n");
     assert_eq!(line, 2);
     assert!(message.contains("register layout"), "{message}");
+    // The layout's own error keeps its type across the crate border.
+    match read_module("module {\n  %a = ttg.local_alloc : () -> !ttg.memdesc<4xf32, #ttg.blocked<{sizePerThread = [1], threadsPerWarp = [32], warpsPerCTA = [4], order = [0]}>, #ttg.shared_memory, mutable>\n}\n") {
+        Err(AllocError::Located { error, .. }) => match *error {
+            AllocError::InvalidLayout { alloc, source } => {
+                assert_eq!(alloc, "a");
+                assert!(matches!(*source, linear_layout::LayoutError::InvalidParameter { param: "encoding", .. }), "{source}");
+            }
+            other => panic!("{other:?}"),
+        },
+        other => panic!("{other:?}"),
+    }
     let (_, _, message) = err("module {\n  %a = ttg.local_alloc : () -> !ttg.memdesc<4xq7, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #ttg.shared_memory, mutable>\n}\n");
     assert!(message.contains("unknown dtype 'q7'"), "{message}");
     let (line, column, message) = err(

@@ -5,6 +5,7 @@
 use std::fmt;
 
 use linear_layout::families::{Encoding, SharedEncoding, SwizzledShared};
+use linear_layout::LayoutError;
 
 use super::scan::split_top_level;
 use crate::{AllocLayout, CtaMode, DType, Storage};
@@ -128,13 +129,17 @@ impl MemDesc {
     /// The allocation layout its encoding gives. TLX's `ctaMode = twocta_lhs|twocta_rhs` key of
     /// `#ttng.tensor_memory_encoding` becomes the [`CtaMode`]; `#tlx.dummy_tmem_layout<>` is
     /// [`AllocLayout::DummyTmem`].
-    pub fn layout(&self) -> Result<AllocLayout, String> {
+    ///
+    /// Errors: the [`LayoutError`] of the attribute (its parse or its family's checks), or
+    /// [`LayoutError::InvalidParameter`] for an encoding no allocation can have (a register
+    /// layout, an unknown `ctaMode`, a swizzle across the buffer dim).
+    pub fn layout(&self) -> Result<AllocLayout, LayoutError> {
         let text = self.encoding_text.trim();
         if text.starts_with("#tlx.dummy_tmem_layout") {
             return Ok(AllocLayout::DummyTmem);
         }
         let (text, mode) = strip_cta_mode(text)?;
-        match Encoding::from_mlir(&text).map_err(|e| e.to_string())? {
+        match Encoding::from_mlir(&text)? {
             Encoding::Shared(SharedEncoding::Swizzled(s))
                 if s.order.len() == self.shape.len()
                     && self.shape.len() >= 2
@@ -146,10 +151,13 @@ impl MemDesc {
             Encoding::Shared(s) => Ok(AllocLayout::Shared(s)),
             Encoding::TensorMemory(tm) => Ok(AllocLayout::Tmem(tm, mode)),
             Encoding::TensorMemoryScales(s) => Ok(AllocLayout::TmemScales(s)),
-            Encoding::Distributed(_) => Err(format!(
-                "'{}' is a register layout; an allocation needs a shared or tensor-memory one",
-                self.encoding
-            )),
+            Encoding::Distributed(_) => Err(LayoutError::InvalidParameter {
+                family: "memdesc",
+                param: "encoding",
+                value: self.encoding.clone(),
+                reason: "a register layout; an allocation needs a shared or tensor-memory one"
+                    .into(),
+            }),
         }
     }
 }
@@ -160,20 +168,25 @@ impl MemDesc {
     /// (`maxPhase = 1`) and with the buffer dim slowest, buffer `i` is a contiguous block laid
     /// out in the remaining order; otherwise the element layout of buffer `i` depends on `i`,
     /// which no per-buffer layout can say, and it is refused.
-    fn one_buffer_of(&self, s: SwizzledShared) -> Result<SwizzledShared, String> {
+    fn one_buffer_of(&self, s: SwizzledShared) -> Result<SwizzledShared, LayoutError> {
         if s.max_phase != 1 || s.order.last() != Some(&0) || !s.cga_layout.is_empty() {
-            return Err(format!(
-                "'{}' spans the buffer dim of {self} with a swizzle: buffer i's element layout would depend on i",
-                self.encoding
-            ));
+            return Err(LayoutError::InvalidParameter {
+                family: "swizzled_shared",
+                param: "order",
+                value: format!("{:?}", s.order),
+                reason: format!(
+                    "'{}' spans the buffer dim of {self} with a swizzle: buffer i's element layout would depend on i",
+                    self.encoding
+                ),
+            });
         }
         let order = s.order.iter().filter(|&&d| d != 0).map(|d| d - 1).collect();
-        SwizzledShared::new(s.vec, s.per_phase, 1, order, vec![]).map_err(|e| e.to_string())
+        SwizzledShared::new(s.vec, s.per_phase, 1, order, vec![])
     }
 }
 
 /// Removes TLX's `, ctaMode = …` from a tensor-memory encoding and says which mode it named.
-fn strip_cta_mode(text: &str) -> Result<(String, CtaMode), String> {
+fn strip_cta_mode(text: &str) -> Result<(String, CtaMode), LayoutError> {
     let Some(at) = text.find("ctaMode") else {
         return Ok((text.to_string(), CtaMode::Default));
     };
@@ -193,9 +206,12 @@ fn strip_cta_mode(text: &str) -> Result<(String, CtaMode), String> {
         "twocta_rhs" => CtaMode::TwoCtaRhs,
         "default" => CtaMode::Default,
         other => {
-            return Err(format!(
-                "unknown ctaMode '{other}' (expected default, twocta_lhs or twocta_rhs)"
-            ))
+            return Err(LayoutError::InvalidParameter {
+                family: "tensor_memory_encoding",
+                param: "ctaMode",
+                value: other.to_string(),
+                reason: "expected default, twocta_lhs or twocta_rhs".into(),
+            })
         }
     };
     Ok((format!("{before}{}", after.get(len..).unwrap_or("")), mode))
@@ -229,7 +245,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_what_tlx_prints() -> Result<(), String> {
+    fn reads_what_tlx_prints() -> Result<(), Box<dyn std::error::Error>> {
         let mut aliases = Aliases::default();
         aliases.define("#smem", "#ttg.shared_memory");
         aliases.define(

@@ -441,9 +441,15 @@ impl Reader {
         }
         let (num, shape) = memdesc.buffers();
         let dtype = memdesc.dtype().map_err(|e| at_op(op, e))?;
-        let layout = memdesc
-            .layout()
-            .map_err(|e| at_op(op, format!("the layout of %{ssa}: {e}")))?;
+        let layout = memdesc.layout().map_err(|source| {
+            located(
+                op,
+                AllocError::InvalidLayout {
+                    alloc: ssa.clone(),
+                    source: Box::new(source),
+                },
+            )
+        })?;
         let line = op.position().0;
         let name = self.unique_name(&ssa, line);
         let mut allocation = Allocation {

@@ -108,7 +108,11 @@ impl<'a> Cursor<'a> {
     pub fn hash_name(&mut self) -> &'a str {
         self.skip_ws();
         let rest = self.rest();
-        if !rest.starts_with('#') || !rest.get(1..).is_some_and(|r| r.starts_with(is_bare_id_start)) {
+        if !rest.starts_with('#')
+            || !rest
+                .get(1..)
+                .is_some_and(|r| r.starts_with(is_bare_id_start))
+        {
             return "";
         }
         let start = self.pos;

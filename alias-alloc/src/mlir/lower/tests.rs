@@ -195,7 +195,10 @@ fn reproduces_the_pass_on_the_forks_lit_tests() {
     // The lit cases, and the sub-byte cases (`tools/gen_tlx_subbyte_goldens.py`: i4 and
     // f4E2M1FN allocations with the 4-bit NVMMA layout TLX builds), in one schema.
     let mut cases = Vec::new();
-    for file in ["tests/data/tlx_lit/cases.json", "tests/data/tlx_subbyte/cases.json"] {
+    for file in [
+        "tests/data/tlx_lit/cases.json",
+        "tests/data/tlx_subbyte/cases.json",
+    ] {
         let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(file);
         let text = std::fs::read_to_string(&path).unwrap();
         let data: serde_json::Value = serde_json::from_str(&text).unwrap();
