@@ -593,3 +593,56 @@ fn tmem_columns_need_no_alignment_unless_asked() {
     assert_eq!(cell(&out, "p_tiles", REWRITE), "slot(i) = 1 + (2):(4)");
     assert!(out.contains("\nchecker: ok\n"), "{out}");
 }
+
+/// A real kernel's report ends with its totals: the allocations placed as Triton's allocator
+/// places them (fbtriton 3.7.4 compiles the multiphase GEMM to 230,268 bytes in TLX mode and
+/// 197,500 in Intended mode: 516 bytes of layout-conversion scratch on top of these), and the
+/// same numbers in `--json`.
+#[test]
+fn kernel_totals_end_the_report() {
+    let path = kernel("triple_gemm_multiphase");
+    let tlx = ok(&["plan", &path, "--mode", "tlx"]);
+    let last: Vec<&str> = tlx.lines().rev().take(2).collect();
+    assert!(
+        last[1].starts_with("kernel: shared memory 229752 of 232448 bytes: fits"),
+        "{tlx}"
+    );
+    assert!(
+        last[0].starts_with("kernel: tensor memory 384 of 512 columns: fits"),
+        "{tlx}"
+    );
+    let intended = ok(&["plan", &path]);
+    assert!(
+        intended.contains("kernel: shared memory 196984 of 232448 bytes: fits"),
+        "{intended}"
+    );
+    // The mbarrier arrays are rows of one table, not regions.
+    assert!(
+        intended.contains("small allocations (plain shared memory"),
+        "{intended}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&ok(&["plan", &path, "--json"])).expect("JSON");
+    assert_eq!(json["kernel"]["smem_bytes"], 196984);
+    assert_eq!(json["kernel"]["tmem_allocated"], 512);
+    assert_eq!(json["kernel"]["fits"], true);
+    // Over the limit: by how much.
+    let over = ok(&["plan", &path, "--mode", "tlx", "--target", "sm_120"]);
+    assert!(over.contains("does not fit"), "{over}");
+}
+
+/// A module whose spec no allocation references: TLX's warning, then its error.
+#[test]
+fn module_warnings_before_a_failure_are_shown() {
+    let path = temp_file(
+        "unused.mlir",
+        "module {\n  %s = tlx.storage_alias_spec storage = smem : !tlx.storage_alias_spec<smem>\n}\n",
+    );
+    let out = linalias(&["plan", &path.arg(), "--mode", "tlx"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8");
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(lines[0].starts_with("warning: spec 's' has no referencing allocations (TLX: storage_alias_spec has no referencing storage_alias_local_alloc operations)"), "{stderr}");
+    assert!(lines[1].starts_with("error: "), "{stderr}");
+}

@@ -257,6 +257,20 @@ pub enum AllocError {
         /// The refusal.
         error: Box<AllocError>,
     },
+    /// An Intended placement the fork's IR cannot write: a `tlx.local_alias` of the backing is
+    /// indexed by `ttg.memdesc_index` in whole buffers of the alias type, and this allocation's
+    /// buffers start elsewhere.
+    #[error("allocation '{alloc}': Intended mode places its buffers at {buffer_map} ({unit} {units} each), not at whole buffers of an alias of the backing, which is all a tlx.local_alias + ttg.memdesc_index can reach: the fork's IR cannot write this placement (plan with --mode tlx to lower it as TLX does, or use Intended mode's address maps: --emit ptx)")]
+    AliasIndexUnreachable {
+        /// The allocation.
+        alloc: String,
+        /// Its buffer map (`3 + (2):(128)`).
+        buffer_map: String,
+        /// Its buffer size in plan units.
+        unit: u64,
+        /// `bytes` or `columns`.
+        units: &'static str,
+    },
     /// A module whose text the module model cannot read, or an edit of it that would print
     /// a module the compiler rejects (`linear_layout::mlir`), with its line and column.
     #[error(transparent)]

@@ -483,10 +483,11 @@ fn totals_text(t: &report::KernelTotals) -> String {
     if !t.tmem.is_empty() {
         let _ = writeln!(
             out,
-            "kernel: tensor memory {} of {} columns: {} (each region rounded to a tcgen05.alloc size)",
+            "kernel: tensor memory {} of {} columns: {} (each region rounded to a tcgen05.alloc size; the kernel's tcgen05.alloc takes {})",
             t.tmem_columns,
             t.tmem_limit,
-            verdict(t.tmem_fits(), t.tmem_columns, t.tmem_limit, "columns")
+            verdict(t.tmem_fits(), t.tmem_columns, t.tmem_limit, "columns"),
+            t.tmem_allocated
         );
     }
     out
@@ -505,6 +506,7 @@ fn totals_json(t: &report::KernelTotals) -> Value {
         "smem_fits": t.smem_fits(),
         "smem_regions": placed(&t.smem),
         "tmem_columns": t.tmem_columns,
+        "tmem_allocated": t.tmem_allocated,
         "tmem_limit": t.tmem_limit,
         "tmem_fits": t.tmem_fits(),
         "tmem_regions": placed(&t.tmem),

@@ -62,8 +62,8 @@ impl Slots {
 ///
 /// New values are named `%tlx_idx`, `%tlx_idx_1`, … (names no value of the module has).
 ///
-/// Errors: [`AllocError::Input`] for a plan that places buffers where no index of an alias of
-/// the backing reaches; [`AllocError::Mlir`] where an alias whose type changes is used by an op
+/// Errors: [`AllocError::AliasIndexUnreachable`] for an Intended placement the fork's IR cannot
+/// write (buffers off whole buffers of an alias of the backing); [`AllocError::Mlir`] where an alias whose type changes is used by an op
 /// other than `ttg.memdesc_index` or a `ttg.warp_specialize` capture, whose meaning under the
 /// new type the lowering does not know; [`AllocError::Syntax`] where an op would keep printing
 /// the old type — never a module with a stale type.
@@ -205,10 +205,12 @@ fn views(
             (Some(Reindex::Slots(map)), _) => Slots::Map(map.clone()),
             (None, Mode::TlxCompatible) => Slots::Tlx(TlxRewrite::IDENTITY),
             (None, Mode::Intended) => {
-                return Err(AllocError::Input(format!(
-                    "%{}: Intended mode places its buffers at offsets that are not whole buffers ({}), which no index of an alias of the backing reaches",
-                    a.ssa, ap.explicit
-                )))
+                return Err(AllocError::AliasIndexUnreachable {
+                    alloc: alloc.name.clone(),
+                    buffer_map: ap.explicit.to_string(),
+                    unit: ap.unit,
+                    units: alloc.storage.unit(),
+                })
             }
         };
         let mut md = a.memdesc.clone();

@@ -10,7 +10,8 @@
 //! is not counted: the total is the allocations', and says so.
 //!
 //! **Tensor memory**: each region takes what one `tcgen05.alloc` takes for it (a power of two
-//! ≥ 32 columns), placed one after the other in program order, against 512 columns.
+//! ≥ 32 columns), placed one after the other in program order, against 512 columns; the kernel
+//! allocates the total rounded up to a power of two (what its PTX's `tcgen05.alloc` asks for).
 
 use crate::capacity::tcgen05_columns;
 use crate::{Plan, Storage};
@@ -49,6 +50,9 @@ pub struct KernelTotals {
     pub tmem: Vec<Placed>,
     /// Columns the TMEM regions take.
     pub tmem_columns: u64,
+    /// Columns the kernel's one `tcgen05.alloc` takes: [`tmem_columns`](Self::tmem_columns)
+    /// rounded up to a power of two ≥ 32, as Triton allocates them (0 without TMEM regions).
+    pub tmem_allocated: u64,
     /// 512 on a target with tensor memory, 0 without.
     pub tmem_limit: u64,
 }
@@ -140,6 +144,11 @@ pub fn kernel_totals(plan: &Plan) -> KernelTotals {
         smem_limit: plan.target.smem_bytes,
         tmem,
         tmem_columns: column,
+        tmem_allocated: if column == 0 {
+            0
+        } else {
+            column.max(32).checked_next_power_of_two().unwrap_or(column)
+        },
         tmem_limit: if plan.target.has_tmem {
             u64::from(TMEM_COLUMNS)
         } else {
