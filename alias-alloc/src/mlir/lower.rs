@@ -112,12 +112,15 @@ pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocE
         m.erase(o)?;
     }
     let mut work = views(&mut m, module, plan, &backing)?;
+    // The aliases' uses, once: the lowering only adds uses of index values.
+    let uses = m.uses();
     // The new types reach every use, through captures into partitions.
     while let Some((v, a)) = work.pop() {
+        let of_v = uses.get(&v).map_or(&[][..], Vec::as_slice);
         if a.changed {
-            m.set_type(v, &a.new_type)?;
+            m.set_type_with_uses(v, &a.new_type, of_v)?;
         }
-        for (user, k) in m.uses().remove(&v).unwrap_or_default() {
+        for &(user, k) in of_v {
             let Some(op) = m.op(user) else { continue };
             match op.kind() {
                 Some(OpKind::MemdescIndex) if k == 0 => {

@@ -36,6 +36,18 @@ impl Module {
     /// types where the model does not link them to their values (an op whose signature the
     /// model does not know), so that its text would keep the old type.
     pub fn set_type(&mut self, value: ValueId, ty: &str) -> Result<(), MlirError> {
+        let uses = self.uses().remove(&value).unwrap_or_default();
+        self.set_type_with_uses(value, ty, &uses)
+    }
+
+    /// [`Module::set_type`] given the value's uses (as [`Module::uses`] lists them), for a caller
+    /// that changes many types and computed the uses once.
+    pub fn set_type_with_uses(
+        &mut self,
+        value: ValueId,
+        ty: &str,
+        uses: &[(OpId, usize)],
+    ) -> Result<(), MlirError> {
         let Some(v) = self.value(value) else {
             return Ok(());
         };
@@ -71,12 +83,10 @@ impl Module {
         if let Some((op, false)) = def_linked {
             return Err(stale(op, &name));
         }
-        for o in self.walk() {
+        for &(o, k) in uses {
             let Some(op) = self.op(o) else { continue };
-            for (k, &x) in op.operands.iter().enumerate() {
-                if x == value && !op.prints_operand_type(k, value) && prints_types(op) {
-                    return Err(stale(op, &name));
-                }
+            if !op.prints_operand_type(k, value) && prints_types(op) {
+                return Err(stale(op, &name));
             }
         }
         if let Some(v) = self.values.get_mut(value.0 as usize) {

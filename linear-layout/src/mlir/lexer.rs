@@ -89,12 +89,12 @@ pub fn is_bare_id_start(c: char) -> bool {
 
 /// `letter | digit | [_$.]`: the rest of a bare identifier.
 pub fn is_bare_id_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "_$.".contains(c)
+    c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.')
 }
 
 /// `letter | digit | [$._-]`: a character of a suffix identifier (`%c-1_i32`, `^bb0`).
 pub fn is_suffix_id_char(c: char) -> bool {
-    c.is_ascii_alphanumeric() || "$._-".contains(c)
+    c.is_ascii_alphanumeric() || matches!(c, '$' | '.' | '_' | '-')
 }
 
 /// The tokens of `text`. Errors: a string not closed on its line, a character no token starts

@@ -12,7 +12,7 @@
 
 use std::collections::HashMap;
 
-use super::error::{line_column, MlirError, MlirErrorKind};
+use super::error::{MlirError, MlirErrorKind};
 use super::lexer::{lex, Token, TokenKind};
 use super::model::{
     Alias, AliasKind, Block, BlockId, Module, OpId, Operation, Piece, Region, RegionId, TopItem,
@@ -23,8 +23,21 @@ use super::op_kind::{OpKind, Slot};
 /// Parses `text` into a [`Module`].
 pub(crate) fn parse(text: &str) -> Result<Module, MlirError> {
     let tokens = lex(text)?;
+    let line_starts: Vec<usize> = std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect();
+    let ascii_lines = line_starts
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            let end = line_starts.get(i + 1).copied().unwrap_or(text.len());
+            text.get(s..end).is_some_and(str::is_ascii)
+        })
+        .collect();
     let mut p = Parser {
         text,
+        line_starts,
+        ascii_lines,
         tokens,
         i: 0,
         last_end: 0,
@@ -46,6 +59,10 @@ struct Special {
 
 struct Parser<'a> {
     text: &'a str,
+    /// Byte offset where each line starts: positions in O(log lines), not O(text).
+    line_starts: Vec<usize>,
+    /// Whether each line is ASCII (its columns are byte offsets).
+    ascii_lines: Vec<bool>,
     tokens: Vec<Token>,
     i: usize,
     last_end: usize,
@@ -81,6 +98,20 @@ fn closer(open: u8) -> u8 {
 }
 
 impl<'a> Parser<'a> {
+    /// `(line, column)` of byte offset `pos`, 1-based, columns in characters.
+    fn position(&self, pos: usize) -> (usize, usize) {
+        let line = self.line_starts.partition_point(|&s| s <= pos).max(1);
+        let start = self.line_starts.get(line - 1).copied().unwrap_or(0);
+        let column = if self.ascii_lines.get(line - 1).copied().unwrap_or(false) {
+            pos.saturating_sub(start) + 1
+        } else {
+            self.text
+                .get(start..pos)
+                .map_or(1, |t| t.chars().count() + 1)
+        };
+        (line, column)
+    }
+
     fn tok(&self, i: usize) -> Option<Token> {
         self.tokens.get(i).copied()
     }
@@ -112,7 +143,7 @@ impl<'a> Parser<'a> {
     }
 
     fn unclosed(&self, open: Token, at: Option<Token>) -> MlirError {
-        let (line, column) = line_column(self.text, open.start);
+        let (line, column) = self.position(open.start);
         let hint = match at {
             Some(t) => format!(" (found '{}')", t.text(self.text)),
             None => " before the end of the text".into(),
@@ -191,7 +222,7 @@ impl<'a> Parser<'a> {
             kind,
             name: name_tok.text(self.text).to_string(),
             value,
-            line: line_column(self.text, name_tok.start).0,
+            line: self.position(name_tok.start).0,
             lead,
             text: self.slice(name_tok.start, last.end),
         })
@@ -254,7 +285,7 @@ impl<'a> Parser<'a> {
         def: ValueDef,
         pos: usize,
     ) -> ValueId {
-        let (line, column) = line_column(self.text, pos);
+        let (line, column) = self.position(pos);
         let id = ValueId(self.m.values.len() as u32);
         self.m.values.push(Value {
             name: name.to_string(),
@@ -651,7 +682,7 @@ impl<'a> Parser<'a> {
         for (key, v, pos) in keys {
             self.define(key, v, pos)?;
         }
-        let (line, column) = line_column(self.text, name_tok.start);
+        let (line, column) = self.position(name_tok.start);
         if let Some(op) = self.m.ops.get_mut(id.0 as usize) {
             op.name = name;
             op.kind = kind;
