@@ -646,3 +646,17 @@ fn module_warnings_before_a_failure_are_shown() {
     assert!(lines[0].starts_with("warning: spec 's' has no referencing allocations (TLX: storage_alias_spec has no referencing storage_alias_local_alloc operations)"), "{stderr}");
     assert!(lines[1].starts_with("error: "), "{stderr}");
 }
+
+/// A dump cut short (a 30,000-byte prefix of a real kernel) is refused at a line and column,
+/// not planned as a smaller kernel.
+#[test]
+fn a_module_cut_short_is_refused() {
+    let text = std::fs::read_to_string(kernel("fa_fwd_persistent")).expect("the dump exists");
+    let path = temp_file("prefix.mlir", &text[..30_000]);
+    let err = fails(&["plan", &path.arg()], 2);
+    assert!(
+        err.contains("is not closed before the end of the text"),
+        "{err}"
+    );
+    assert!(err.contains(": line "), "{err}");
+}

@@ -44,7 +44,11 @@ pub(crate) fn parse(text: &str) -> Result<Module, MlirError> {
         m: Module::default(),
         scopes: vec![HashMap::new()],
     };
-    p.top()?;
+    if let Err(e) = p.top() {
+        // A text cut short fails wherever the cut lands (a name half written, a type left
+        // open); say what happened — the module is not closed — rather than that symptom.
+        return Err(p.unclosed_at_end().unwrap_or(e));
+    }
     p.m.trailing = text.get(p.last_end..).unwrap_or("").to_string();
     Ok(p.m)
 }
@@ -158,6 +162,29 @@ impl<'a> Parser<'a> {
                 hint,
             },
         )
+    }
+
+    /// The innermost bracket the whole text leaves open (where a cut text stops), as an
+    /// [`MlirErrorKind::Unclosed`] error, or `None` when every bracket closes.
+    fn unclosed_at_end(&self) -> Option<MlirError> {
+        let mut stack: Vec<Token> = Vec::new();
+        for t in &self.tokens {
+            match t.kind {
+                TokenKind::Punct(b'(' | b'[' | b'{' | b'<') => stack.push(*t),
+                TokenKind::Punct(c @ (b')' | b']' | b'}' | b'>')) => {
+                    if stack
+                        .last()
+                        .is_some_and(|o| o.kind == TokenKind::Punct(opener(c)))
+                    {
+                        stack.pop();
+                    } else {
+                        return None; // mismatched: the parser's own error says where
+                    }
+                }
+                _ => {}
+            }
+        }
+        stack.last().map(|open| self.unclosed(*open, None))
     }
 
     fn top(&mut self) -> Result<(), MlirError> {

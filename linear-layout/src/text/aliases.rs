@@ -11,6 +11,8 @@
 
 use std::collections::HashMap;
 
+use crate::mlir::lexer::is_bare_id_char;
+
 /// Alias name (with its `#`) → the attribute text, with every earlier alias it names replaced by
 /// that alias's own text.
 #[derive(Debug, Clone, Default)]
@@ -36,7 +38,7 @@ impl Aliases {
             let len = tail
                 .char_indices()
                 .skip(1)
-                .find(|&(_, c)| !(c.is_ascii_alphanumeric() || "_$.".contains(c)))
+                .find(|&(_, c)| !is_bare_id_char(c))
                 .map_or(tail.len(), |(i, _)| i);
             let name = tail.get(..len).unwrap_or("");
             match self.table.get(name) {
