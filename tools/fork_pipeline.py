@@ -63,7 +63,6 @@ def worker(name, module_path, out_path, repo):
     gen.install_stub_torch()
     import triton
     from triton.backends.compiler import GPUTarget
-    from triton.compiler import ASTSource
     gen.install_stub_driver()
     entry = gen.KERNELS[name]
     if module_path:
@@ -80,26 +79,7 @@ def worker(name, module_path, out_path, repo):
             return ours
 
         cuda.CUDABackend.make_ttir = staticmethod(make_ttir)
-    mod = gen.load_tutorial(source_path(entry, repo))
-    kobj = getattr(mod, entry["kernel"])
-    fn = gen.jit_function(kobj)
-    constexprs = dict(entry["constexprs"])
-    options = dict(entry.get("options", {}))
-    if entry["config"] is not None:
-        config = gen.pick_config(kobj, entry["config"])
-        constexprs.update(config.kwargs)
-        options.update({"num_warps": config.num_warps, "num_stages": config.num_stages})
-        for k in ["num_ctas", "ctas_per_cga"]:
-            v = getattr(config, k, None)
-            if v is not None:
-                options[k] = v
-    runtime = entry["signature"](constexprs)
-    signature = {arg: "constexpr" if arg in constexprs else runtime[arg] for arg in fn.arg_names}
-    for arg, param in zip(fn.arg_names, fn.params):
-        if arg not in constexprs and param.is_constexpr and param.default is not None:
-            constexprs[arg] = param.default
-            signature[arg] = "constexpr"
-    src = ASTSource(fn=fn, signature=signature, constexprs=constexprs)
+    src, options = gen.kernel_source_for_compile(entry, source_path(entry, repo))
     k = triton.compile(src, target=GPUTarget("cuda", 100, 32), options=options)
     ptx = k.asm["ptx"]
     ttgir = k.asm["ttgir"]

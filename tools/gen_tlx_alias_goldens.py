@@ -353,6 +353,17 @@ def diagnostics(stderr):
     return errors, warnings
 
 
+def pass_result(worker, mlir):
+    """What the pass did with `mlir`, in the schema of the lit and sub-byte goldens."""
+    res = worker.run(mlir)
+    errors, warnings = diagnostics(res.get("stderr", ""))
+    exp = {"parsed": bool(res.get("parsed")), "ok": bool(res.get("ran")), "lowered": res.get("out"),
+           "errors": errors, "warnings": warnings}
+    if "crash" in res:
+        exp["crash"] = res["crash"]
+    return exp
+
+
 def strip_loc(line):
     i = line.find(" loc(")
     return line[:i] if i >= 0 else line

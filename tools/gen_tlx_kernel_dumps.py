@@ -448,14 +448,11 @@ def kernel_source(entry, repo):
     return path
 
 
-def worker(name, repo):
-    entry = KERNELS[name]
-    install_stub_torch()
-    import triton
-    from triton.backends.compiler import GPUTarget
+def kernel_source_for_compile(entry, path):
+    """(ASTSource, options) of kernel `entry` read from the Python file at `path`: the
+    autotune config it names, its constexprs and defaults, the runtime signature."""
     from triton.compiler import ASTSource
-    install_stub_driver()
-    mod = load_tutorial(kernel_source(entry, repo))
+    mod = load_tutorial(path)
     kobj = getattr(mod, entry["kernel"])
     fn = jit_function(kobj)
     constexprs = dict(entry["constexprs"])
@@ -475,9 +472,18 @@ def worker(name, repo):
         if arg not in constexprs and param.is_constexpr and param.default is not None:
             constexprs[arg] = param.default
             signature[arg] = "constexpr"
-    src = ASTSource(fn=fn, signature=signature, constexprs=constexprs)
-    print(json.dumps({"constexprs": {k: str(v) for k, v in constexprs.items()}, "options": str(options)}),
-          file=sys.stderr, flush=True)
+    return ASTSource(fn=fn, signature=signature, constexprs=constexprs), options
+
+
+def worker(name, repo):
+    entry = KERNELS[name]
+    install_stub_torch()
+    import triton
+    from triton.backends.compiler import GPUTarget
+    install_stub_driver()
+    src, options = kernel_source_for_compile(entry, kernel_source(entry, repo))
+    print(json.dumps({"constexprs": {str(k): str(v) for k, v in getattr(src, "constants", {}).items()},
+                      "options": str(options)}), file=sys.stderr, flush=True)
     triton.compile(src, target=GPUTarget("cuda", 100, 32), options=options)
 
 

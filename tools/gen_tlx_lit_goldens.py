@@ -30,7 +30,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from gen_tlx_alias_goldens import Worker, diagnostics  # noqa: E402
+from gen_tlx_alias_goldens import Worker, pass_result  # noqa: E402
 
 REPO_COMMIT = "db4666f22"
 DEFAULT_OUT = os.path.join(HERE, "..", "alias-alloc", "tests", "data", "tlx_lit", "cases.json")
@@ -70,17 +70,8 @@ def main():
     try:
         for path in FILES:
             for i, mlir in enumerate(cases(args.repo, path)):
-                res = worker.run(mlir)
-                errors, warnings = diagnostics(res.get("stderr", ""))
-                exp = {
-                    "parsed": bool(res.get("parsed")),
-                    "ok": bool(res.get("ran")),
-                    "lowered": res.get("out"),
-                    "errors": errors,
-                    "warnings": warnings,
-                }
-                if "crash" in res:
-                    exp["crash"] = res["crash"]
+                exp = pass_result(worker, mlir)
+                errors = exp["errors"]
                 out.append({"file": path, "index": i, "mlir": mlir, "expected": exp})
                 print(f"{path}#{i}: parsed={exp['parsed']} ok={exp['ok']} errors={len(errors)}")
     finally:

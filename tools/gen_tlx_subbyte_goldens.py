@@ -26,7 +26,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from gen_tlx_alias_goldens import Worker, diagnostics  # noqa: E402
+from gen_tlx_alias_goldens import Worker, pass_result  # noqa: E402
 
 DEFAULT_OUT = os.path.join(HERE, "..", "alias-alloc", "tests", "data", "tlx_subbyte", "cases.json")
 BITS = {"i4": 4, "f4E2M1FN": 4, "i8": 8, "bf16": 16, "f16": 16, "f32": 32}
@@ -121,10 +121,8 @@ def main():
     try:
         for i, (name, allocs, tree) in enumerate(CASES):
             mlir = module(name, allocs, tree)
-            res = worker.run(mlir)
-            errors, warnings = diagnostics(res.get("stderr", ""))
-            exp = {"parsed": bool(res.get("parsed")), "ok": bool(res.get("ran")), "lowered": res.get("out"),
-                   "errors": errors, "warnings": warnings}
+            exp = pass_result(worker, mlir)
+            errors = exp["errors"]
             out.append({"file": name, "index": i, "mlir": mlir, "expected": exp})
             print(f"{name}: parsed={exp['parsed']} ok={exp['ok']} errors={errors}")
     finally:

@@ -21,7 +21,9 @@ const MAP_H: u64 = 74;
 /// Over-limit marker.
 const OVER: &str = "#d62728";
 
-/// The kernel of `plan` as one SVG: see the [module docs](self). Every region of the kernel
+/// The kernel of `plan` as one SVG: a shared-memory map (every region where it lands, against
+/// the target's limit) and a tensor-memory map (512 columns) above the charts of the regions
+/// that are not small plain allocations ([`super::is_small`]). Every region of the kernel
 /// maps is one `<rect>` with a tooltip (`q_tiles: bytes 0–65536`); a region past the limit
 /// shows past a red limit line.
 ///

@@ -37,7 +37,8 @@ pub struct Placed {
     pub aliased: bool,
 }
 
-/// A kernel's memory: see the [module docs](self).
+/// A kernel's memory: its SMEM regions placed as Triton places buffers that are live together,
+/// its TMEM regions at `tcgen05.alloc` sizes, and the totals (see [`kernel_totals`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KernelTotals {
     /// The SMEM regions, in address order.
@@ -74,7 +75,14 @@ impl KernelTotals {
     }
 }
 
-/// The kernel's totals for `plan`: see the [module docs](self).
+/// The kernel's totals for `plan`.
+///
+/// Shared memory follows Triton's allocator (`lib/Analysis/Allocation.cpp`) for buffers that
+/// are all live at once, as a warp-specialized kernel's are: largest first (ties in program
+/// order), each at the first offset past the previous one that is a multiple of its region's
+/// alignment (NVMMA: 128 × max phase; 16 B by default). Scratch for layout conversions and
+/// reductions is not counted. Tensor memory: each region at what one `tcgen05.alloc` takes for
+/// it (a power of two ≥ 32 columns), in program order, against 512 columns.
 ///
 /// ```
 /// use alias_alloc::{report, DType, Mode, PlanOptions, Program, Storage};

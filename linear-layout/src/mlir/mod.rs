@@ -178,96 +178,42 @@ impl Module {
             if p.op(o, &mut text, false).is_err() {
                 continue;
             }
-            let resolved = aliases.resolve(&drop_locations(&drop_comments(&text)));
-            lines.push(resolved.split_whitespace().collect::<Vec<_>>().join(" "));
+            lines.push(canonical_tokens(&aliases.resolve(&text)));
         }
         lines
     }
 }
 
-/// `text` without its `// …` comments (outside string literals).
-fn drop_comments(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        if in_string {
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_string = false,
-                _ => {}
-            }
-            out.push(c);
+/// The tokens of `text` (comments gone with the lexer's trivia), `loc(…)` groups dropped,
+/// joined by single blanks; `text`'s words where it does not lex.
+fn canonical_tokens(text: &str) -> String {
+    let Ok(tokens) = lexer::lex(text) else {
+        return text.split_whitespace().collect::<Vec<_>>().join(" ");
+    };
+    let mut out: Vec<String> = Vec::with_capacity(tokens.len());
+    let mut skip_depth = 0usize;
+    let mut i = 0;
+    while let Some(t) = tokens.get(i) {
+        let word = t.text(text);
+        let opens_loc = word == "loc" && tokens.get(i + 1).is_some_and(|n| n.is(b'('));
+        if skip_depth == 0 && opens_loc {
+            skip_depth = 1;
+            i += 2;
             continue;
         }
-        if c == '/' && chars.peek() == Some(&'/') {
-            for d in chars.by_ref() {
-                if d == '\n' {
-                    out.push('\n');
-                    break;
-                }
+        if skip_depth > 0 {
+            if t.is(b'(') {
+                skip_depth += 1;
+            } else if t.is(b')') {
+                skip_depth -= 1;
             }
+            i += 1;
             continue;
         }
-        in_string = c == '"';
-        out.push(c);
+        out.push(word.to_string());
+        i += 1;
     }
-    out
-}
-
-/// `text` without its `loc(…)` groups.
-fn drop_locations(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(at) = rest.find("loc(") {
-        let starts_word = at == 0
-            || rest
-                .get(..at)
-                .and_then(|b| b.chars().last())
-                .is_some_and(|c| !c.is_ascii_alphanumeric() && c != '_' && c != '.');
-        out.push_str(rest.get(..at).unwrap_or(""));
-        let tail = rest.get(at..).unwrap_or("");
-        if starts_word {
-            // The blank that separated the location goes with it.
-            out.truncate(out.trim_end_matches([' ', '\t']).len());
-        } else {
-            out.push_str("loc(");
-            rest = tail.get(4..).unwrap_or("");
-            continue;
-        }
-        let mut depth = 0usize;
-        let mut in_string = false;
-        let mut escaped = false;
-        let mut end = tail.len();
-        for (i, c) in tail.char_indices() {
-            if in_string {
-                match (escaped, c) {
-                    (true, _) => escaped = false,
-                    (false, '\\') => escaped = true,
-                    (false, '"') => in_string = false,
-                    _ => {}
-                }
-                continue;
-            }
-            match c {
-                '"' => in_string = true,
-                '(' => depth += 1,
-                ')' => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        end = i + 1;
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-        rest = tail.get(end..).unwrap_or("");
-    }
-    out.push_str(rest);
-    out
+    out.join(" ")
 }
 
 impl fmt::Display for Module {

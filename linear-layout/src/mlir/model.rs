@@ -297,7 +297,7 @@ pub enum TopItem {
     Metadata(String),
 }
 
-/// A module as read: see the [module docs](self) and [`Module::parse`](super::Module::parse).
+/// A module as read: see the [module model](crate::mlir) and [`Module::parse`](super::Module::parse).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Module {
     pub(crate) ops: Vec<Operation>,

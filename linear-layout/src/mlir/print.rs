@@ -61,7 +61,7 @@ impl<'m> Printer<'m> {
         }
     }
 
-    /// `op`'s text; with `regions` false, its regions print as `{…}`.
+    /// `op`'s text; with `regions` false, its regions print as `{ }`.
     pub(crate) fn op(&mut self, id: OpId, out: &mut String, regions: bool) -> fmt::Result {
         let Some(op) = self.m.ops.get(id.0 as usize) else {
             return Ok(());
@@ -101,7 +101,7 @@ impl<'m> Printer<'m> {
                             self.region(*r, out)?;
                         }
                     } else {
-                        out.push_str("…}");
+                        out.push_str(" }");
                     }
                 }
                 Piece::Location => {

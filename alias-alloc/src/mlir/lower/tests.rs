@@ -19,7 +19,7 @@ fn structure(text: &str) -> Vec<String> {
     let m = Module::parse(text).unwrap_or_else(|e| panic!("{e}\n{text}"));
     m.structure()
         .into_iter()
-        .map(|l| l.replace("#tlx.dummy_tmem_layout<>", "#tlx.dummy_tmem_layout"))
+        .map(|l| l.replace("#tlx.dummy_tmem_layout < >", "#tlx.dummy_tmem_layout"))
         .collect()
 }
 
