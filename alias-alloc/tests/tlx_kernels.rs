@@ -9,7 +9,8 @@ use std::collections::HashMap;
 
 use alias_alloc::mlir::{read_module, AllocOp, KernelModule, MemDesc};
 use alias_alloc::{Mode, Plan, PlanOptions, Warning};
-use test_support::tlx_kernels::{dump, memdesc_index_ops, tlx_leaf, value_at, KERNELS};
+use linear_layout::mlir::Module;
+use test_support::tlx_kernels::{dump, memdesc_indexes, tlx_leaf, value_at, KERNELS};
 
 /// `%name = OP … -> !ttg.memdesc<…>` lines of a module: name → (op, result memdesc).
 fn results(text: &str, op: &str) -> HashMap<String, MemDesc> {
@@ -35,15 +36,14 @@ fn results(text: &str, op: &str) -> HashMap<String, MemDesc> {
 /// Every `ttg.memdesc_index %base[%idx] : !ttg.memdesc<T> -> …` whose `T` `num` knows, in
 /// order: (T, the slots its index gives for buffers `0..min(num(T), 8)`).
 fn indexings(text: &str, num: impl Fn(&str) -> Option<u64>) -> Vec<(String, Vec<i64>)> {
-    memdesc_index_ops(text)
+    let m = Module::parse(text).unwrap();
+    memdesc_indexes(&m)
         .into_iter()
-        .filter_map(|(n, ty, idx)| {
+        .filter_map(|(ty, idx)| {
             let ty = ty.strip_prefix("!ttg.memdesc<")?.strip_suffix('>')?;
             let count = num(ty)?.min(8) as i64;
-            let slots = match tlx_leaf(text, n, &idx) {
-                Some(leaf) => (0..count)
-                    .map(|i| value_at(text, n, &idx, &leaf, i))
-                    .collect(),
+            let slots = match tlx_leaf(&m, idx) {
+                Some(leaf) => (0..count).map(|i| value_at(&m, idx, &leaf, i)).collect(),
                 None => (0..count).collect(),
             };
             Some((ty.to_string(), slots))

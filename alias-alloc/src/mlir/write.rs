@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use linear_layout::families::Encoding;
 
-use super::scan::ssa_name;
+use linear_layout::mlir::lexer::is_suffix_id_char;
 use crate::{
     AllocError, AllocId, AllocLayout, CtaMode, GroupKind, Member, Program, Reuse, ReuseGroup,
     Storage, Target,
@@ -226,7 +226,8 @@ fn with_cta_mode(text: &str, mode: &str) -> String {
 
 /// `name` if it is an SSA name MLIR can print (and not a number, which MLIR renumbers).
 fn ssa(name: &str) -> Result<&str, AllocError> {
-    let whole = ssa_name(&format!("%{name}")).is_some_and(|(n, _)| n.len() == name.len());
+    // LangRef's suffix-id, without the all-digits form (MLIR renumbers those).
+    let whole = !name.is_empty() && name.chars().all(is_suffix_id_char);
     if whole && !name.starts_with(|c: char| c.is_ascii_digit()) {
         Ok(name)
     } else {

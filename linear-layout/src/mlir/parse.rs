@@ -505,6 +505,7 @@ impl<'a> Parser<'a> {
             _ => return Err(self.expected(self.i, "an op name")),
         };
         let kind = OpKind::from_name(&name);
+        let name_index = self.i;
         self.i += 1;
         // The body, to the op's end.
         let mut stack: Vec<Token> = Vec::new();
@@ -690,6 +691,18 @@ impl<'a> Parser<'a> {
                 self.tok(value_end.saturating_sub(1)),
             ) {
                 attributes.push((k.text(self.text).to_string(), self.slice(a.start, b.end)));
+            }
+        }
+        // A constant's value: the text between its name and its type (`128`, `true`,
+        // `dense<0.0>`), as an attribute for readers of the model.
+        if kind == Some(OpKind::Constant) && !generic {
+            let value_end = last_colon.or(location_at).unwrap_or(self.i);
+            let first_value = name_index + 1;
+            if let (Some(a), Some(b)) = (self.tok(first_value), self.tok(value_end.saturating_sub(1)))
+            {
+                if value_end > first_value {
+                    attributes.push(("value".to_string(), self.slice(a.start, b.end)));
+                }
             }
         }
         // Pieces: the linked spans, and the text between them.

@@ -84,6 +84,13 @@ fn ops_values_regions_and_blocks() {
         .block(m.region(reduce.regions()[0]).unwrap().blocks()[0])
         .unwrap();
     assert_eq!(combine.arguments().len(), 2);
+    let c1 = m
+        .walk()
+        .into_iter()
+        .filter(|&o| m.op(o).unwrap().kind() == Some(OpKind::Constant))
+        .map(|o| m.op(o).unwrap().attribute("value").unwrap().to_string())
+        .collect::<Vec<_>>();
+    assert_eq!(c1, ["0", "1"]);
     let module = m.op(m.top_ops()[0]).unwrap();
     assert_eq!(module.attribute("ttg.num-warps"), Some("4 : i32"));
     assert_eq!(module.location(), Some("loc(#loc)"));

@@ -19,10 +19,11 @@
 pub mod cli;
 pub mod dsa_cases;
 pub mod golden;
-pub mod tlx_kernels;
 
 #[cfg(feature = "alloc")]
 pub mod random_tree;
+#[cfg(feature = "alloc")]
+pub mod tlx_kernels;
 #[cfg(feature = "kernels")]
 pub mod smem;
 #[cfg(feature = "kernels")]

@@ -1,7 +1,10 @@
 //! The real TLX kernels' TTGIR (`alias-alloc/tests/data/tlx_kernels/`, made by
-//! `tools/gen_tlx_kernel_dumps.py`), and the index arithmetic of a lowered module evaluated.
+//! `tools/gen_tlx_kernel_dumps.py`), and the index arithmetic of a lowered module evaluated on
+//! the module model (`linear_layout::mlir`).
 
 use std::path::PathBuf;
+
+use linear_layout::mlir::{Module, OpKind, Operation, ValueDef, ValueId};
 
 /// The committed kernels, one folder each.
 pub const KERNELS: [&str; 20] = [
@@ -42,78 +45,60 @@ pub fn dump(kernel: &str, stage: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
-/// The definition `OP ARGS` of `%v` last made before line `upto` (0-based) of `text`: SSA names
-/// repeat across regions, and the index arithmetic sits right before its use.
-fn definition<'t>(text: &'t str, upto: usize, v: &str) -> Option<&'t str> {
-    let head = format!("%{v} = ");
-    text.lines()
-        .take(upto)
-        .filter(|l| l.trim_start().starts_with(&head))
-        .last()
-        .and_then(|l| l.split_once(" = "))
-        .map(|(_, op)| op.split(" : ").next().unwrap_or(op))
-}
-
-/// The value of `%v` with `%leaf = i`, through `arith.constant`, `muli`, `addi`, `remsi`,
-/// `remui` and `divui` defined before line `upto`.
-pub fn value_at(text: &str, upto: usize, v: &str, leaf: &str, i: i64) -> i64 {
-    if v == leaf {
-        return i;
-    }
-    let op = definition(text, upto, v).unwrap_or_else(|| panic!("%{v} is not defined"));
-    if let Some(c) = op.strip_prefix("arith.constant ") {
-        return c.trim().parse().unwrap_or_else(|_| panic!("%{v} = {op}"));
-    }
-    let (name, args) = op.split_once(' ').unwrap_or((op, ""));
-    let args: Vec<&str> = args
-        .split(',')
-        .map(|a| a.trim().trim_start_matches('%'))
-        .collect();
-    let (a, b) = (
-        value_at(text, upto, args[0], leaf, i),
-        value_at(text, upto, args[1], leaf, i),
-    );
-    match name {
-        "arith.muli" => a * b,
-        "arith.addi" => a + b,
-        "arith.divui" => a / b,
-        "arith.remsi" | "arith.remui" => a % b,
-        other => panic!("%{v}: {other} is not index arithmetic"),
-    }
-}
-
-/// The index TLX's rewrite starts from: the first operand of the `arith.muli` in `%v`'s
-/// definitions before line `upto` (`scale·i + offset + i mod g`); `None` when `%v` is not
-/// such arithmetic (the index was not rewritten).
-pub fn tlx_leaf(text: &str, upto: usize, v: &str) -> Option<String> {
-    let op = definition(text, upto, v)?;
-    let (name, args) = op.split_once(' ')?;
-    let args: Vec<&str> = args
-        .split(',')
-        .map(|a| a.trim().trim_start_matches('%'))
-        .collect();
-    match name {
-        "arith.muli" => Some(args[0].to_string()),
-        "arith.addi" | "arith.remsi" => args.iter().find_map(|a| tlx_leaf(text, upto, a)),
+/// The op that defines `v` in `m`, where an op does.
+fn defining_op(m: &Module, v: ValueId) -> Option<&Operation> {
+    match m.value(v)?.def() {
+        ValueDef::Result { op, .. } => m.op(op),
         _ => None,
     }
 }
 
-/// Every `%r = ttg.memdesc_index %b[%i] : T -> U` of a module, in order: (its 0-based line, the
-/// base type `T` as written, the index name `i`).
-pub fn memdesc_index_ops(text: &str) -> Vec<(usize, String, String)> {
-    text.lines()
-        .enumerate()
-        .filter_map(|(n, line)| {
-            let rhs = line.split_once(" = ttg.memdesc_index ")?.1;
-            let idx = rhs
-                .split_once('[')?
-                .1
-                .split(']')
-                .next()?
-                .trim_start_matches('%');
-            let ty = rhs.split_once(" : ")?.1.split(" -> ").next()?;
-            Some((n, ty.to_string(), idx.to_string()))
+/// The value of `v` with the value named `leaf` set to `i`, through `arith.constant`, `muli`,
+/// `addi`, `remsi`, `remui` and `divui` (the lowering's index arithmetic), read on the model.
+pub fn value_at(m: &Module, v: ValueId, leaf: &str, i: i64) -> i64 {
+    let value = m.value(v).expect("a value of the module");
+    if value.name() == leaf {
+        return i;
+    }
+    let op = defining_op(m, v).unwrap_or_else(|| panic!("{} is not computed", value.use_name()));
+    if op.kind() == Some(OpKind::Constant) {
+        let text = op.attribute("value").expect("a constant has a value");
+        return text.parse().unwrap_or_else(|_| panic!("{} = {text}", value.use_name()));
+    }
+    let (a, b) = (
+        value_at(m, op.operands()[0], leaf, i),
+        value_at(m, op.operands()[1], leaf, i),
+    );
+    match op.name() {
+        "arith.muli" => a * b,
+        "arith.addi" => a + b,
+        "arith.divui" => a / b,
+        "arith.remsi" | "arith.remui" => a % b,
+        other => panic!("{}: {other} is not index arithmetic", value.use_name()),
+    }
+}
+
+/// The index TLX's rewrite starts from: the first operand of the `arith.muli` in `v`'s
+/// definition (`scale·i + offset + i mod g`), by name; `None` when `v` is not such arithmetic
+/// (the index was not rewritten).
+pub fn tlx_leaf(m: &Module, v: ValueId) -> Option<String> {
+    let op = defining_op(m, v)?;
+    match op.name() {
+        "arith.muli" => m.value(op.operands()[0]).map(|x| x.name().to_string()),
+        "arith.addi" | "arith.remsi" => op.operands().iter().find_map(|&a| tlx_leaf(m, a)),
+        _ => None,
+    }
+}
+
+/// Every `ttg.memdesc_index` of `m`, in walk order: (the base type it prints, its index).
+pub fn memdesc_indexes(m: &Module) -> Vec<(String, ValueId)> {
+    m.walk()
+        .into_iter()
+        .filter_map(|o| m.op(o))
+        .filter(|op| op.kind() == Some(OpKind::MemdescIndex))
+        .map(|op| {
+            let base = m.value(op.operands()[0]).and_then(|v| v.ty()).unwrap_or("");
+            (base.to_string(), op.operands()[1])
         })
         .collect()
 }
