@@ -6,11 +6,11 @@ use std::fmt::Write as _;
 
 use linear_layout::families::Encoding;
 
-use linear_layout::mlir::lexer::is_suffix_id_char;
 use crate::{
     AllocError, AllocId, AllocLayout, CtaMode, GroupKind, Member, Program, Reuse, ReuseGroup,
     Storage, Target,
 };
+use linear_layout::mlir::lexer::is_suffix_id_char;
 
 /// The module of `program` for `target`: one attribute alias per layout, the specs, every
 /// allocation in program order (`tlx.storage_alias_local_alloc`, `tlx.local_alias`,

@@ -698,7 +698,8 @@ impl<'a> Parser<'a> {
         if kind == Some(OpKind::Constant) && !generic {
             let value_end = last_colon.or(location_at).unwrap_or(self.i);
             let first_value = name_index + 1;
-            if let (Some(a), Some(b)) = (self.tok(first_value), self.tok(value_end.saturating_sub(1)))
+            if let (Some(a), Some(b)) =
+                (self.tok(first_value), self.tok(value_end.saturating_sub(1)))
             {
                 if value_end > first_value {
                     attributes.push(("value".to_string(), self.slice(a.start, b.end)));

@@ -3,8 +3,9 @@
 //! #blocked` included) and the attributes written inline, with every `tensor<…, #enc>` and
 //! `!ttg.memdesc<…, #enc, …>` that names them.
 //!
-//! Only the text is read: ops are not parsed, comment lines (`// …`, FileCheck lines included)
-//! are skipped, and a type whose shape is dynamic (`?`) is not a use. Building each layout is
+//! Only the types are read, line by line with the module model's tokenizer (so a fragment of a
+//! module or a lit file reads too): ops are not parsed, comments (`// …`, FileCheck lines
+//! included) are the tokenizer's trivia, and a type whose shape is dynamic (`?`) is not a use. Building each layout is
 //! the caller's job ([`Encoding::from_mlir`](crate::families::Encoding::from_mlir) on the
 //! attribute, then `to_linear_layout` on the shape), so that a refusal stays with its attribute.
 //!
@@ -28,6 +29,7 @@
 //! ```
 
 use super::aliases::Aliases;
+use crate::mlir::lexer::{lex, Token, TokenKind};
 
 /// What kind of type uses a layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,17 +86,18 @@ pub struct ModuleLayout {
 const NOT_LAYOUTS: [&str; 2] = ["#ttg.shared_memory", "#ttng.tensor_memory"];
 
 /// Every layout attribute of `text` (a TTGIR module as MLIR prints it), aliases first in the
-/// order they are defined, then inline attributes in the order they are first used.
+/// order they are defined, then inline attributes in the order they are first used. Each line
+/// is read with the module model's tokenizer ([`crate::mlir::lexer`]); a line it cannot read
+/// (a stray character outside a string) holds no type to list.
 pub fn module_layouts(text: &str) -> Vec<ModuleLayout> {
     let mut aliases = Aliases::default();
     let mut layouts: Vec<ModuleLayout> = Vec::new();
     let mut inline: Vec<ModuleLayout> = Vec::new();
     for (n, line) in text.lines().enumerate() {
-        let trimmed = line.trim_start();
-        if trimmed.starts_with("//") {
+        let Ok(tokens) = lex(line) else {
             continue;
-        }
-        if let Some((name, value)) = alias_definition(trimmed) {
+        };
+        if let Some((name, value)) = alias_definition(line, &tokens) {
             aliases.define(name, value);
             let attribute = aliases.resolve(name);
             if is_layout(&attribute) {
@@ -107,8 +110,7 @@ pub fn module_layouts(text: &str) -> Vec<ModuleLayout> {
             }
             continue;
         }
-        for (kind, body) in typed_bodies(line) {
-            let parts = split_top_level(body);
+        for (kind, parts) in typed_bodies(line, &tokens) {
             let (Some(dims), Some(enc)) = (parts.first(), parts.get(1)) else {
                 continue;
             };
@@ -167,46 +169,30 @@ pub fn module_layouts(text: &str) -> Vec<ModuleLayout> {
     layouts
 }
 
-/// `#name = #value…` at the start of a line (its `loc(…)` dropped): the name and the value.
-fn alias_definition(line: &str) -> Option<(&str, &str)> {
-    let (name, value) = line.split_once('=')?;
-    let name = name.trim();
-    let ident = name.strip_prefix('#')?;
-    let ok = !ident.is_empty()
-        && ident
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "_.$-".contains(c));
-    let value = value.trim();
-    if !ok || !value.starts_with('#') {
+/// `#name = #value…` opening a line: the name and the value (to the end of its `<…>` group;
+/// a `loc(…)` or anything after it is not part of it).
+fn alias_definition<'t>(line: &'t str, tokens: &[Token]) -> Option<(&'t str, &'t str)> {
+    let (name, eq, value) = (tokens.first()?, tokens.get(1)?, tokens.get(2)?);
+    if name.kind != TokenKind::Hash || !eq.is(b'=') || value.kind != TokenKind::Hash {
         return None;
     }
-    let end = attribute_end(value);
-    Some((name, value.get(..end).unwrap_or(value)))
+    let end = match tokens.get(3) {
+        Some(open) if open.is(b'<') => tokens.get(group_end(tokens, 3)?)?.end,
+        _ => value.end,
+    };
+    Some((name.text(line), line.get(value.start..end)?))
 }
 
-/// Where the attribute at the start of `text` ends: after its `<…>` group, or its name.
-fn attribute_end(text: &str) -> usize {
-    let name_end = text
-        .char_indices()
-        .skip(1)
-        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || "_.$-".contains(c)))
-        .map_or(text.len(), |(i, _)| i);
-    if text.get(name_end..).is_some_and(|t| t.starts_with('<')) {
-        return balanced_end(text, name_end).unwrap_or(text.len());
-    }
-    name_end
-}
-
-/// The index just past the bracket group opening at byte `open`.
-fn balanced_end(text: &str, open: usize) -> Option<usize> {
-    let mut depth = 0i32;
-    for (i, c) in text.get(open..)?.char_indices() {
-        match c {
-            '<' | '{' | '[' | '(' => depth += 1,
-            '>' | '}' | ']' | ')' => {
-                depth -= 1;
+/// The index of the token that closes the bracket opened by token `open`.
+fn group_end(tokens: &[Token], open: usize) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, t) in tokens.iter().enumerate().skip(open) {
+        match t.kind {
+            TokenKind::Punct(b'<' | b'{' | b'[' | b'(') => depth += 1,
+            TokenKind::Punct(b'>' | b'}' | b']' | b')') => {
+                depth = depth.checked_sub(1)?;
                 if depth == 0 {
-                    return Some(open + i + 1);
+                    return Some(i);
                 }
             }
             _ => {}
@@ -215,55 +201,40 @@ fn balanced_end(text: &str, open: usize) -> Option<usize> {
     None
 }
 
-/// The bodies (between the outer `<` and `>`) of every `tensor<…>` and `!ttg.memdesc<…>` on
-/// `line`.
-fn typed_bodies(line: &str) -> Vec<(UseKind, &str)> {
+/// The parameters (split at their top-level commas) of every `tensor<…>` and
+/// `!ttg.memdesc<…>` on `line`.
+fn typed_bodies<'t>(line: &'t str, tokens: &[Token]) -> Vec<(UseKind, Vec<&'t str>)> {
     let mut out = Vec::new();
-    for (prefix, kind) in [
-        ("tensor<", UseKind::Tensor),
-        ("!ttg.memdesc<", UseKind::MemDesc),
-    ] {
-        let mut from = 0;
-        while let Some(at) = line.get(from..).and_then(|r| r.find(prefix)) {
-            let start = from + at;
-            // `tensor<` inside a longer word (`!tt.tensordesc<`) is not a tensor type.
-            let word_start = start == 0
-                || !line
-                    .get(..start)
-                    .and_then(|b| b.chars().next_back())
-                    .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
-            let open = start + prefix.len() - 1;
-            let Some(end) = balanced_end(line, open) else {
-                break;
-            };
-            if word_start || kind == UseKind::MemDesc {
-                if let Some(body) = line.get(open + 1..end - 1) {
-                    out.push((kind, body));
-                }
-            }
-            from = end;
+    for (i, t) in tokens.iter().enumerate() {
+        let kind = match (t.kind, t.text(line)) {
+            (TokenKind::Bare, "tensor") => UseKind::Tensor,
+            (TokenKind::Bang, "!ttg.memdesc") => UseKind::MemDesc,
+            _ => continue,
+        };
+        if !tokens.get(i + 1).is_some_and(|o| o.is(b'<')) {
+            continue;
         }
+        let Some(close) = group_end(tokens, i + 1) else {
+            continue;
+        };
+        let mut parts = Vec::new();
+        let (mut depth, mut start) = (0usize, tokens.get(i + 1).map_or(0, |o| o.end));
+        for p in tokens.get(i + 2..close).unwrap_or_default() {
+            match p.kind {
+                TokenKind::Punct(b'<' | b'{' | b'[' | b'(') => depth += 1,
+                TokenKind::Punct(b'>' | b'}' | b']' | b')') => depth = depth.saturating_sub(1),
+                TokenKind::Punct(b',') if depth == 0 => {
+                    parts.push(line.get(start..p.start).unwrap_or(""));
+                    start = p.end;
+                }
+                _ => {}
+            }
+        }
+        let end = tokens.get(close).map_or(start, |c| c.start);
+        parts.push(line.get(start..end).unwrap_or(""));
+        out.push((kind, parts));
     }
     out
-}
-
-/// `text` split at the commas outside brackets.
-fn split_top_level(text: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in text.char_indices() {
-        match c {
-            '<' | '{' | '[' | '(' => depth += 1,
-            '>' | '}' | ']' | ')' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(text.get(start..i).unwrap_or(""));
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(text.get(start..).unwrap_or(""));
-    parts
 }
 
 /// `128x64xf16` → `([128, 64], "f16")`; `None` for a dynamic or malformed shape.

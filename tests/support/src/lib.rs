@@ -22,9 +22,9 @@ pub mod golden;
 
 #[cfg(feature = "alloc")]
 pub mod random_tree;
-#[cfg(feature = "alloc")]
-pub mod tlx_kernels;
 #[cfg(feature = "kernels")]
 pub mod smem;
+#[cfg(feature = "alloc")]
+pub mod tlx_kernels;
 #[cfg(feature = "kernels")]
 pub mod tmem;

@@ -63,7 +63,9 @@ pub fn value_at(m: &Module, v: ValueId, leaf: &str, i: i64) -> i64 {
     let op = defining_op(m, v).unwrap_or_else(|| panic!("{} is not computed", value.use_name()));
     if op.kind() == Some(OpKind::Constant) {
         let text = op.attribute("value").expect("a constant has a value");
-        return text.parse().unwrap_or_else(|_| panic!("{} = {text}", value.use_name()));
+        return text
+            .parse()
+            .unwrap_or_else(|_| panic!("{} = {text}", value.use_name()));
     }
     let (a, b) = (
         value_at(m, op.operands()[0], leaf, i),
