@@ -42,3 +42,57 @@ fn every_lit_case_prints_as_read() {
     }
     assert_eq!(read, 59);
 }
+
+/// Every op of the table in every committed dump reads into its typed form; the TMA loads'
+/// barriers and destinations, the waits' barriers are memdescs wherever their types are known,
+/// as their roles say.
+#[test]
+fn every_known_op_of_the_real_dumps_has_its_typed_form() {
+    use linear_layout::mlir::TypedOp;
+    let mut seen = std::collections::BTreeMap::new();
+    for kernel in KERNELS {
+        let m = Module::parse(&dump(kernel, "before")).unwrap();
+        // A type the text prints where the model links it (a value made by an op outside the
+        // table has none to check).
+        let memdesc = |v| {
+            m.value(v)
+                .and_then(|x| x.ty())
+                .is_none_or(|t| t.starts_with("!ttg.memdesc<"))
+        };
+        for o in m.walk() {
+            let typed = m.typed(o).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+            let Some(t) = typed else { continue };
+            let name = m.op(o).unwrap().name().to_string();
+            *seen.entry(name).or_insert(0usize) += 1;
+            match t {
+                TypedOp::TmaLoad { dst, barrier, .. } => {
+                    assert!(memdesc(dst) && memdesc(barrier), "{kernel}: {t:?}");
+                }
+                TypedOp::WaitBarrier { barrier, .. } | TypedOp::ArriveBarrier { barrier, .. } => {
+                    assert!(memdesc(barrier), "{kernel}: {t:?}");
+                }
+                TypedOp::WarpSpecialize {
+                    partitions,
+                    captures,
+                    ..
+                } => {
+                    assert!(!partitions.is_empty(), "{kernel}");
+                    for &p in partitions {
+                        let entry = m.block(m.region(p).unwrap().blocks()[0]).unwrap();
+                        assert_eq!(entry.arguments().len(), captures.len(), "{kernel}");
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    for op in [
+        "ttng.wait_barrier",
+        "ttng.async_tma_copy_global_to_local",
+        "ttng.tc_gen5_mma",
+        "ttg.warp_specialize",
+        "scf.for",
+    ] {
+        assert!(seen.get(op).copied().unwrap_or(0) > 0, "{op}: {seen:?}");
+    }
+}

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 
 use linear_layout::families::{Encoding, SharedEncoding, SwizzledShared, TensorMemory};
-use linear_layout::mlir::{Module, NewOp, OpId, OpKind, ValueId};
+use linear_layout::mlir::{Module, NewOp, OpId, OpKind, TypedOp, ValueId};
 
 use super::read::{AllocOp, KernelModule};
 use crate::{AllocError, Mode, Plan, Reindex, SpecId, Storage, TlxRewrite};
@@ -121,19 +121,21 @@ pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocE
             m.set_type_with_uses(v, &a.new_type, of_v)?;
         }
         for &(user, k) in of_v {
-            let Some(op) = m.op(user) else { continue };
-            match op.kind() {
-                Some(OpKind::MemdescIndex) if k == 0 => {
+            match m.typed(user)? {
+                Some(TypedOp::MemdescIndex { src, .. }) if src == v && k == 0 => {
                     if !a.identity {
                         index_arithmetic(&mut m, user, &a.slots)?;
                     }
                 }
-                Some(OpKind::WarpSpecialize) => {
-                    // Every partition's block argument k holds the capture.
-                    let args: Vec<ValueId> = op
-                        .regions()
-                        .iter()
-                        .filter_map(|&r| m.region(r))
+                Some(TypedOp::WarpSpecialize {
+                    default,
+                    partitions,
+                    ..
+                }) => {
+                    // Every region's block argument k holds the capture.
+                    let args: Vec<ValueId> = std::iter::once(default)
+                        .chain(partitions.iter().copied())
+                        .filter_map(|r| m.region(r))
                         .filter_map(|r| r.blocks().first())
                         .filter_map(|&b| m.block(b))
                         .filter_map(|b| b.arguments().get(k).copied())
@@ -142,6 +144,7 @@ pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocE
                 }
                 _ if !a.changed && a.identity => {}
                 _ => {
+                    let Some(op) = m.op(user) else { continue };
                     let (line, column) = op.position();
                     let name = m.value(v).map_or_else(String::new, |x| x.use_name());
                     return Err(AllocError::Mlir {

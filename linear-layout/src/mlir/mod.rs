@@ -10,6 +10,7 @@
 //! | `model.rs` | [`Module`], [`Operation`], [`Value`], [`Region`], [`Block`], [`Piece`]: the model |
 //! | `parse.rs` | text → model (where an op ends, which `{` opens a region, defs and uses, scopes) |
 //! | `print.rs` | model → text |
+//! | `typed.rs` | [`TypedOp`]: each op of the table in its typed form (which operand is the buffer, the index, the barrier; which region the body), checked by [`Module::typed`] |
 //! | `edit.rs` | the edits: a value's new type, new and rewritten ops, erased ops, replaced operands |
 //! | `error.rs` | [`MlirError`]: what is wrong, at a line and column |
 //!
@@ -47,6 +48,7 @@ mod model;
 pub mod op_kind;
 mod parse;
 mod print;
+mod typed;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -58,6 +60,7 @@ pub use model::{
     TypeOf, Value, ValueDef, ValueId,
 };
 pub use op_kind::{OpKind, Slot};
+pub use typed::TypedOp;
 
 use crate::text::aliases::Aliases;
 use print::{Names, Printer};
