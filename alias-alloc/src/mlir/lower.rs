@@ -55,8 +55,9 @@ impl Slots {
 ///   buffer dim the alias's slot count;
 /// * the `tlx.reuse_group` and `tlx.set_buffer_overlap` ops are gone;
 /// * an alias's new type reaches every use: the `ttg.warp_specialize` ops that capture it (their
-///   operand types and the partitions' block arguments) and every `ttg.memdesc_index` of it or
-///   of such a block argument, which indexes slot `scale·i + offset + i mod group_size` (TLX
+///   operand types and the partitions' block arguments), the `scf.for` loops that carry it in
+///   their `iter_args` (the body's argument, the loop's result, its `scf.yield`), and every
+///   `ttg.memdesc_index` of it or of such a value, which indexes slot `scale·i + offset + i mod group_size` (TLX
 ///   mode, only where TLX rewrites: `scale > 1` or `offset > 0`) or Intended mode's explicit
 ///   slot, computed by `arith` ops inserted before it, with its location.
 ///
@@ -142,6 +143,51 @@ pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocE
                         .collect();
                     work.extend(args.into_iter().map(|arg| (arg, a.clone())));
                 }
+                Some(TypedOp::For { .. }) if k >= 3 => {
+                    // A loop-carried alias: the body's argument and the loop's result carry it,
+                    // and the body must pass the alias itself back.
+                    let Some((arg, result, yielded)) = m.loop_carried(user, k) else {
+                        continue;
+                    };
+                    if plan.mode == Mode::TlxCompatible && a.changed {
+                        // fbtriton 3.7.4 re-types the alias and not the loop: its verifier
+                        // refuses what the pass leaves.
+                        let aliases = m.aliases();
+                        let old = m.value(arg).and_then(|x| x.ty()).unwrap_or("");
+                        let (line, column) = m.op(user).map_or((0, 0), |o| o.position());
+                        return Err(AllocError::Located {
+                            line,
+                            column,
+                            error: Box::new(AllocError::Verifier {
+                                what: "scf.for".into(),
+                                message: format!(
+                                    "'scf.for' op along control flow edge from parent to Region #0: successor operand type #{} '{}' should match successor input type #{} '{}'",
+                                    k - 3,
+                                    aliases.resolve(&a.new_type),
+                                    k - 3,
+                                    aliases.resolve(old)
+                                ),
+                            }),
+                        });
+                    }
+                    if yielded != arg && a.changed {
+                        let (line, column) = m.op(user).map_or((0, 0), |o| o.position());
+                        let name = m.value(v).map_or_else(String::new, |x| x.use_name());
+                        return Err(AllocError::Mlir {
+                            line,
+                            column,
+                            message: format!("{name} is aliased and carried by this scf.for, whose body yields another value in its place: the lowering cannot give that value the alias's new type"),
+                        });
+                    }
+                    work.push((arg, a.clone()));
+                    work.push((result, a.clone()));
+                }
+                Some(TypedOp::Terminator {
+                    kind: OpKind::Yield,
+                    ..
+                }) if yields_back(&m, user, k, v) => {
+                    // The loop passes the alias back around: the loop's arm above carries it.
+                }
                 _ if !a.changed && a.identity => {}
                 _ => {
                     let Some(op) = m.op(user) else { continue };
@@ -157,6 +203,20 @@ pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocE
         }
     }
     Ok(m.to_string())
+}
+
+/// Whether the `scf.yield` `user` passes `v`, its operand `k`, back around the `scf.for` that
+/// holds it as that loop's carried value `k`.
+fn yields_back(m: &Module, user: OpId, k: usize, v: ValueId) -> bool {
+    let parent = m
+        .op(user)
+        .and_then(|o| o.parent())
+        .and_then(|b| m.block(b))
+        .and_then(|b| m.region(b.parent()))
+        .map(|r| r.parent());
+    parent
+        .and_then(|p| m.loop_carried(p, k + 3))
+        .is_some_and(|(arg, _, yielded)| arg == v && yielded == v)
 }
 
 /// Rewrites each spec as its backing allocation; the backing value of each spec.

@@ -61,7 +61,7 @@ impl Module {
                     ),
                 )
             }),
-            ValueDef::BlockArgument { block, .. } => {
+            ValueDef::BlockArgument { block, index } => {
                 let in_label = self.block(block).is_some_and(|b| {
                     b.label.iter().any(
                         |p| matches!(p, Piece::Type { of: TypeOf::Value(x), .. } if *x == value),
@@ -75,7 +75,15 @@ impl Module {
                     let in_header = o.pieces.iter().any(
                         |p| matches!(p, Piece::Type { of: TypeOf::Value(x), .. } if *x == value),
                     );
-                    (o, in_label || in_header)
+                    // A loop-carried argument of an `scf.for` body (after the induction
+                    // variable): its type is printed as the loop's result type, which the
+                    // caller changes with it (`Module::loop_carried`).
+                    let carried = o.kind == Some(OpKind::For)
+                        && index >= 1
+                        && o.pieces.iter().any(|p| {
+                            matches!(p, Piece::Type { of: TypeOf::Result(k), .. } if *k + 1 == index)
+                        });
+                    (o, in_label || in_header || carried)
                 })
             }
             ValueDef::Header { op } => self.op(op).map(|o| (o, true)),
@@ -85,7 +93,10 @@ impl Module {
         }
         for &(o, k) in uses {
             let Some(op) = self.op(o) else { continue };
-            if !op.prints_operand_type(k, value) && prints_types(op) {
+            // An `scf.for`'s initial `iter_args` values print no type of their own (the loop's
+            // result types stand for them: see `Module::loop_carried`).
+            let carried = op.kind == Some(OpKind::For) && k >= 3;
+            if !carried && !op.prints_operand_type(k, value) && prints_types(op) {
                 return Err(stale(op, &name));
             }
         }
@@ -94,6 +105,36 @@ impl Module {
             v.retyped = true;
         }
         Ok(())
+    }
+
+    /// What carries operand `k` of the `scf.for` `op` around the loop, when `k` is an initial
+    /// value of its `iter_args` (operands 3…): the body's block argument, the loop's result, and
+    /// the value the body's `scf.yield` passes back. `None` for any other operand or op.
+    ///
+    /// ```
+    /// use linear_layout::mlir::{Module, OpKind};
+    /// let m = Module::parse("module {\n  %c = arith.constant 0 : i32\n  %r = scf.for %i = %c to %c step %c iter_args(%a = %c) -> (i32)  : i32 {\n    scf.yield %a : i32\n  }\n}\n")?;
+    /// let for_op = m.walk().into_iter().find(|&o| m.op(o).unwrap().kind() == Some(OpKind::For)).unwrap();
+    /// let (arg, result, yielded) = m.loop_carried(for_op, 3).unwrap();
+    /// assert_eq!((m.value(arg).unwrap().name(), m.value(result).unwrap().name()), ("a", "r"));
+    /// assert_eq!(yielded, arg);
+    /// # Ok::<(), linear_layout::mlir::MlirError>(())
+    /// ```
+    pub fn loop_carried(&self, op: OpId, k: usize) -> Option<(ValueId, ValueId, ValueId)> {
+        let o = self.op(op)?;
+        if o.kind != Some(OpKind::For) || k < 3 {
+            return None;
+        }
+        let j = k - 3;
+        let body = self.block(*self.region(*o.regions.first()?)?.blocks.first()?)?;
+        let arg = *body.arguments.get(j + 1)?;
+        let result = *o.results.get(j)?;
+        let yield_op = self.op(*body.ops.last()?)?;
+        if yield_op.kind != Some(OpKind::Yield) {
+            return None;
+        }
+        let yielded = *yield_op.operands.get(j)?;
+        Some((arg, result, yielded))
     }
 
     /// Makes operand `k` of `op` the value `value`.

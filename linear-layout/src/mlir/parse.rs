@@ -514,6 +514,10 @@ impl<'a> Parser<'a> {
         let mut declared: Vec<ValueId> = Vec::new();
         let mut pending: Vec<ValueId> = Vec::new();
         let mut last_colon = None;
+        // `scf.for … -> (T…) : I {` / `scf.if %c -> (T…) {`: the result types in the header,
+        // from the first top-level `->` before a region to the `:` or `{` that ends them.
+        let mut header_arrow: Option<usize> = None;
+        let mut header_types_end: Option<usize> = None;
         let mut location_at = None;
         let mut location = None;
         let mut dicts: Vec<(usize, usize)> = Vec::new();
@@ -536,6 +540,13 @@ impl<'a> Parser<'a> {
                 }
                 TokenKind::Punct(b'{') => {
                     let region_open = self.tok(self.i + 1).is_some_and(|n| n.line_start);
+                    if region_open
+                        && header_arrow.is_some()
+                        && header_types_end.is_none()
+                        && regions.is_empty()
+                    {
+                        header_types_end = Some(self.i);
+                    }
                     if region_open {
                         self.i += 1;
                         self.last_end = tok.end;
@@ -624,7 +635,14 @@ impl<'a> Parser<'a> {
                     self.i += 1;
                 }
                 TokenKind::Punct(b':') if stack.is_empty() => {
+                    if header_arrow.is_some() && header_types_end.is_none() && regions.is_empty() {
+                        header_types_end = Some(self.i);
+                    }
                     last_colon = Some(self.i);
+                    self.i += 1;
+                }
+                TokenKind::Arrow if stack.is_empty() && regions.is_empty() => {
+                    header_arrow.get_or_insert(self.i);
                     self.i += 1;
                 }
                 _ => self.i += 1,
@@ -670,6 +688,28 @@ impl<'a> Parser<'a> {
                         start,
                         end: stop,
                         piece: Piece::Type { of, written },
+                    });
+                }
+            }
+        }
+        // Loops and conditionals print their result types in the header: link them.
+        if let (Some(OpKind::For | OpKind::If), Some(arrow), Some(end)) =
+            (kind, header_arrow, header_types_end)
+        {
+            let types = self.type_list(arrow + 1, end)?;
+            if types.len() == results.len() {
+                for (k, (start, stop)) in types.into_iter().enumerate() {
+                    let written = self.slice(start, stop);
+                    if let Some(&v) = results.get(k) {
+                        self.set_type_if_unknown(v, &written);
+                    }
+                    specials.push(Special {
+                        start,
+                        end: stop,
+                        piece: Piece::Type {
+                            of: TypeOf::Result(k),
+                            written,
+                        },
                     });
                 }
             }

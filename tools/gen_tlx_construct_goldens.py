@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Golden-data generator: sub-byte element types (i4, f4E2M1FN) in storage-alias specs.
+"""Golden-data generator: constructs the fork's lit tests do not cover, through the REAL pass.
+
+**Sub-byte element types** (i4, f4E2M1FN) in storage-alias specs.
 
 TLX's ``local_alloc`` of a sub-byte type in shared memory takes the default NVMMA
 layout that Triton's ``NVMMASharedEncodingAttr`` builder gives it — ``elementBitWidth
@@ -10,12 +12,15 @@ transcribed in ``nvmma_default`` below). Triton 3.9's Gluon has no such layout
 verifies and plans it. Each case here is a TTGIR module with such allocations in a
 ``tlx.storage_alias_spec``, run through the REAL ``tlx-storage-alias-lowering`` of the
 ``fbtriton`` 3.7.4 wheel (the worker of ``gen_tlx_alias_goldens.py``); what the pass
-did goes to ``alias-alloc/tests/data/tlx_subbyte/cases.json`` in the schema of the lit
+did goes to ``alias-alloc/tests/data/tlx_constructs/cases.json`` in the schema of the lit
 goldens (``gen_tlx_lit_goldens.py``).
+
+**An alias carried by an ``scf.for``** (``iter_args``): the pass re-types the alias but not
+the loop's arguments, and the fork's verifier refuses what it leaves (``LOOP_CASES``).
 
 How to run::
 
-    /root/fbvenv/bin/python tools/gen_tlx_subbyte_goldens.py
+    /root/fbvenv/bin/python tools/gen_tlx_construct_goldens.py
 """
 
 import argparse
@@ -28,7 +33,7 @@ sys.path.insert(0, HERE)
 
 from gen_tlx_alias_goldens import Worker, pass_result  # noqa: E402
 
-DEFAULT_OUT = os.path.join(HERE, "..", "alias-alloc", "tests", "data", "tlx_subbyte", "cases.json")
+DEFAULT_OUT = os.path.join(HERE, "..", "alias-alloc", "tests", "data", "tlx_constructs", "cases.json")
 BITS = {"i4": 4, "f4E2M1FN": 4, "i8": 8, "bf16": 16, "f16": 16, "f32": 32}
 
 
@@ -111,6 +116,29 @@ def module(name, allocs, tree):
     return "\n".join(lines)
 
 
+TMEM1 = "!ttg.memdesc<2x128x1xf32, #tmem, #ttng.tensor_memory, mutable>"
+LOOP_CASES = [("loop_carried_alias", """#tmem = #ttng.tensor_memory_encoding<blockM = 128, blockN = 1, colStride = 1>
+module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:100"} {
+  tt.func @loop_carried_alias(%n: i32) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %s = tlx.storage_alias_spec storage = tmem : !tlx.storage_alias_spec<tmem>
+    %a = tlx.storage_alias_local_alloc %s : !tlx.storage_alias_spec<tmem> -> T1
+    %b = tlx.storage_alias_local_alloc %s : !tlx.storage_alias_spec<tmem> -> T1
+    %g = tlx.reuse_group(%a, %b) group_kind = distinct : (T1, T1) -> !tlx.reuse_group<distinct>
+    tlx.set_buffer_overlap(%s, %g) : (!tlx.storage_alias_spec<tmem>, !tlx.reuse_group<distinct>) -> ()
+    %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%buf = %b, %k = %c0) -> (T1, i32)  : i32 {
+      %x = ttg.memdesc_index %buf[%k] : T1 -> !ttg.memdesc<128x1xf32, #tmem, #ttng.tensor_memory, mutable>
+      %k1 = arith.addi %k, %c1 : i32
+      scf.yield %buf, %k1 : T1, i32
+    }
+    %y = ttg.memdesc_index %r#0[%c1] : T1 -> !ttg.memdesc<128x1xf32, #tmem, #ttng.tensor_memory, mutable>
+    tt.return
+  }
+}
+""".replace("T1", TMEM1))]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=DEFAULT_OUT)
@@ -119,8 +147,8 @@ def main():
     worker = Worker(sys.executable)
     out = []
     try:
-        for i, (name, allocs, tree) in enumerate(CASES):
-            mlir = module(name, allocs, tree)
+        modules = [(name, module(name, allocs, tree)) for (name, allocs, tree) in CASES] + LOOP_CASES
+        for i, (name, mlir) in enumerate(modules):
             exp = pass_result(worker, mlir)
             errors = exp["errors"]
             out.append({"file": name, "index": i, "mlir": mlir, "expected": exp})
@@ -129,7 +157,7 @@ def main():
         worker.close()
     os.makedirs(os.path.dirname(args.out), exist_ok=True)
     with open(args.out, "w") as f:
-        json.dump({"generator": "tools/gen_tlx_subbyte_goldens.py", "fbtriton_version": triton.__version__,
+        json.dump({"generator": "tools/gen_tlx_construct_goldens.py", "fbtriton_version": triton.__version__,
                    "cases": out}, f, indent=1)
         f.write("\n")
 
