@@ -10,7 +10,7 @@
 //! | [`dsa_cases`] | the public DSA packing cases with their known peaks | — |
 //! | `smem` | SMEM test kernels: run the printed text, check every access against the `AddressMap` | `kernels` |
 //! | `tmem` | TMEM round-trip kernels and their checks | `kernels` |
-//! | [`tlx_kernels`] | the real TLX kernels' TTGIR, and a lowered module's index arithmetic evaluated | — |
+//! | `tlx_kernels` | the real TLX kernels' TTGIR, and a lowered module's index arithmetic evaluated on the module model | `alloc` |
 //!
 //! Test code: a failed check panics, so the panic lints are off here.
 
