@@ -16,7 +16,9 @@ did goes to ``alias-alloc/tests/data/tlx_constructs/cases.json`` in the schema o
 goldens (``gen_tlx_lit_goldens.py``).
 
 **An alias carried by an ``scf.for``** (``iter_args``): the pass re-types the alias but not
-the loop's arguments, and the fork's verifier refuses what it leaves (``LOOP_CASES``).
+the loop's arguments, and the fork's verifier refuses what it leaves; **a view of a whole
+alias** (``ttg.memdesc_subslice``): the pass re-types the view's operand and keeps its result
+(``LOOP_CASES``).
 
 How to run::
 
@@ -136,7 +138,20 @@ module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:100"} {
     tt.return
   }
 }
-""".replace("T1", TMEM1))]
+""".replace("T1", TMEM1)), ("view_of_alias", """#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>
+#smem = #ttg.shared_memory
+module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:100"} {
+  tt.func @view_of_alias(%n: i32) {
+    %s = tlx.storage_alias_spec storage = smem : !tlx.storage_alias_spec<smem>
+    %a = tlx.storage_alias_local_alloc %s : !tlx.storage_alias_spec<smem> -> S2
+    %b = tlx.storage_alias_local_alloc %s : !tlx.storage_alias_spec<smem> -> S2
+    %g = tlx.reuse_group(%a, %b) group_kind = distinct : (S2, S2) -> !tlx.reuse_group<distinct>
+    tlx.set_buffer_overlap(%s, %g) : (!tlx.storage_alias_spec<smem>, !tlx.reuse_group<distinct>) -> ()
+    %v = ttg.memdesc_subslice %b[0, 0, 32] : S2 -> !ttg.memdesc<2x64x32xbf16, #shared, #smem, mutable, 2x64x64>
+    tt.return
+  }
+}
+""".replace("S2", "!ttg.memdesc<2x64x64xbf16, #shared, #smem, mutable>"))]
 
 
 def main():

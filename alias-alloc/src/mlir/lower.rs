@@ -182,6 +182,21 @@ pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocE
                     work.push((arg, a.clone()));
                     work.push((result, a.clone()));
                 }
+                Some(TypedOp::View { src, .. }) if src == v && k == 0 => {
+                    // A view of the whole aliased buffer. fbtriton 3.7.4 re-types its operand
+                    // and keeps its result type, so it views the alias's first slots, not the
+                    // buffers' (TLX mode prints the same). Intended mode would need the
+                    // buffer map in the view's result type, which the IR cannot say.
+                    if plan.mode == Mode::Intended && a.changed {
+                        let (line, column) = m.op(user).map_or((0, 0), |o| o.position());
+                        let name = m.value(v).map_or_else(String::new, |x| x.use_name());
+                        return Err(AllocError::Mlir {
+                            line,
+                            column,
+                            message: format!("{name} is aliased and viewed whole by this op: in Intended mode its buffers sit at the slots of their buffer map, which a view of the alias cannot follow (index a buffer first: ttg.memdesc_index, then view it)"),
+                        });
+                    }
+                }
                 Some(TypedOp::Terminator {
                     kind: OpKind::Yield,
                     ..

@@ -388,3 +388,31 @@ fn intended_mode_carries_an_alias_through_a_loop() {
         assert_eq!(ty, &b);
     }
 }
+
+/// A view of a whole aliased buffer: TLX mode prints it as the fork does (the lit-style test
+/// above compares it); Intended mode refuses it at the view.
+#[test]
+fn intended_mode_refuses_a_view_of_a_whole_alias() {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/tlx_constructs/cases.json");
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let case = data["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["file"] == "view_of_alias")
+        .unwrap();
+    let m = read_module(case["mlir"].as_str().unwrap()).unwrap();
+    let plan = m.program.plan(&PlanOptions::new(Mode::Intended)).unwrap();
+    match lower_module(&m, &plan) {
+        Err(AllocError::Mlir { line, message, .. }) => {
+            assert_eq!(line, 10);
+            assert!(
+                message.contains("%b is aliased and viewed whole"),
+                "{message}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}
