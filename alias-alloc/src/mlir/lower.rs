@@ -171,13 +171,7 @@ pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocE
                         });
                     }
                     if yielded != arg && a.changed {
-                        let (line, column) = m.op(user).map_or((0, 0), |o| o.position());
-                        let name = m.value(v).map_or_else(String::new, |x| x.use_name());
-                        return Err(AllocError::Mlir {
-                            line,
-                            column,
-                            message: format!("{name} is aliased and carried by this scf.for, whose body yields another value in its place: the lowering cannot give that value the alias's new type"),
-                        });
+                        return Err(refusal(&m, user, v, "carried by this scf.for, whose body yields another value in its place: the lowering cannot give that value the alias's new type"));
                     }
                     work.push((arg, a.clone()));
                     work.push((result, a.clone()));
@@ -188,13 +182,7 @@ pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocE
                     // buffers' (TLX mode prints the same). Intended mode would need the
                     // buffer map in the view's result type, which the IR cannot say.
                     if plan.mode == Mode::Intended && a.changed {
-                        let (line, column) = m.op(user).map_or((0, 0), |o| o.position());
-                        let name = m.value(v).map_or_else(String::new, |x| x.use_name());
-                        return Err(AllocError::Mlir {
-                            line,
-                            column,
-                            message: format!("{name} is aliased and viewed whole by this op: in Intended mode its buffers sit at the slots of their buffer map, which a view of the alias cannot follow (index a buffer first: ttg.memdesc_index, then view it)"),
-                        });
+                        return Err(refusal(&m, user, v, "viewed whole by this op: in Intended mode its buffers sit at the slots of their buffer map, which a view of the alias cannot follow (index a buffer first: ttg.memdesc_index, then view it)"));
                     }
                 }
                 Some(TypedOp::Terminator {
@@ -205,19 +193,26 @@ pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocE
                 }
                 _ if !a.changed && a.identity => {}
                 _ => {
-                    let Some(op) = m.op(user) else { continue };
-                    let (line, column) = op.position();
-                    let name = m.value(v).map_or_else(String::new, |x| x.use_name());
-                    return Err(AllocError::Mlir {
-                        line,
-                        column,
-                        message: format!("{name} is aliased and used by '{}': only ttg.memdesc_index and ttg.warp_specialize captures of an aliased buffer are rewritten", op.name()),
-                    });
+                    let name = m
+                        .op(user)
+                        .map_or_else(String::new, |o| o.name().to_string());
+                    return Err(refusal(&m, user, v, &format!("used by '{name}': only ttg.memdesc_index, ttg.warp_specialize captures, scf.for iter_args and (in TLX mode) views of an aliased buffer are rewritten")));
                 }
             }
         }
     }
     Ok(m.to_string())
+}
+
+/// The refusal of a use of the aliased `v` by `user`: `%v is aliased and {why}`, at `user`.
+fn refusal(m: &Module, user: OpId, v: ValueId, why: &str) -> AllocError {
+    let (line, column) = m.op(user).map_or((0, 0), |o| o.position());
+    let name = m.value(v).map_or_else(String::new, |x| x.use_name());
+    AllocError::Mlir {
+        line,
+        column,
+        message: format!("{name} is aliased and {why}"),
+    }
 }
 
 /// Whether the `scf.yield` `user` passes `v`, its operand `k`, back around the `scf.for` that

@@ -747,19 +747,7 @@ impl<'a> Parser<'a> {
             }
         }
         // Pieces: the linked spans, and the text between them.
-        specials.sort_by_key(|s| s.start);
-        let mut pieces = Vec::with_capacity(specials.len() * 2 + 1);
-        let mut at = first.start;
-        for s in specials {
-            if s.start > at {
-                pieces.push(Piece::Text(self.slice(at, s.start)));
-            }
-            at = s.end;
-            pieces.push(s.piece);
-        }
-        if end > at {
-            pieces.push(Piece::Text(self.slice(at, end)));
-        }
+        let pieces = self.pieces(specials, first.start, end)?;
         for (key, v, pos) in keys {
             self.define(key, v, pos)?;
         }
@@ -778,6 +766,40 @@ impl<'a> Parser<'a> {
             op.pieces = pieces;
         }
         Ok(id)
+    }
+
+    /// The pieces of the text `[start, end)`: the linked `specials` and the text between them.
+    /// Errors: two linked spans that overlap — a value named inside a type
+    /// (`!ttg.memdesc<%x, …>`), which no printer could print back.
+    fn pieces(
+        &self,
+        mut specials: Vec<Special>,
+        start: usize,
+        end: usize,
+    ) -> Result<Vec<Piece>, MlirError> {
+        specials.sort_by_key(|s| s.start);
+        let mut pieces = Vec::with_capacity(specials.len() * 2 + 1);
+        let mut at = start;
+        for s in specials {
+            if s.start < at {
+                return Err(self.error(
+                    s.start,
+                    MlirErrorKind::Expected {
+                        expected: "a type (types name no SSA values)",
+                        found: format!("'{}'", self.slice(s.start, s.end)),
+                    },
+                ));
+            }
+            if s.start > at {
+                pieces.push(Piece::Text(self.slice(at, s.start)));
+            }
+            at = s.end;
+            pieces.push(s.piece);
+        }
+        if end > at {
+            pieces.push(Piece::Text(self.slice(at, end)));
+        }
+        Ok(pieces)
     }
 
     /// The spans of the types between tokens `from` and `to`: runs of balanced tokens split at
@@ -940,16 +962,7 @@ impl<'a> Parser<'a> {
             .filter(|t| t.is(b':'))
             .ok_or_else(|| self.expected(self.i, "':' after a block label"))?;
         self.i += 1;
-        let mut pieces = Vec::new();
-        let mut at = caret.start;
-        for s in specials {
-            if s.start > at {
-                pieces.push(Piece::Text(self.slice(at, s.start)));
-            }
-            at = s.end;
-            pieces.push(s.piece);
-        }
-        pieces.push(Piece::Text(self.slice(at, colon.end)));
+        let pieces = self.pieces(specials, caret.start, colon.end)?;
         self.last_end = colon.end;
         for (index, &v) in declared.iter().enumerate() {
             self.set_def(v, ValueDef::BlockArgument { block, index });

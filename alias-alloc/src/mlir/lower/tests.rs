@@ -330,17 +330,7 @@ fn intended_verdicts_on_real_trees() {
 /// the loop's result and its `scf.yield` the alias's new type, and indexes both.
 #[test]
 fn intended_mode_carries_an_alias_through_a_loop() {
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/tlx_constructs/cases.json");
-    let data: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let case = data["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["file"] == "loop_carried_alias")
-        .unwrap();
-    let m = read_module(case["mlir"].as_str().unwrap()).unwrap();
+    let m = read_module(&construct_case("loop_carried_alias")).unwrap();
     let plan = m.program.plan(&PlanOptions::new(Mode::Intended)).unwrap();
     let text = lower_module(&m, &plan).unwrap();
     let lowered = Module::parse(&text).unwrap();
@@ -393,17 +383,7 @@ fn intended_mode_carries_an_alias_through_a_loop() {
 /// above compares it); Intended mode refuses it at the view.
 #[test]
 fn intended_mode_refuses_a_view_of_a_whole_alias() {
-    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/data/tlx_constructs/cases.json");
-    let data: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    let case = data["cases"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["file"] == "view_of_alias")
-        .unwrap();
-    let m = read_module(case["mlir"].as_str().unwrap()).unwrap();
+    let m = read_module(&construct_case("view_of_alias")).unwrap();
     let plan = m.program.plan(&PlanOptions::new(Mode::Intended)).unwrap();
     match lower_module(&m, &plan) {
         Err(AllocError::Mlir { line, message, .. }) => {
@@ -415,4 +395,19 @@ fn intended_mode_refuses_a_view_of_a_whole_alias() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+/// The module of the construct golden `name` (`tools/gen_tlx_construct_goldens.py`).
+fn construct_case(name: &str) -> String {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/tlx_constructs/cases.json");
+    let data: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let case = data["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["file"] == name)
+        .unwrap();
+    case["mlir"].as_str().unwrap().to_string()
 }
