@@ -114,11 +114,12 @@ impl Module {
     /// ```
     /// use linear_layout::mlir::{Module, OpKind};
     /// let m = Module::parse("module {\n  %c = arith.constant 0 : i32\n  %r = scf.for %i = %c to %c step %c iter_args(%a = %c) -> (i32)  : i32 {\n    scf.yield %a : i32\n  }\n}\n")?;
-    /// let for_op = m.walk().into_iter().find(|&o| m.op(o).unwrap().kind() == Some(OpKind::For)).unwrap();
-    /// let (arg, result, yielded) = m.loop_carried(for_op, 3).unwrap();
-    /// assert_eq!((m.value(arg).unwrap().name(), m.value(result).unwrap().name()), ("a", "r"));
+    /// let for_op = m.walk().into_iter().find(|&o| m.op(o).and_then(|o| o.kind()) == Some(OpKind::For));
+    /// let (arg, result, yielded) = for_op.and_then(|f| m.loop_carried(f, 3)).ok_or("a loop")?;
+    /// let name = |v| m.value(v).map(|x| x.name());
+    /// assert_eq!((name(arg), name(result)), (Some("a"), Some("r")));
     /// assert_eq!(yielded, arg);
-    /// # Ok::<(), linear_layout::mlir::MlirError>(())
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn loop_carried(&self, op: OpId, k: usize) -> Option<(ValueId, ValueId, ValueId)> {
         let o = self.op(op)?;

@@ -32,13 +32,13 @@
 //! ";
 //! let mut m = Module::parse(text)?;
 //! assert_eq!(m.to_string(), text); // read → print is the identity
-//! let index = m.walk().into_iter().find(|&o| m.op(o).and_then(|o| o.kind()) == Some(OpKind::MemdescIndex)).unwrap();
-//! let alloc = m.op(index).unwrap().operands()[0];
+//! let index = m.walk().into_iter().find(|&o| m.op(o).and_then(|o| o.kind()) == Some(OpKind::MemdescIndex));
+//! let alloc = index.and_then(|i| m.op(i)).map(|o| o.operands()[0]).ok_or("a memdesc_index")?;
 //! // A new type reaches every use that prints it.
 //! let new = "!ttg.memdesc<4x64xf16, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #smem, mutable>";
 //! m.set_type(alloc, new)?;
 //! assert_eq!(m.to_string().matches("4x64xf16").count(), 2);
-//! # Ok::<(), linear_layout::mlir::MlirError>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 mod edit;

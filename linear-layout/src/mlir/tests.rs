@@ -1,3 +1,6 @@
+//! Unit tests of the module model, compiled only under `#[cfg(test)]` (`mod.rs`): reading,
+//! printing, editing and refusing, on a small module that holds every construct of a real dump.
+
 use super::*;
 
 const KERNEL: &str = r#"#loc = loc("k.py":1:1)

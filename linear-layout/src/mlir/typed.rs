@@ -258,13 +258,12 @@ impl Module {
     /// use linear_layout::mlir::{Module, TypedOp};
     /// let m = Module::parse("module {\n  tt.func @k(%i: i32) {\n    %b = ttg.local_alloc : () -> !ttg.memdesc<2xi64, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #ttg.shared_memory, mutable>\n    %x = ttg.memdesc_index %b[%i] : !ttg.memdesc<2xi64, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #ttg.shared_memory, mutable> -> !ttg.memdesc<1xi64, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #ttg.shared_memory, mutable>\n    tt.return\n  }\n}\n")?;
     /// let index = m.walk()[3];
-    /// match m.typed(index)? {
-    ///     Some(TypedOp::MemdescIndex { src, index }) => {
-    ///         assert_eq!((m.value(src).unwrap().name(), m.value(index).unwrap().name()), ("b", "i"));
-    ///     }
-    ///     other => panic!("{other:?}"),
-    /// }
-    /// # Ok::<(), linear_layout::mlir::MlirError>(())
+    /// let name = |v| m.value(v).map(|x| x.name());
+    /// let Some(TypedOp::MemdescIndex { src, index }) = m.typed(index)? else {
+    ///     return Err("not a memdesc_index".into());
+    /// };
+    /// assert_eq!((name(src), name(index)), (Some("b"), Some("i")));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn typed(&self, op: OpId) -> Result<Option<TypedOp<'_>>, MlirError> {
         let Some(o) = self.op(op) else {
