@@ -102,10 +102,25 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         let mut report = json_report(&file_arg, &program, &plan, &violations, svg.as_deref());
         if let Some(object) = report.as_object_mut() {
             object.insert("arenas".into(), arenas_json(arenas));
+            if packed.is_some() {
+                // Packed by lifetime: the arenas are the kernel's memory, not the regions side
+                // by side.
+                object.insert("kernel".into(), Value::Null);
+            }
         }
         Ok(format!("{report}\n"))
     } else {
-        let mut out = text_report(&file_arg, &program, &plan, &violations, svg.as_deref());
+        // Packed by lifetime, the arenas below are the kernel's memory: no totals of the
+        // regions side by side.
+        let totals = packed.is_none();
+        let mut out = text_report(
+            &file_arg,
+            &program,
+            &plan,
+            &violations,
+            svg.as_deref(),
+            totals,
+        );
         if packed.is_some() {
             out.push_str(&arenas_text(arenas));
         } else if program.has_lifetimes() {
@@ -354,6 +369,7 @@ fn text_report(
     plan: &Plan,
     violations: &[Violation],
     svg: Option<&str>,
+    totals: bool,
 ) -> String {
     let mut out = format!(
         "plan: {file}\nmode: {}\ntarget: {} ({} bytes of shared memory per block{})\n",
@@ -425,7 +441,9 @@ fn text_report(
             let _ = writeln!(out, "  {v}");
         }
     }
-    out.push_str(&totals_text(&report::kernel_totals(plan)));
+    if totals {
+        out.push_str(&totals_text(&report::kernel_totals(plan)));
+    }
     if let Some(path) = svg {
         let _ = writeln!(out, "wrote {path}");
     }

@@ -147,7 +147,7 @@ pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocE
                     // A loop-carried alias: the body's argument and the loop's result carry it,
                     // and the body must pass the alias itself back.
                     let Some((arg, result, yielded)) = m.loop_carried(user, k) else {
-                        continue;
+                        return Err(refusal(&m, user, v, "carried by this scf.for, whose body does not end in an scf.yield of it"));
                     };
                     if plan.mode == Mode::TlxCompatible && a.changed {
                         // fbtriton 3.7.4 re-types the alias and not the loop: its verifier
@@ -170,7 +170,12 @@ pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocE
                             }),
                         });
                     }
-                    if yielded != arg && a.changed {
+                    if plan.mode == Mode::TlxCompatible {
+                        // Same type: the fork's pass follows the alias's own uses only, so the
+                        // loop's argument and result keep their indices, as here.
+                        continue;
+                    }
+                    if yielded != arg && (a.changed || !a.identity) {
                         return Err(refusal(&m, user, v, "carried by this scf.for, whose body yields another value in its place: the lowering cannot give that value the alias's new type"));
                     }
                     work.push((arg, a.clone()));
@@ -181,7 +186,7 @@ pub fn lower_module(module: &KernelModule, plan: &Plan) -> Result<String, AllocE
                     // and keeps its result type, so it views the alias's first slots, not the
                     // buffers' (TLX mode prints the same). Intended mode would need the
                     // buffer map in the view's result type, which the IR cannot say.
-                    if plan.mode == Mode::Intended && a.changed {
+                    if plan.mode == Mode::Intended && (a.changed || !a.identity) {
                         return Err(refusal(&m, user, v, "viewed whole by this op: in Intended mode its buffers sit at the slots of their buffer map, which a view of the alias cannot follow (index a buffer first: ttg.memdesc_index, then view it)"));
                     }
                 }
@@ -235,6 +240,7 @@ fn backings(
     module: &KernelModule,
     plan: &Plan,
 ) -> Result<HashMap<SpecId, ValueId>, AllocError> {
+    let uses = m.uses();
     let mut backing = HashMap::new();
     for s in &module.specs {
         let sp = plan
@@ -251,10 +257,11 @@ fn backings(
                 name: alloc_op.into(),
                 template: format!("$r0 = {alloc_op} : () -> $Tr0$loc"),
                 operands: vec![],
-                results: vec![(s.ssa.clone(), ty)],
+                results: vec![(s.ssa.clone(), ty.clone())],
                 attributes: vec![],
             },
         )?;
+        m.set_type_with_uses(v, &ty, uses.get(&v).map_or(&[][..], Vec::as_slice))?;
         backing.insert(s.spec, v);
     }
     Ok(backing)
@@ -456,7 +463,7 @@ fn index_arithmetic(m: &mut Module, user: OpId, slots: &Slots) -> Result<(), All
         }
         Slots::Tlx(_) => return Ok(()),
     };
-    m.set_operand(user, 1, new_index);
+    m.set_operand(user, 1, new_index)?;
     Ok(())
 }
 

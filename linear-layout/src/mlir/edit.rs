@@ -1,7 +1,8 @@
 //! Edits of the model. Each keeps the module printable: a value's new type must reach every
 //! place its type is printed ([`Module::set_type`] refuses where the model cannot say where
-//! that is), an erased op must have no uses left, a new op's text is built from a template
-//! whose names, types and location print from the model.
+//! that is), a new operand's type replaces the old one where the op prints it, an erased op
+//! must have no uses left, a new or rewritten op's text is built from a template whose names,
+//! types and location print from the model (and may name only what the op has).
 
 use std::collections::HashSet;
 
@@ -138,15 +139,38 @@ impl Module {
         Some((arg, result, yielded))
     }
 
-    /// Makes operand `k` of `op` the value `value`.
-    pub fn set_operand(&mut self, op: OpId, k: usize, value: ValueId) {
-        if let Some(slot) = self
-            .ops
-            .get_mut(op.0 as usize)
-            .and_then(|o| o.operands.get_mut(k))
-        {
+    /// Makes operand `k` of `op` the value `value`. Where the op prints operand `k`'s type, it
+    /// prints `value`'s from now on.
+    ///
+    /// Errors: [`MlirErrorKind::StaleType`] when the op prints that type and `value`'s type is
+    /// not known (nothing to print).
+    pub fn set_operand(&mut self, op: OpId, k: usize, value: ValueId) -> Result<(), MlirError> {
+        let ty = self.value(value).and_then(|v| v.ty.clone());
+        let name = self
+            .value(value)
+            .map(|v| v.name.clone())
+            .unwrap_or_default();
+        let Some(o) = self.ops.get_mut(op.0 as usize) else {
+            return Err(missing());
+        };
+        for p in &mut o.pieces {
+            if let Piece::Type {
+                of: TypeOf::Operand(j),
+                written,
+            } = p
+            {
+                if *j == k {
+                    match &ty {
+                        Some(t) => *written = t.clone(),
+                        None => return Err(stale(o, &name)),
+                    }
+                }
+            }
+        }
+        if let Some(slot) = o.operands.get_mut(k) {
             *slot = value;
         }
+        Ok(())
     }
 
     /// A name no value of the module has, from `hint` (`hint`, or `hint_1`, `hint_2`, …).
@@ -191,7 +215,7 @@ impl Module {
                 v
             })
             .collect();
-        let pieces = self.template_pieces(&new, &results, location.is_some());
+        let pieces = self.template_pieces(&new, &results, location.is_some())?;
         self.ops.push(Operation {
             kind: OpKind::from_name(&new.name),
             name: new.name,
@@ -225,20 +249,20 @@ impl Module {
         Ok(id)
     }
 
-    /// Rewrites `op` as `new` in place: its results keep their values (and take `new`'s result
-    /// types, where the template prints them), its operands become `new.operands`.
+    /// Rewrites `op` as `new` in place: its results keep their values and types (change a type
+    /// with [`Module::set_type`], which checks every use), its operands become `new.operands`.
+    ///
+    /// Errors: an op with regions (its regions would stop printing), or a template that names
+    /// a result or operand `new` does not have.
     pub fn rewrite(&mut self, op: OpId, new: NewOp) -> Result<(), MlirError> {
         let Some(o) = self.op(op) else {
             return Err(missing());
         };
-        let (results, has_loc) = (o.results.clone(), o.location.is_some());
-        for (v, (_, ty)) in results.iter().zip(&new.results) {
-            if let Some(value) = self.values.get_mut(v.0 as usize) {
-                value.ty = Some(ty.clone());
-                value.retyped = true;
-            }
+        if !o.regions.is_empty() {
+            return Err(malformed(o, "an op without regions to rewrite"));
         }
-        let pieces = self.template_pieces(&new, &results, has_loc);
+        let (results, has_loc) = (o.results.clone(), o.location.is_some());
+        let pieces = self.template_pieces(&new, &results, has_loc)?;
         if let Some(o) = self.ops.get_mut(op.0 as usize) {
             o.kind = OpKind::from_name(&new.name);
             o.name = new.name;
@@ -320,6 +344,17 @@ fn stale(op: &Operation, value: &str) -> MlirError {
     }
 }
 
+fn malformed(op: &Operation, expected: &'static str) -> MlirError {
+    MlirError {
+        line: op.line,
+        column: op.column,
+        kind: MlirErrorKind::Expected {
+            expected,
+            found: format!("'{}'", op.name),
+        },
+    }
+}
+
 fn missing() -> MlirError {
     MlirError {
         line: 0,
@@ -334,7 +369,20 @@ fn missing() -> MlirError {
 impl Module {
     /// The pieces of `new`'s template, for an op whose results are `results`. A type prints as
     /// the value's type now (and as its new type if it changes later).
-    fn template_pieces(&self, new: &NewOp, results: &[ValueId], has_location: bool) -> Vec<Piece> {
+    fn template_pieces(
+        &self,
+        new: &NewOp,
+        results: &[ValueId],
+        has_location: bool,
+    ) -> Result<Vec<Piece>, MlirError> {
+        let bad = |word: &str| MlirError {
+            line: 0,
+            column: 0,
+            kind: MlirErrorKind::Expected {
+                expected: "a placeholder of the op's results and operands",
+                found: format!("'${word}' in '{}'", new.template),
+            },
+        };
         let type_of = |v: Option<&ValueId>| {
             v.and_then(|v| self.value(*v))
                 .and_then(|x| x.ty.clone())
@@ -357,15 +405,20 @@ impl Module {
             let piece = if word == "loc" {
                 Some(Piece::Location)
             } else if let Some(k) = number("Tr") {
-                let (of, written) = (TypeOf::Result(k), type_of(results.get(k)));
+                let v = results.get(k).ok_or_else(|| bad(word))?;
+                let (of, written) = (TypeOf::Result(k), type_of(Some(v)));
                 Some(Piece::Type { of, written })
             } else if let Some(k) = number("To") {
-                let (of, written) = (TypeOf::Operand(k), type_of(new.operands.get(k)));
+                let v = new.operands.get(k).ok_or_else(|| bad(word))?;
+                let (of, written) = (TypeOf::Operand(k), type_of(Some(v)));
                 Some(Piece::Type { of, written })
             } else if let Some(k) = number("r") {
-                results.get(k).map(|v| Piece::Def(*v))
+                Some(Piece::Def(*results.get(k).ok_or_else(|| bad(word))?))
+            } else if let Some(k) = number("o") {
+                new.operands.get(k).ok_or_else(|| bad(word))?;
+                Some(Piece::Use(k))
             } else {
-                number("o").map(Piece::Use)
+                None
             };
             match piece {
                 Some(p) => {
@@ -392,6 +445,6 @@ impl Module {
         if !text.is_empty() {
             pieces.push(Piece::Text(text));
         }
-        pieces
+        Ok(pieces)
     }
 }

@@ -45,19 +45,6 @@ pub enum MlirErrorKind {
     /// A value defined twice in one scope.
     #[error("%{0} is defined twice")]
     Redefined(String),
-    /// `%v#k` past the op's results.
-    #[error("%{name}#{index}: the op defining %{name} has {count} results")]
-    ResultIndex {
-        /// The value's name.
-        name: String,
-        /// The index used.
-        index: usize,
-        /// How many results there are.
-        count: usize,
-    },
-    /// A module whose text ends inside an op (cut short).
-    #[error("the text ends inside '{0}'")]
-    Truncated(String),
     /// An edit that would print a module whose types disagree: `value`'s type changes and
     /// `op` uses it where its type is printed in a way the model does not know.
     #[error("%{value} changes type and '{op}' uses it where the model cannot print the new type")]

@@ -1,7 +1,7 @@
 //! The MLIR module model: a TTGIR module read **once** into operations with SSA results,
 //! operands, attributes, regions → blocks → block arguments and locations, transformed by
-//! editing the model, and printed from it. Every reader of a module in the workspace starts
-//! here (`linalias plan kernel.mlir`, the storage-alias lowering, the hazard check).
+//! editing the model, and printed from it. `linalias plan kernel.mlir` and the storage-alias
+//! lowering work on it; the layout listing (`text::module`) reads types with its tokenizer.
 //!
 //! | file | what it holds |
 //! |---|---|

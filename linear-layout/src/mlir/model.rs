@@ -203,7 +203,8 @@ impl Operation {
         (self.line, self.column)
     }
 
-    /// Whether its text prints the type of operand `k` where the model can change it.
+    /// Whether its text prints the type of operand `k` (the value `value`) where the model can
+    /// change it: a type piece of that operand, or of that value (a block argument it declares).
     pub fn prints_operand_type(&self, k: usize, value: ValueId) -> bool {
         self.pieces.iter().any(|p| match p {
             Piece::Type { of, .. } => *of == TypeOf::Operand(k) || *of == TypeOf::Value(value),

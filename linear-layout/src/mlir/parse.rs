@@ -464,7 +464,9 @@ impl<'a> Parser<'a> {
                             );
                             results.push(v);
                             keys.push((format!("{name}#{k}"), v, t.start));
-                            if k == 0 {
+                            // `%x` alone names the only result of a group of one; a group of
+                            // several is used as `%x#k` (what MLIR prints).
+                            if k == 0 && n == 1 {
                                 keys.push((name.clone(), v, t.start));
                             }
                         }
@@ -595,8 +597,12 @@ impl<'a> Parser<'a> {
                 }
                 TokenKind::Value => {
                     let next = self.tok(self.i + 1);
-                    let declares =
-                        next.is_some_and(|n| (n.is(b':') && n.start == tok.end) || n.is(b'='));
+                    // `%x: T` declares a block argument only inside brackets (`partition0(%a:
+                    // i32)`, `tt.func @k(%a: f32)`); `%x = …` in the op (`iter_args(%a = %i)`,
+                    // `scf.for %iv = …`).
+                    let declares = next.is_some_and(|n| {
+                        (n.is(b':') && n.start == tok.end && !stack.is_empty()) || n.is(b'=')
+                    });
                     if declares {
                         let before = declared.len();
                         self.i = self.declaration(self.i, id, &mut specials, &mut declared)?;

@@ -158,7 +158,7 @@ fn ops_are_inserted_rewritten_and_erased() {
         )
         .unwrap();
     let mul = m.op(mul).unwrap().results()[0];
-    m.set_operand(index, 1, mul);
+    m.set_operand(index, 1, mul).unwrap();
     let text = m.to_string();
     assert!(text.contains(
         "      %tlx_idx = arith.constant 2 : i32 loc(#loc)\n      %tlx_idx_1 = arith.muli %a, %tlx_idx : i32 loc(#loc)\n      %bar = ttg.memdesc_index %bars[%tlx_idx_1]"

@@ -1,8 +1,8 @@
 //! [`TypedOp`]: the ops of the [`OpKind`] table read into what each means — which operand is
 //! the buffer, the index, the barrier, the phase; which region is the loop body or a partition.
 //! [`Module::typed`] checks the operand and region counts the op's syntax gives, so a reader
-//! (the storage-alias reader, the hazard check) matches on a typed form and never indexes an
-//! operand list by hand.
+//! (the storage-alias lowering does) matches on a typed form instead of indexing an operand
+//! list by hand.
 
 use super::error::{MlirError, MlirErrorKind};
 use super::model::{Module, OpId, Operation, RegionId, ValueId};
