@@ -171,10 +171,12 @@ enum Meaning {
 /// ```
 pub fn read_module(text: &str) -> Result<KernelModule, AllocError> {
     let module = Module::parse(text)?;
+    // A module with its body: a text cut right after `module attributes {…}` has none.
     let is_module = |o: &OpId| {
-        module
-            .op(*o)
-            .is_some_and(|op| op.kind() == Some(OpKind::Module) || op.name() == "builtin.module")
+        module.op(*o).is_some_and(|op| {
+            (op.kind() == Some(OpKind::Module) || op.name() == "builtin.module")
+                && !op.regions().is_empty()
+        })
     };
     if !module.top_ops().iter().any(is_module) {
         // Aliases alone, or a dump cut before its module, are not a kernel.
@@ -183,7 +185,8 @@ pub fn read_module(text: &str) -> Result<KernelModule, AllocError> {
             line,
             column,
             kind: MlirErrorKind::Expected {
-                expected: "a module (`module {` or `module attributes {…} {`)",
+                expected:
+                    "a module with its body (`module {` … `}` or `module attributes {…} {` … `}`)",
                 found: "end of input".into(),
             },
         }));

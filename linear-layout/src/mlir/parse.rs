@@ -625,13 +625,21 @@ impl<'a> Parser<'a> {
                 {
                     let after = self.balanced_run(self.i + 1, |j, _| j > self.i + 1)?;
                     let close = self.tok(after - 1).unwrap_or(tok);
-                    location = Some(self.slice(tok.start, close.end));
-                    location_at = Some(self.i);
-                    specials.push(Special {
-                        start: tok.start,
-                        end: close.end,
-                        piece: Piece::Location,
-                    });
+                    // The op's location is the `loc(…)` that ends it; one anywhere else is
+                    // text of the op (and no location of it).
+                    let ends_op = match self.tok(after) {
+                        None => true,
+                        Some(n) => (n.line_start && !continues(&n, self.text)) || n.is(b'}'),
+                    };
+                    if ends_op {
+                        location = Some(self.slice(tok.start, close.end));
+                        location_at = Some(self.i);
+                        specials.push(Special {
+                            start: tok.start,
+                            end: close.end,
+                            piece: Piece::Location,
+                        });
+                    }
                     self.i = after;
                 }
                 TokenKind::Bare
