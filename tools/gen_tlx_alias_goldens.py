@@ -364,6 +364,16 @@ def pass_result(worker, mlir):
     return exp
 
 
+def write_goldens(path, generator, cases, **meta):
+    """The lit and construct goldens' file: generator, fbtriton version, `meta`, the cases."""
+    import triton
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump({"generator": generator, **meta, "fbtriton_version": triton.__version__, "cases": cases},
+                  f, indent=1)
+        f.write("\n")
+
+
 def strip_loc(line):
     i = line.find(" loc(")
     return line[:i] if i >= 0 else line

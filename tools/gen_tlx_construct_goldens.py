@@ -33,7 +33,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from gen_tlx_alias_goldens import Worker, pass_result  # noqa: E402
+from gen_tlx_alias_goldens import Worker, pass_result, write_goldens  # noqa: E402
 
 DEFAULT_OUT = os.path.join(HERE, "..", "alias-alloc", "tests", "data", "tlx_constructs", "cases.json")
 BITS = {"i4": 4, "f4E2M1FN": 4, "i8": 8, "bf16": 16, "f16": 16, "f32": 32}
@@ -158,7 +158,6 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", default=DEFAULT_OUT)
     args = ap.parse_args()
-    import triton
     worker = Worker(sys.executable)
     out = []
     try:
@@ -170,11 +169,7 @@ def main():
             print(f"{name}: parsed={exp['parsed']} ok={exp['ok']} errors={errors}")
     finally:
         worker.close()
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump({"generator": "tools/gen_tlx_construct_goldens.py", "fbtriton_version": triton.__version__,
-                   "cases": out}, f, indent=1)
-        f.write("\n")
+    write_goldens(args.out, "tools/gen_tlx_construct_goldens.py", out)
 
 
 if __name__ == "__main__":

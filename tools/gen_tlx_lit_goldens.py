@@ -30,7 +30,7 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
-from gen_tlx_alias_goldens import Worker, pass_result  # noqa: E402
+from gen_tlx_alias_goldens import Worker, pass_result, write_goldens  # noqa: E402
 
 REPO_COMMIT = "db4666f22"
 DEFAULT_OUT = os.path.join(HERE, "..", "alias-alloc", "tests", "data", "tlx_lit", "cases.json")
@@ -64,7 +64,6 @@ def main():
     ap.add_argument("--repo", required=True)
     ap.add_argument("--out", default=DEFAULT_OUT)
     args = ap.parse_args()
-    import triton
     worker = Worker(sys.executable)
     out = []
     try:
@@ -76,11 +75,7 @@ def main():
                 print(f"{path}#{i}: parsed={exp['parsed']} ok={exp['ok']} errors={len(errors)}")
     finally:
         worker.close()
-    os.makedirs(os.path.dirname(args.out), exist_ok=True)
-    with open(args.out, "w") as f:
-        json.dump({"generator": "tools/gen_tlx_lit_goldens.py", "repo_commit": REPO_COMMIT,
-                   "fbtriton_version": triton.__version__, "cases": out}, f, indent=1)
-        f.write("\n")
+    write_goldens(args.out, "tools/gen_tlx_lit_goldens.py", out, repo_commit=REPO_COMMIT)
 
 
 if __name__ == "__main__":

@@ -401,16 +401,14 @@ fn text_report(
         .map(String::from)
         .to_vec()];
         for a in plan.allocs.iter().filter(|a| a.region == region) {
-            rows.push(vec![
-                a.name.clone(),
-                a.num.to_string(),
-                a.unit.to_string(),
-                a.alignment.to_string(),
+            let mut row = alloc_cells(a);
+            row.extend([
                 a.explicit.to_string(),
                 rewrite_text(a),
                 alias_shape_text(a),
                 starts_text(a),
             ]);
+            rows.push(row);
         }
         out.push_str(&table(&rows));
     }
@@ -450,6 +448,16 @@ fn text_report(
     out
 }
 
+/// The cells every allocation table starts with: name, buffers, unit, alignment.
+fn alloc_cells(a: &AllocPlan) -> Vec<String> {
+    vec![
+        a.name.clone(),
+        a.num.to_string(),
+        a.unit.to_string(),
+        a.alignment.to_string(),
+    ]
+}
+
 /// The small plain regions (mbarrier arrays, CLC contexts) in one table, or `""`.
 fn small_table(plan: &Plan) -> String {
     let mut rows = vec![["allocation", "num", "unit", "align", "bytes"]
@@ -460,13 +468,9 @@ fn small_table(plan: &Plan) -> String {
             continue;
         }
         for a in plan.allocs.iter().filter(|a| a.region == region) {
-            rows.push(vec![
-                a.name.clone(),
-                a.num.to_string(),
-                a.unit.to_string(),
-                a.alignment.to_string(),
-                s.backing_units.to_string(),
-            ]);
+            let mut row = alloc_cells(a);
+            row.push(s.backing_units.to_string());
+            rows.push(row);
         }
     }
     if rows.len() == 1 {

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use linear_layout::families::{Encoding, SharedEncoding, SwizzledShared};
-use linear_layout::mlir::lexer::{self, TokenKind};
+use linear_layout::mlir::lexer;
 use linear_layout::LayoutError;
 
 use crate::{AllocLayout, CtaMode, DType, Storage};
@@ -32,26 +32,6 @@ pub struct MemDesc {
     pub alloc_shape: Option<Vec<u64>>,
 }
 
-/// `text` split at its top-level commas (outside brackets), by the module model's tokens.
-fn top_level_parts(text: &str) -> Result<Vec<&str>, String> {
-    let tokens = lexer::lex(text).map_err(|e| e.to_string())?;
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    for t in &tokens {
-        match t.kind {
-            TokenKind::Punct(b'(' | b'[' | b'{' | b'<') => depth += 1,
-            TokenKind::Punct(b')' | b']' | b'}' | b'>') => depth = depth.saturating_sub(1),
-            TokenKind::Punct(b',') if depth == 0 => {
-                parts.push(text.get(start..t.start).unwrap_or("").trim());
-                start = t.end;
-            }
-            _ => {}
-        }
-    }
-    parts.push(text.get(start..).unwrap_or("").trim());
-    Ok(parts)
-}
-
 /// `AxBxC` → `[A, B, C]`.
 fn dims(text: &str) -> Option<Vec<u64>> {
     text.split('x').map(|d| d.trim().parse().ok()).collect()
@@ -72,7 +52,7 @@ impl MemDesc {
     }
 
     pub(crate) fn parse_with(body: &str, aliases: &Aliases) -> Result<MemDesc, String> {
-        let parts = top_level_parts(body)?;
+        let parts = lexer::split_top_level(body).map_err(|e| e.to_string())?;
         let (first, rest) = parts
             .split_first()
             .ok_or_else(|| "an empty memdesc".to_string())?;

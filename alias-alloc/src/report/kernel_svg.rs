@@ -46,49 +46,39 @@ pub fn kernel_svg(program: &Program, plan: &Plan) -> String {
     memory_map_svg_of(program, plan, |r| !is_small(plan, r), Some(header))
 }
 
+/// One kernel map: which memory, its regions, its limit and what the regions use.
+struct MapSpec<'t> {
+    memory: &'static str,
+    label: &'static str,
+    unit: &'static str,
+    regions: &'t [Placed],
+    limit: u64,
+    used: u64,
+}
+
 fn maps(plan: &Plan, t: &KernelTotals) -> Header {
+    let mut specs = vec![MapSpec {
+        memory: "shared memory",
+        label: "SMEM",
+        unit: "bytes",
+        regions: &t.smem,
+        limit: t.smem_limit,
+        used: t.smem_bytes,
+    }];
+    if t.tmem_limit > 0 || t.tmem_columns > 0 {
+        specs.push(MapSpec {
+            memory: "tensor memory",
+            label: "TMEM",
+            unit: "columns",
+            regions: &t.tmem,
+            limit: t.tmem_limit,
+            used: t.tmem_columns,
+        });
+    }
     let mut body = String::new();
     let mut top = PAD;
-    map(
-        &mut body,
-        plan,
-        top,
-        &format!(
-            "shared memory: {} of {} bytes{}",
-            t.smem_bytes,
-            t.smem_limit,
-            if t.smem_fits() {
-                ""
-            } else {
-                " — does not fit"
-            }
-        ),
-        &t.smem,
-        t.smem_limit,
-        t.smem_bytes,
-        "bytes",
-    );
-    top += MAP_H;
-    if t.tmem_limit > 0 || t.tmem_columns > 0 {
-        map(
-            &mut body,
-            plan,
-            top,
-            &format!(
-                "tensor memory: {} of {} columns{}",
-                t.tmem_columns,
-                t.tmem_limit,
-                if t.tmem_fits() {
-                    ""
-                } else {
-                    " — does not fit"
-                }
-            ),
-            &t.tmem,
-            t.tmem_limit,
-            t.tmem_columns,
-            "columns",
-        );
+    for spec in &specs {
+        map(&mut body, plan, top, spec);
         top += MAP_H;
     }
     Header {
@@ -98,17 +88,23 @@ fn maps(plan: &Plan, t: &KernelTotals) -> Header {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn map(
-    s: &mut String,
-    plan: &Plan,
-    top: u64,
-    title: &str,
-    regions: &[Placed],
-    limit: u64,
-    used: u64,
-    unit: &str,
-) {
+fn map(s: &mut String, plan: &Plan, top: u64, spec: &MapSpec<'_>) {
+    let MapSpec {
+        memory,
+        label,
+        unit,
+        regions,
+        limit,
+        used,
+    } = *spec;
+    let title = format!(
+        "{memory}: {used} of {limit} {unit}{}",
+        if used <= limit {
+            ""
+        } else {
+            " — does not fit"
+        }
+    );
     let domain = limit.max(used).max(1);
     let x = |v: u64| MAP_LEFT as f64 + MAP_W as f64 * v as f64 / domain as f64;
     let bar_y = top + 20;
@@ -116,13 +112,13 @@ fn map(
         s,
         r#"<text x="{PAD}" y="{}" font-size="13" fill="{INK}">{}</text>"#,
         top + 12,
-        xml_escape(title)
+        xml_escape(&title)
     );
     let _ = writeln!(
         s,
         r#"<text x="{PAD}" y="{}" font-size="11" fill="{MUTED}">{}</text>"#,
         bar_y + MAP_BAR_H / 2 + 4,
-        if unit == "bytes" { "SMEM" } else { "TMEM" }
+        label
     );
     let _ = writeln!(
         s,

@@ -227,6 +227,32 @@ pub fn lex(text: &str) -> Result<Vec<Token>, MlirError> {
     Ok(tokens)
 }
 
+/// `text` split at its commas outside brackets, each part trimmed (a type's parameters:
+/// `2x64xf16, #shared, #smem, mutable`).
+///
+/// ```
+/// use linear_layout::mlir::lexer::split_top_level;
+/// assert_eq!(split_top_level("4x8xf16, #ttg.x<{a = [1, 2]}>, mutable")?, ["4x8xf16", "#ttg.x<{a = [1, 2]}>", "mutable"]);
+/// # Ok::<(), linear_layout::mlir::MlirError>(())
+/// ```
+pub fn split_top_level(text: &str) -> Result<Vec<&str>, MlirError> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0usize, 0usize);
+    for t in lex(text)? {
+        match t.kind {
+            TokenKind::Punct(b'(' | b'[' | b'{' | b'<') => depth += 1,
+            TokenKind::Punct(b')' | b']' | b'}' | b'>') => depth = depth.saturating_sub(1),
+            TokenKind::Punct(b',') if depth == 0 => {
+                parts.push(text.get(start..t.start).unwrap_or("").trim());
+                start = t.end;
+            }
+            _ => {}
+        }
+    }
+    parts.push(text.get(start..).unwrap_or("").trim());
+    Ok(parts)
+}
+
 /// Bytes of the bare identifier at `from` (0 when none starts there).
 fn bare_len(text: &str, from: usize) -> usize {
     let rest = text.get(from..).unwrap_or("");

@@ -29,7 +29,7 @@
 //! ```
 
 use super::aliases::Aliases;
-use crate::mlir::lexer::{lex, Token, TokenKind};
+use crate::mlir::lexer::{lex, split_top_level, Token, TokenKind};
 
 /// What kind of type uses a layout.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,21 +217,14 @@ fn typed_bodies<'t>(line: &'t str, tokens: &[Token]) -> Vec<(UseKind, Vec<&'t st
         let Some(close) = group_end(tokens, i + 1) else {
             continue;
         };
-        let mut parts = Vec::new();
-        let (mut depth, mut start) = (0usize, tokens.get(i + 1).map_or(0, |o| o.end));
-        for p in tokens.get(i + 2..close).unwrap_or_default() {
-            match p.kind {
-                TokenKind::Punct(b'<' | b'{' | b'[' | b'(') => depth += 1,
-                TokenKind::Punct(b'>' | b'}' | b']' | b')') => depth = depth.saturating_sub(1),
-                TokenKind::Punct(b',') if depth == 0 => {
-                    parts.push(line.get(start..p.start).unwrap_or(""));
-                    start = p.end;
-                }
-                _ => {}
-            }
-        }
-        let end = tokens.get(close).map_or(start, |c| c.start);
-        parts.push(line.get(start..end).unwrap_or(""));
+        let (open, shut) = (tokens.get(i + 1), tokens.get(close));
+        let body = match (open, shut) {
+            (Some(o), Some(c)) => line.get(o.end..c.start).unwrap_or(""),
+            _ => continue,
+        };
+        let Ok(parts) = split_top_level(body) else {
+            continue;
+        };
         out.push((kind, parts));
     }
     out
