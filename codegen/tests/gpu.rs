@@ -15,17 +15,15 @@
 #![allow(clippy::restriction)] // test code: a failed check panics
 #![cfg(feature = "gpu")]
 
+mod gpu_cases;
 mod smem_cases;
 
-use codegen::access::IndexSource;
-use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
 use codegen::gpu::{device_ptx, require_gpu, Gpu};
 use codegen::interp::run;
 use codegen::ptx::parse;
-use codegen::smem::kernels::{address_dump, round_trip, TestKernel};
-use linear_layout::BufferMap;
-use smem_cases::{cases, Named};
-use test_support::smem::{random_gf2_layout, random_layout, Rng, SharedSpec};
+use codegen::smem::kernels::{address_dump, TestKernel};
+use gpu_cases::{indices, named_kernels, random_kernels, round_trip_of, tiers};
+use smem_cases::cases;
 
 fn gpu() -> Option<Gpu> {
     let gpu = require_gpu().unwrap_or_else(|e| panic!("GPU tier required (REQUIRE_GPU=1): {e}"));
@@ -34,31 +32,6 @@ fn gpu() -> Option<Gpu> {
         eprintln!("gpu: {} (sm_{major}{minor})", g.name());
     }
     gpu
-}
-
-/// The run-time indices to run (every buffer, at most 8 of them), or `None` once for
-/// constant indices.
-fn indices(k: &TestKernel) -> Vec<Option<u32>> {
-    match k.index {
-        IndexSource::Param => {
-            let n = k.map.buffer().num_buffers();
-            let mut v: Vec<u64> = (0..n.min(8)).collect();
-            if n > 8 {
-                v.push(n - 1);
-            }
-            v.into_iter().map(|i| Some(i as u32)).collect()
-        }
-        IndexSource::Const(_) => vec![None],
-    }
-}
-
-/// The two round-trip layouts of a named case: (store, load).
-fn round_trip_of(n: &Named) -> TestKernel {
-    let (store, load) = match n.op {
-        MemoryOp::Store => (&n.regs, &n.partner),
-        MemoryOp::Load => (&n.partner, &n.regs),
-    };
-    round_trip(n.name, &n.map, store, load, &n.index, n.lowering).unwrap()
 }
 
 /// Runs `k` for each of its indices — on the GPU, or in the interpreter (its printed text)
@@ -101,110 +74,6 @@ fn check(gpu: Option<&Gpu>, what: &str, k: &TestKernel) -> usize {
     runs.len()
 }
 
-/// The named pairs' round trips and address dumps.
-fn named_kernels() -> Vec<(String, TestKernel)> {
-    let mut out = Vec::new();
-    for n in cases() {
-        out.push((format!("{} round trip", n.name), round_trip_of(&n)));
-        let dump = address_dump(n.name, &n.map, &n.regs, n.op, &n.index, n.lowering).unwrap();
-        out.push((format!("{} address dump", n.name), dump));
-    }
-    out
-}
-
-const SPECS: [SharedSpec; 8] = [
-    SharedSpec::Nvmma {
-        swizzle: 128,
-        transposed: false,
-    },
-    SharedSpec::Nvmma {
-        swizzle: 64,
-        transposed: false,
-    },
-    SharedSpec::Nvmma {
-        swizzle: 32,
-        transposed: true,
-    },
-    SharedSpec::Nvmma {
-        swizzle: 0,
-        transposed: false,
-    },
-    SharedSpec::Nvmma {
-        swizzle: 128,
-        transposed: true,
-    },
-    SharedSpec::Swizzled {
-        vec: 8,
-        per_phase: 1,
-        max_phase: 8,
-        row_major: true,
-    },
-    SharedSpec::Swizzled {
-        vec: 4,
-        per_phase: 2,
-        max_phase: 4,
-        row_major: false,
-    },
-    SharedSpec::Swizzled {
-        vec: 1,
-        per_phase: 1,
-        max_phase: 1,
-        row_major: true,
-    },
-];
-
-/// Deterministic random cases: GF(2) register layouts over random shared layouts, round
-/// trips through a 3-stage ring (constant and run-time stage), and address dumps of TLX's
-/// placement through its reindexing and as an explicit map (stores of the bijection, loads of
-/// an arbitrary layout).
-fn random_kernels() -> Vec<(String, TestKernel)> {
-    let mut rng = Rng(0x5EED_0C0D_E6E0_0005);
-    let mut out = Vec::new();
-    for seed in 0..RANDOM_CASES {
-        let spec = SPECS[rng.below(SPECS.len())];
-        let bits = [8u32, 16, 16, 32][rng.below(4)];
-        let shape = [[64u64, 64], [32, 64], [64, 32], [128, 64], [16, 128]][rng.below(5)];
-        let warps = 1u32 << rng.below(3);
-        let store = random_gf2_layout(shape, warps, rng.next_u64(), rng.below(6));
-        let load = random_gf2_layout(shape, warps, rng.next_u64(), rng.below(6));
-        let arbitrary = random_layout(shape, warps, rng.below(5) as u32, rng.next_u64());
-        let Some(probe) = spec.map(bits, &shape, BufferMap::new(0, &[]).unwrap()) else {
-            continue;
-        };
-        let span = probe.element_span();
-        let name = format!("random{seed}");
-        let what = format!("{name} ({spec:?}, {bits}-bit {shape:?}, {warps} warps)");
-        let ring = probe.with_buffer(BufferMap::new(0, &[(3, span)]).unwrap());
-        for index in [IndexSource::Const(vec![0, 2]), IndexSource::Param] {
-            let k = round_trip(
-                &name,
-                &ring,
-                &store,
-                &load,
-                &index,
-                BufferLowering::Explicit,
-            )
-            .unwrap_or_else(|e| panic!("{what}: {e}"));
-            out.push((format!("{what} round trip {index:?}"), k));
-        }
-        let tlx = TlxReindex::new(2, 1, 2, span);
-        if (2 * 3 + 1 + 2) * span > 200 * 1024 {
-            continue;
-        }
-        let placed = probe.with_buffer(tlx.buffer_map(4).unwrap());
-        for lowering in [BufferLowering::Explicit, BufferLowering::TlxReindex(tlx)] {
-            for (regs, op) in [(&store, MemoryOp::Store), (&arbitrary, MemoryOp::Load)] {
-                let k = address_dump(&name, &placed, regs, op, &IndexSource::Param, lowering)
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
-                out.push((format!("{what} {op:?} dump {lowering:?}"), k));
-            }
-        }
-    }
-    out
-}
-
-const RANDOM_CASES: u64 = 48;
-
 #[test]
 fn named_pairs_on_the_gpu_match_the_address_map() {
     let Some(gpu) = gpu() else { return };
@@ -221,6 +90,62 @@ fn random_layouts_on_the_gpu_match_the_address_map() {
     eprintln!("{} kernels, {runs} launches", kernels.len());
 }
 
+/// The single-access probes (for the hardware's counters): what each writes to `out` on the
+/// GPU equals the interpreter's `out`.
+#[test]
+fn probes_on_the_gpu_match_the_interpreter() {
+    let Some(gpu) = gpu() else { return };
+    let tiers = tiers();
+    let (_, probes) = tiers.iter().find(|(t, _)| *t == "probes").unwrap();
+    for (what, case) in probes {
+        let k = case.kernel();
+        let want = run(k, &case.config(), &case.params(None)).unwrap();
+        let loaded = gpu.load(k).unwrap_or_else(|e| panic!("{what}: {e}\n{k}"));
+        let got = gpu
+            .launch(&loaded, &case.config(), &case.params(None))
+            .unwrap_or_else(|e| panic!("{what}: {e}\n{k}"));
+        assert_eq!(got[0], want.buffers[0], "{what}: out differs\n{k}");
+    }
+    eprintln!("{} probes", probes.len());
+}
+
+/// With `GPU_MANIFEST=path`: writes every kernel of the tier (its text as loaded on an sm_90
+/// device) and every launch in order, for `tools/gpu_record.py` to pair with the profiler's
+/// records. Needs no GPU.
+#[test]
+fn manifest() {
+    let Ok(path) = std::env::var("GPU_MANIFEST") else {
+        return;
+    };
+    let mut kernels = Vec::new();
+    let mut launches = Vec::new();
+    for (test, cases) in tiers() {
+        for (what, case) in cases {
+            let id = kernels.len();
+            let config = case.config();
+            kernels.push(serde_json::json!({
+                "id": id,
+                "test": test,
+                "what": what,
+                "name": case.kernel().name,
+                "threads": config.threads,
+                "dynamic_shared_bytes": config.dynamic_shared_bytes,
+                "ptx": device_ptx(case.kernel(), (9, 0)).unwrap(),
+            }));
+            for index in case.indices() {
+                launches.push(serde_json::json!({"kernel": id, "index": index}));
+            }
+        }
+    }
+    let doc = serde_json::json!({"kernels": kernels, "launches": launches});
+    std::fs::write(&path, serde_json::to_string(&doc).unwrap()).unwrap();
+    eprintln!(
+        "{path}: {} kernels, {} launches",
+        kernels.len(),
+        launches.len()
+    );
+}
+
 /// The same kernels and expectations in the interpreter, with or without a GPU: a GPU
 /// failure then points at the hardware or the driver, not at the cases.
 #[test]
@@ -231,6 +156,13 @@ fn the_gpu_cases_hold_in_the_interpreter() {
         .collect();
     let runs: usize = kernels.iter().map(|(w, k)| check(None, w, k)).sum();
     assert!(kernels.len() > 60, "only {} kernels", kernels.len());
+    let tiers = tiers();
+    let (_, probes) = tiers.iter().find(|(t, _)| *t == "probes").unwrap();
+    for (what, case) in probes {
+        let out = run(case.kernel(), &case.config(), &case.params(None))
+            .unwrap_or_else(|e| panic!("{what}: {e}\n{}", case.kernel()));
+        assert!(out.trace.issues().count() >= 1, "{what}");
+    }
     eprintln!("{} kernels, {runs} interpreter runs", kernels.len());
 }
 
@@ -256,6 +188,14 @@ fn the_text_loaded_on_each_device_assembles() {
                 if let Err(e) = codegen::ptxas::assemble_with(&ptxas, &text, arch) {
                     panic!("{} for {arch}: {e}\n{text}", n.name);
                 }
+            }
+        }
+    }
+    for (what, case) in tiers().into_iter().flat_map(|(_, c)| c) {
+        if let gpu_cases::Case::Probe(..) = case {
+            let text = device_ptx(case.kernel(), (9, 0)).unwrap();
+            if let Err(e) = codegen::ptxas::assemble_with(&ptxas, &text, "sm_90a") {
+                panic!("{what}: {e}\n{text}");
             }
         }
     }

@@ -173,6 +173,9 @@ impl Access {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Trace {
     accesses: Vec<Access>,
+    /// Where each warp-level issue's accesses start (ascending, each below `accesses.len()`
+    /// once its issue made an access).
+    issue_starts: Vec<usize>,
 }
 
 impl Trace {
@@ -184,6 +187,59 @@ impl Trace {
     /// ```
     pub fn push(&mut self, access: Access) {
         self.accesses.push(access);
+    }
+
+    /// Marks the start of one warp-level issue of an instruction: the accesses pushed from
+    /// here to the next mark are that instruction's, for every thread of the warp that ran it.
+    /// A mark with no access after it is dropped.
+    ///
+    /// ```
+    /// use codegen::interp::{Access, AccessKind, Location, Trace};
+    /// let mut t = Trace::default();
+    /// let a = |thread| Access { thread, stmt: 0, kind: AccessKind::Load, location: Location::Shared(4 * thread), bytes: 4, value: 0 };
+    /// t.begin_issue();
+    /// t.push(a(0));
+    /// t.push(a(1));
+    /// t.begin_issue();
+    /// t.begin_issue();
+    /// t.push(a(0));
+    /// assert_eq!(t.issues().map(|i| i.len()).collect::<Vec<_>>(), [2, 1]);
+    /// ```
+    pub fn begin_issue(&mut self) {
+        let at = self.accesses.len();
+        if self.issue_starts.last() == Some(&at) {
+            return;
+        }
+        self.issue_starts.push(at);
+    }
+
+    /// The accesses of each warp-level issue, in execution order (accesses pushed before the
+    /// first mark form an issue of their own).
+    ///
+    /// ```
+    /// use codegen::interp::Trace;
+    /// assert_eq!(Trace::default().issues().count(), 0);
+    /// ```
+    pub fn issues(&self) -> impl Iterator<Item = &[Access]> {
+        let first = self
+            .issue_starts
+            .first()
+            .copied()
+            .unwrap_or(self.accesses.len());
+        let leading = (first > 0).then_some(0);
+        let mut bounds: Vec<usize> = leading
+            .into_iter()
+            .chain(self.issue_starts.iter().copied())
+            .collect();
+        bounds.push(self.accesses.len());
+        bounds
+            .windows(2)
+            .filter_map(|w| match *w {
+                [a, b] if a < b => self.accesses.get(a..b),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+            .into_iter()
     }
 
     /// All accesses.

@@ -4,7 +4,9 @@
 //!   its row-major linear index), `bar.sync`, reloads through another (or the same) layout and
 //!   writes every loaded register to global memory;
 //! * [`address_dump`]: performs one layout's accesses and writes each access's computed
-//!   address (relative to the shared array) to global memory.
+//!   address (relative to the shared array) to global memory;
+//! * [`Probe`]: one warp-level shared access at chosen per-lane offsets, for the hardware's
+//!   counters.
 //!
 //! Both declare `.extern .shared .align 1024 .b8 smem[]`, `.param .u64 out` and, for a
 //! run-time index, `.param .u32 index`; `out` holds `u32` words, thread `t`'s block of words
@@ -29,9 +31,11 @@
 //! ```
 
 mod expect;
+mod probe;
 
 use expect::linear_index_layout;
 pub use expect::{coordinates, expected_address, linear_index, Coordinates};
+pub use probe::{Probe, ProbeAccess};
 
 use linear_layout::{AddressMap, BufferMap, Dim, LinearLayout};
 
