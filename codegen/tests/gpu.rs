@@ -90,21 +90,18 @@ fn random_layouts_on_the_gpu_match_the_address_map() {
     eprintln!("{} kernels, {runs} launches", kernels.len());
 }
 
-/// The single-access probes (for the hardware's counters): what each writes to `out` on the
-/// GPU equals the interpreter's `out`.
+/// The single-access probes (for the hardware's counters) launch and complete on the GPU
+/// (their loads read shared memory no one wrote, so their values are not compared).
 #[test]
-fn probes_on_the_gpu_match_the_interpreter() {
+fn probes_on_the_gpu_run() {
     let Some(gpu) = gpu() else { return };
     let tiers = tiers();
     let (_, probes) = tiers.iter().find(|(t, _)| *t == "probes").unwrap();
     for (what, case) in probes {
         let k = case.kernel();
-        let want = run(k, &case.config(), &case.params(None)).unwrap();
         let loaded = gpu.load(k).unwrap_or_else(|e| panic!("{what}: {e}\n{k}"));
-        let got = gpu
-            .launch(&loaded, &case.config(), &case.params(None))
+        gpu.launch(&loaded, &case.config(), &case.params(None))
             .unwrap_or_else(|e| panic!("{what}: {e}\n{k}"));
-        assert_eq!(got[0], want.buffers[0], "{what}: out differs\n{k}");
     }
     eprintln!("{} probes", probes.len());
 }

@@ -287,9 +287,37 @@ pub fn probes() -> Vec<((usize, String), Probe)> {
                         lane_bytes,
                         base,
                         lanes,
+                        scale: None,
                     },
                 );
             }
+        }
+    }
+    // ptxas gives an address it can prove warp-uniform a uniform register (`LDS.64 R, [UR4]`);
+    // the same single address computed through a run-time zero is per-lane.
+    for store in [false, true] {
+        for vec in [1, 2, 4] {
+            let ty = DataType::B32;
+            let access = if store {
+                ProbeAccess::Store { ty, vec }
+            } else {
+                ProbeAccess::Load { ty, vec }
+            };
+            let op = if store { "st" } else { "ld" };
+            let what = format!(
+                "{op} 32x{vec} all lanes one address, per-lane register (offsets × run-time 0)"
+            );
+            let lane_bytes = strided(4 * vec, &[]);
+            add(
+                what,
+                Probe {
+                    access,
+                    lane_bytes,
+                    base: 0,
+                    lanes: 32,
+                    scale: Some(0),
+                },
+            );
         }
     }
     for ld in [true, false] {
@@ -323,6 +351,7 @@ pub fn probes() -> Vec<((usize, String), Probe)> {
                             lane_bytes,
                             base: 0,
                             lanes: 32,
+                            scale: None,
                         },
                     );
                 }

@@ -6,13 +6,15 @@
 //! Lane `l` (of the first [`Probe::lanes`] lanes) accesses `smem + base + Σ bit_i(l) · lane_bytes[i]`.
 //! A load writes what it read to `out` (16 bytes per lane), so ptxas keeps it; a store writes
 //! a constant; `ldmatrix`/`stmatrix` run on the whole warp, each lane supplying the row address
-//! its lane id names (lane `l`: matrix `l / 8`, row `l % 8`).
+//! its lane id names (lane `l`: matrix `l / 8`, row `l % 8`). A probe's loads read shared
+//! memory no one wrote: what they return is whatever the SM held, so a launch checks only that
+//! the access runs.
 //!
 //! ```
 //! use codegen::interp::run;
 //! use codegen::ptx::DataType;
 //! use codegen::smem::kernels::{Probe, ProbeAccess};
-//! let p = Probe { access: ProbeAccess::Load { ty: DataType::B32, vec: 2 }, lane_bytes: [8, 16, 32, 64, 128], base: 0, lanes: 32 };
+//! let p = Probe { access: ProbeAccess::Load { ty: DataType::B32, vec: 2 }, lane_bytes: [8, 16, 32, 64, 128], base: 0, lanes: 32, scale: None };
 //! let out = run(&p.kernel("p")?, &p.config(), &p.params())?;
 //! assert_eq!(out.trace.issues().count(), 2); // the shared load, then the global store
 //! # Ok::<(), Box<dyn std::error::Error>>(())
@@ -89,6 +91,10 @@ pub struct Probe {
     /// How many lanes (from lane 0) take part in an `ld`/`st` (1..=32); the matrix
     /// instructions always run on all 32.
     pub lanes: u32,
+    /// `Some(s)`: the lane-bit offsets are multiplied at run time by `s`, passed as
+    /// `.param .u32 scale`, so the address is not warp-uniform to ptxas even when every lane's
+    /// offset is the same (`Some(0)`); `None`: no such parameter.
+    pub scale: Option<u32>,
 }
 
 /// Bytes of `out` per lane.
@@ -100,15 +106,18 @@ impl Probe {
     /// ```
     /// use codegen::ptx::DataType;
     /// use codegen::smem::kernels::{Probe, ProbeAccess};
-    /// let p = Probe { access: ProbeAccess::Load { ty: DataType::B32, vec: 1 }, lane_bytes: [4, 8, 16, 32, 0], base: 256, lanes: 32 };
+    /// let p = Probe { access: ProbeAccess::Load { ty: DataType::B32, vec: 1 }, lane_bytes: [4, 8, 16, 32, 0], base: 256, lanes: 32, scale: None };
     /// assert_eq!(p.offset(17), 256 + 4);
     /// ```
     pub fn offset(&self, lane: u32) -> u32 {
-        self.lane_bytes
+        let lane = self
+            .lane_bytes
             .iter()
             .enumerate()
             .filter(|&(i, _)| lane >> i & 1 == 1)
-            .fold(self.base, |acc, (_, &c)| acc.wrapping_add(c))
+            .fold(0u32, |acc, (_, &c)| acc.wrapping_add(c));
+        self.base
+            .wrapping_add(lane.wrapping_mul(self.scale.unwrap_or(1)))
     }
 
     /// Dynamic shared memory the probe touches: past its highest byte.
@@ -116,7 +125,7 @@ impl Probe {
     /// ```
     /// use codegen::ptx::DataType;
     /// use codegen::smem::kernels::{Probe, ProbeAccess};
-    /// let p = Probe { access: ProbeAccess::Store { ty: DataType::B32, vec: 4 }, lane_bytes: [16, 32, 64, 128, 256], base: 0, lanes: 32 };
+    /// let p = Probe { access: ProbeAccess::Store { ty: DataType::B32, vec: 4 }, lane_bytes: [16, 32, 64, 128, 256], base: 0, lanes: 32, scale: None };
     /// assert_eq!(p.dynamic_shared_bytes(), 512);
     /// ```
     pub fn dynamic_shared_bytes(&self) -> u32 {
@@ -129,7 +138,7 @@ impl Probe {
     /// ```
     /// use codegen::ptx::DataType;
     /// use codegen::smem::kernels::{Probe, ProbeAccess};
-    /// let p = Probe { access: ProbeAccess::Load { ty: DataType::B8, vec: 1 }, lane_bytes: [1, 2, 4, 8, 16], base: 0, lanes: 32 };
+    /// let p = Probe { access: ProbeAccess::Load { ty: DataType::B8, vec: 1 }, lane_bytes: [1, 2, 4, 8, 16], base: 0, lanes: 32, scale: None };
     /// assert_eq!(p.config().threads, 32);
     /// ```
     pub fn config(&self) -> Config {
@@ -142,11 +151,14 @@ impl Probe {
     /// use codegen::interp::ParamValue;
     /// use codegen::ptx::DataType;
     /// use codegen::smem::kernels::{Probe, ProbeAccess};
-    /// let p = Probe { access: ProbeAccess::Load { ty: DataType::B8, vec: 1 }, lane_bytes: [0; 5], base: 0, lanes: 1 };
+    /// let p = Probe { access: ProbeAccess::Load { ty: DataType::B8, vec: 1 }, lane_bytes: [0; 5], base: 0, lanes: 1, scale: None };
     /// assert_eq!(p.params(), [ParamValue::Buffer(vec![0; 512])]);
     /// ```
     pub fn params(&self) -> Vec<ParamValue> {
-        vec![ParamValue::Buffer(vec![0; (32 * OUT_BYTES) as usize])]
+        let out = ParamValue::Buffer(vec![0; (32 * OUT_BYTES) as usize]);
+        std::iter::once(out)
+            .chain(self.scale.map(ParamValue::U32))
+            .collect()
     }
 
     /// The kernel, named `name`.
@@ -158,7 +170,7 @@ impl Probe {
     /// ```
     /// use codegen::ptx::{DataType, MatrixCount};
     /// use codegen::smem::kernels::{Probe, ProbeAccess};
-    /// let p = Probe { access: ProbeAccess::Stmatrix { count: MatrixCount::X4, trans: true }, lane_bytes: [16, 32, 64, 128, 256], base: 0, lanes: 32 };
+    /// let p = Probe { access: ProbeAccess::Stmatrix { count: MatrixCount::X4, trans: true }, lane_bytes: [16, 32, 64, 128, 256], base: 0, lanes: 32, scale: None };
     /// assert!(p.kernel("stm")?.to_string().contains("stmatrix.sync.aligned.m8n8.x4.trans.shared::cta.b16"));
     /// let bad = Probe { lane_bytes: [8, 16, 32, 64, 0], ..p };
     /// assert!(bad.kernel("stm").is_err());
@@ -170,15 +182,24 @@ impl Probe {
         b.extern_shared(SMEM, SMEM_ALIGN)?;
         b.param("out", ParamType::U64)?;
         b.reqntid(32)?;
+        if self.scale.is_some() {
+            b.param("scale", ParamType::U32)?;
+        }
         let tid = b.special(SpecialReg::TidX)?;
         let smem = b.shared_address(SMEM)?;
-        let mut at = b.add(IntType::U32, smem, self.base)?;
+        let mut lane = b.mov(RegType::B32, 0u32)?;
         for (i, &c) in self.lane_bytes.iter().enumerate() {
             if c != 0 {
                 let bit = b.bfe(tid, i as u32, 1u32)?;
-                at = b.mad_lo(IntType::U32, bit, c, at)?;
+                lane = b.mad_lo(IntType::U32, bit, c, lane)?;
             }
         }
+        if self.scale.is_some() {
+            let scale = b.ld_param("scale")?;
+            lane = b.mul_lo(IntType::U32, lane, scale)?;
+        }
+        let at = b.add(IntType::U32, smem, self.base)?;
+        let at = b.add(IntType::U32, at, lane)?;
         let out = b.global_pointer("out")?;
         let lane_out = b.mul_wide_u32(tid, OUT_BYTES)?;
         let out = b.add(IntType::U64, out, lane_out)?;
