@@ -47,6 +47,12 @@ def records(path):
     return [by_id[i] for i in sorted(by_id)]
 
 
+def ncu_version(line):
+    """`Version 2025.3.1.0 (build …) (public-release)` → `2025.3.1.0`."""
+    words = line.split()
+    return words[1] if len(words) > 1 and words[0] == "Version" else line.strip()
+
+
 def merge(out):
     manifest = json.load(open(os.path.join(out, "manifest.json")))
     kernels, launches = manifest["kernels"], manifest["launches"]
@@ -80,7 +86,7 @@ def merge(out):
     ).stdout.strip()
     steps = open(os.path.join(out, "steps.txt")).read().split("\n")
     doc = {
-        "device": f"{name} (sm_{cc.replace('.', '')}), driver {driver}, {device[1].strip()}",
+        "device": f"{name} (sm_{cc.replace('.', '')}), driver {driver}, Nsight Compute {ncu_version(device[1])}",
         "built_from": f"main at {commit or 'an unknown commit'}: the kernels of codegen/tests/gpu.rs "
         "(named pairs, random layouts, then single-access probes), as codegen::gpu::device_ptx "
         "loads them for capability (9, 0)",

@@ -146,7 +146,7 @@ const RANDOM_CASES: u64 = 48;
 /// One kernel of the tier with what it is for: a checked test kernel or a probe.
 pub enum Case {
     /// A round trip or address dump, checked against `expected_out`.
-    Test(TestKernel),
+    Test(Box<TestKernel>),
     /// A single-access probe, checked against the interpreter.
     Probe(Probe, Kernel),
 }
@@ -185,8 +185,11 @@ impl Case {
 /// The tests of the tier in launch order, each with its kernels: `named_pairs`,
 /// `random_layouts`, `probes` (the names the recorder filters by).
 pub fn tiers() -> Vec<(&'static str, Vec<(String, Case)>)> {
-    let test =
-        |v: Vec<(String, TestKernel)>| v.into_iter().map(|(w, k)| (w, Case::Test(k))).collect();
+    let test = |v: Vec<(String, TestKernel)>| {
+        v.into_iter()
+            .map(|(w, k)| (w, Case::Test(Box::new(k))))
+            .collect()
+    };
     vec![
         ("named_pairs", test(named_kernels())),
         ("random_layouts", test(random_kernels())),
@@ -318,6 +321,54 @@ pub fn probes() -> Vec<((usize, String), Probe)> {
                     scale: Some(0),
                 },
             );
+        }
+    }
+    // Which lanes a load's broadcast reaches: groups of lanes that share one address each.
+    for store in [false, true] {
+        for (ty, vec) in [
+            (DataType::B32, 1),
+            (DataType::B32, 2),
+            (DataType::B16, 4),
+            (DataType::B32, 4),
+        ] {
+            let access = if store {
+                ProbeAccess::Store { ty, vec }
+            } else {
+                ProbeAccess::Load { ty, vec }
+            };
+            let b = access.lane_bytes();
+            let op = if store { "st" } else { "ld" };
+            for (name, lane_bytes) in [
+                ("half-warps one address each, adjacent", [0, 0, 0, 0, b]),
+                (
+                    "half-warps one address each, 128 B apart",
+                    [0, 0, 0, 0, 128],
+                ),
+                (
+                    "quarter-warps one address each, adjacent",
+                    [0, 0, 0, b, 2 * b],
+                ),
+                (
+                    "lane quads one address each, adjacent",
+                    [0, 0, b, 2 * b, 4 * b],
+                ),
+                (
+                    "even and odd lanes two addresses, adjacent",
+                    [b, 0, 0, 0, 0],
+                ),
+            ] {
+                let what = format!("{op} {}x{vec} {name}", ty.bytes() * 8);
+                add(
+                    what,
+                    Probe {
+                        access,
+                        lane_bytes,
+                        base: 0,
+                        lanes: 32,
+                        scale: None,
+                    },
+                );
+            }
         }
     }
     for ld in [true, false] {
