@@ -356,6 +356,18 @@ pub fn probes() -> Vec<((usize, String), Probe)> {
                     "even and odd lanes two addresses, adjacent",
                     [b, 0, 0, 0, 0],
                 ),
+                (
+                    "lanes l and l^4 alike, others distinct",
+                    [b, 2 * b, 0, 4 * b, 8 * b],
+                ),
+                (
+                    "lanes l and l^2 alike, others distinct",
+                    [b, 0, 2 * b, 4 * b, 8 * b],
+                ),
+                (
+                    "lanes l, l^1, l^8 alike, others distinct",
+                    [0, b, 2 * b, 0, 4 * b],
+                ),
             ] {
                 let what = format!("{op} {}x{vec} {name}", ty.bytes() * 8);
                 add(
