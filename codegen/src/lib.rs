@@ -11,6 +11,7 @@
 //! | [`access`] | what one memory access is: load/store, element bits, buffer index, TLX reindexing |
 //! | [`smem`] | shared-memory addresses from an `AddressMap` and a register layout: thread base, immediates, vectors, `ldmatrix`/`stmatrix`, the buffer part (explicit or TLX) |
 //! | [`tmem`] | tensor-memory addresses: `tcgen05.alloc`, `taddr`, `tcgen05.ld/st` messages per atom |
+//! | [`cost`] | the shared-memory cost model: wavefronts, bank conflicts and instruction counts of every access, as the H100 counts them |
 //! | [`plan_ptx`] | the kernels of an `alias_alloc` plan: one store-and-reload kernel per allocation, in one module |
 //! | `gpu` | with `--features gpu`: the kernels run on an sm_90+ device through cudarc, their output compared with the `AddressMap` |
 //!
@@ -37,6 +38,7 @@
 //! ```
 
 pub mod access;
+pub mod cost;
 #[cfg(feature = "gpu")]
 pub mod gpu;
 pub mod interp;

@@ -426,6 +426,52 @@ impl Op {
         out
     }
 
+    /// The registers the op writes (a prefix of [`Op::registers`]).
+    ///
+    /// ```
+    /// use codegen::ptx::{Op, Reg, RegType};
+    /// let (d, a) = (Reg::new(RegType::B64, 0), Reg::new(RegType::B32, 5));
+    /// assert_eq!(Op::Cvt { d, a }.destinations(), vec![d]);
+    /// assert!(Op::Ret.destinations().is_empty());
+    /// ```
+    pub fn destinations(&self) -> Vec<Reg> {
+        match self {
+            Op::Mov { d, .. }
+            | Op::Arith { d, .. }
+            | Op::Logic { d, .. }
+            | Op::MulWide { d, .. }
+            | Op::Setp { d, .. }
+            | Op::Not { d, .. }
+            | Op::MadLo { d, .. }
+            | Op::Lop3 { d, .. }
+            | Op::Bfe { d, .. }
+            | Op::Bfi { d, .. }
+            | Op::Prmt { d, .. }
+            | Op::Cvt { d, .. }
+            | Op::CvtaGlobal { d, .. }
+            | Op::LdParam { d, .. }
+            | Op::MbarrierTryWait { d, .. } => vec![*d],
+            Op::Ld { d, .. } | Op::Ldmatrix { d, .. } | Op::TmemLd { d, .. } => d.clone(),
+            Op::St { .. }
+            | Op::Stmatrix { .. }
+            | Op::TmemSt { .. }
+            | Op::TmemAlloc { .. }
+            | Op::TmemDealloc { .. }
+            | Op::TmemCp { .. }
+            | Op::TmemCommit { .. }
+            | Op::MbarrierInit { .. }
+            | Op::FenceProxyAsync
+            | Op::Bra { .. }
+            | Op::TmemRelinquish
+            | Op::TmemWaitLd
+            | Op::TmemWaitSt
+            | Op::TmemFenceBefore
+            | Op::TmemFenceAfter
+            | Op::BarSync { .. }
+            | Op::Ret => Vec::new(),
+        }
+    }
+
     /// What kind of instruction the op is — the one classification every counter, the
     /// builder's default roles and the interpreter's warp scheduling read. Exhaustive: a new op
     /// does not compile until it has a class.

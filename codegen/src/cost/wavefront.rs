@@ -1,0 +1,179 @@
+//! The hardware's rules for one warp-level shared-memory access (NVIDIA H100, sm_90), as the
+//! Nsight Compute counters recorded in `codegen/tests/data/gpu/` show them; each rule is backed
+//! by named launches there (`docs/gpu-counters.md`).
+//!
+//! Shared memory is 32 banks of 4-byte words; a *wavefront* serves at most one word per bank
+//! (any number of lanes may read or write that one word).
+//!
+//! * **Stores** (`st.shared`, any width): the warp is split into phases of `128 / bytes` lanes
+//!   (32 lanes up to 4 bytes, 16 for 8 bytes, 8 for 16 bytes). Each phase takes as many
+//!   wavefronts as the largest number of distinct words any one bank holds among its lanes'
+//!   bytes. The ideal is one wavefront per phase with an active lane; what exceeds it is
+//!   counted as bank conflicts. Lanes writing the same address are not merged across phases.
+//! * **Loads** (`ld.shared`): the unit is the warp (the half-warp for 16 bytes). Its requests
+//!   are the distinct addresses in each aligned group of 4 lanes, summed; the unit needs at
+//!   least `S = ⌈requests · bytes / 128⌉` wavefronts (the ideal). With `S = 1` the whole unit is
+//!   served together (a broadcast of any shape): its wavefronts are its largest per-bank count
+//!   of distinct words. Otherwise it is served in store-sized phases, each taking its own
+//!   per-bank count, and never fewer than `S` in all. Bank conflicts are the wavefronts over `S`.
+//! * **`ldmatrix` / `stmatrix`**: each 8 × 8 matrix (its 8 row addresses, 16 bytes each) is a
+//!   phase: wavefronts are its per-bank count, the ideal one per matrix. Neither is counted
+//!   as a shared load or store *instruction* by the hardware.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What kind of shared-memory access (the instruction class the hardware counts it in).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum SharedAccessClass {
+    /// `ld.shared` (counted as a shared load instruction).
+    Load,
+    /// `st.shared` (counted as a shared store instruction).
+    Store,
+    /// `ldmatrix` (load wavefronts, no instruction count).
+    Ldmatrix,
+    /// `stmatrix` (store wavefronts, no instruction count).
+    Stmatrix,
+}
+
+impl SharedAccessClass {
+    /// Whether its wavefronts count as loads.
+    ///
+    /// ```
+    /// use codegen::cost::SharedAccessClass;
+    /// assert!(SharedAccessClass::Ldmatrix.is_load() && !SharedAccessClass::Store.is_load());
+    /// ```
+    pub fn is_load(self) -> bool {
+        matches!(self, SharedAccessClass::Load | SharedAccessClass::Ldmatrix)
+    }
+
+    /// Whether the hardware counts it as a shared load/store instruction.
+    ///
+    /// ```
+    /// use codegen::cost::SharedAccessClass;
+    /// assert!(SharedAccessClass::Load.is_counted() && !SharedAccessClass::Stmatrix.is_counted());
+    /// ```
+    pub fn is_counted(self) -> bool {
+        matches!(self, SharedAccessClass::Load | SharedAccessClass::Store)
+    }
+}
+
+/// One lane's part of an access: for `ld`/`st` the lane id (0..32), for the matrix
+/// instructions the row it supplies (`8 · matrix + row`), and its shared-window byte address.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LaneAccess {
+    /// The lane (or matrix row).
+    pub slot: u32,
+    /// The first byte.
+    pub address: u32,
+}
+
+/// What one warp-level access costs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct WavefrontCost {
+    /// The wavefronts it takes.
+    pub wavefronts: u64,
+    /// The wavefronts it would take without bank conflicts.
+    pub ideal: u64,
+}
+
+impl WavefrontCost {
+    /// The wavefronts the hardware counts as bank conflicts: those over the ideal.
+    ///
+    /// ```
+    /// use codegen::cost::WavefrontCost;
+    /// assert_eq!(WavefrontCost { wavefronts: 4, ideal: 2 }.bank_conflicts(), 2);
+    /// ```
+    pub fn bank_conflicts(&self) -> u64 {
+        self.wavefronts.saturating_sub(self.ideal)
+    }
+}
+
+/// The cost of one warp-level access of `bytes` per lane (a row's 16 for the matrix
+/// instructions) at the given lanes' addresses, by the rules in the [module docs](self).
+/// `None` for a width the hardware has no such access of (not 1, 2, 4, 8 or 16 bytes).
+///
+/// ```
+/// use codegen::cost::{access_cost, LaneAccess, SharedAccessClass, WavefrontCost};
+/// let lanes = |f: &dyn Fn(u32) -> u32| (0..32).map(|l| LaneAccess { slot: l, address: f(l) }).collect::<Vec<_>>();
+/// // 32-bit, one bank: 32 wavefronts, 31 of them conflicts.
+/// assert_eq!(access_cost(SharedAccessClass::Load, 4, &lanes(&|l| 128 * l)), Some(WavefrontCost { wavefronts: 32, ideal: 1 }));
+/// // 64-bit, every lane one address: a load is one wavefront, a store one per half-warp.
+/// assert_eq!(access_cost(SharedAccessClass::Load, 8, &lanes(&|_| 0)).map(|c| c.wavefronts), Some(1));
+/// assert_eq!(access_cost(SharedAccessClass::Store, 8, &lanes(&|_| 0)).map(|c| c.wavefronts), Some(2));
+/// // 128-bit contiguous: 4 wavefronts, no conflict.
+/// assert_eq!(access_cost(SharedAccessClass::Load, 16, &lanes(&|l| 16 * l)), Some(WavefrontCost { wavefronts: 4, ideal: 4 }));
+/// ```
+pub fn access_cost(
+    class: SharedAccessClass,
+    bytes: u32,
+    lanes: &[LaneAccess],
+) -> Option<WavefrontCost> {
+    if !matches!(bytes, 1 | 2 | 4 | 8 | 16) {
+        return None;
+    }
+    if lanes.is_empty() {
+        return Some(WavefrontCost::default());
+    }
+    let phase = if bytes <= 4 { 32 } else { 128 / bytes };
+    Some(match class {
+        SharedAccessClass::Ldmatrix | SharedAccessClass::Stmatrix => phased(lanes, 16, 8),
+        SharedAccessClass::Store => phased(lanes, bytes, phase),
+        SharedAccessClass::Load => {
+            let unit = if bytes == 16 { 16 } else { 32 };
+            let mut cost = WavefrontCost::default();
+            for group in groups(lanes, unit).values() {
+                let ideal = requests(group)
+                    .saturating_mul(u64::from(bytes))
+                    .div_ceil(128)
+                    .max(1);
+                let served = if ideal == 1 {
+                    bank_depth(group, bytes)
+                } else {
+                    phased(group, bytes, phase).wavefronts
+                };
+                cost.wavefronts += served.max(ideal);
+                cost.ideal += ideal;
+            }
+            cost
+        }
+    })
+}
+
+/// The lanes in groups of `size` consecutive slots.
+fn groups(lanes: &[LaneAccess], size: u32) -> BTreeMap<u32, Vec<LaneAccess>> {
+    let mut out: BTreeMap<u32, Vec<LaneAccess>> = BTreeMap::new();
+    for &l in lanes {
+        out.entry(l.slot / size).or_default().push(l);
+    }
+    out
+}
+
+/// Phases of `size` slots, each its own bank depth; the ideal is one per phase.
+fn phased(lanes: &[LaneAccess], bytes: u32, size: u32) -> WavefrontCost {
+    let phases = groups(lanes, size);
+    WavefrontCost {
+        wavefronts: phases.values().map(|p| bank_depth(p, bytes)).sum(),
+        ideal: phases.len() as u64,
+    }
+}
+
+/// The distinct addresses of each aligned 4-lane group, summed.
+fn requests(lanes: &[LaneAccess]) -> u64 {
+    groups(lanes, 4)
+        .values()
+        .map(|q| q.iter().map(|l| l.address).collect::<BTreeSet<_>>().len() as u64)
+        .sum()
+}
+
+/// The largest number of distinct 4-byte words any bank holds among the lanes' bytes.
+fn bank_depth(lanes: &[LaneAccess], bytes: u32) -> u64 {
+    let mut banks: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    for l in lanes {
+        let first = l.address / 4;
+        let last = l.address.saturating_add(bytes - 1) / 4;
+        for word in first..=last {
+            banks.entry(word % 32).or_default().insert(word);
+        }
+    }
+    banks.values().map(|w| w.len() as u64).max().unwrap_or(0)
+}
