@@ -103,6 +103,10 @@ fn recorded_counters_equal_the_cost_model() {
     let launches = doc["launches"].as_array().unwrap();
     let (mut equal, mut compared) = (0, 0);
     let mut wrong = Vec::new();
+    let mut table = String::from(
+        "\n| probe | `ld` instructions | `st` instructions | load wavefronts | store wavefronts | \
+         load conflicts | store conflicts |\n|---|---|---|---|---|---|---|\n",
+    );
     for (n, launch) in launches.iter().enumerate() {
         let Some(case) = matched[launch["kernel"].as_u64().unwrap() as usize] else {
             continue;
@@ -139,6 +143,20 @@ fn recorded_counters_equal_the_cost_model() {
             continue;
         }
         compared += 1;
+        let recorded = &kernels[launch["kernel"].as_u64().unwrap() as usize];
+        if recorded["test"] == "probes" {
+            let v = want.values();
+            table.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} |\n",
+                recorded["what"].as_str().unwrap(),
+                v[0],
+                v[1],
+                v[2],
+                v[3],
+                v[4],
+                v[5]
+            ));
+        }
         if got.counters == want {
             equal += 1;
         } else {
@@ -156,4 +174,11 @@ fn recorded_counters_equal_the_cost_model() {
     );
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     assert!(compared > 1000, "only {compared} launches replayed");
+    // docs/gpu-counters.md shows every probe's recorded counters (all equal to the model).
+    test_support::golden::check_section(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/gpu-counters.md"),
+        "<!-- probes:begin -->\n",
+        "<!-- probes:end -->",
+        &format!("{table}\n"),
+    );
 }

@@ -27,6 +27,45 @@ pub enum Command {
     /// it, or both: a layout conversion through shared memory), with the address arithmetic
     /// of the codegen emitter; ptxas accepts it for sm_90a.
     Ptx(PtxArgs),
+    /// Run a PTX kernel (the subset the interpreter reads) for one CTA, every pointer
+    /// parameter a zeroed buffer, and print the shared-memory counters an H100 would report
+    /// (Nsight Compute's metric names), in total and per shared-memory instruction.
+    PtxCost(PtxCostArgs),
+}
+
+/// `linalias ptx-cost …`.
+#[derive(Debug, Args)]
+pub struct PtxCostArgs {
+    /// The PTX file (one `.entry`), or - to read stdin.
+    #[arg(value_name = "KERNEL")]
+    pub kernel: std::path::PathBuf,
+    /// Threads of the CTA (default: the kernel's `.reqntid`).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<u32>,
+    /// Dynamic shared memory of the launch in bytes (default 232448, an H100 CTA's most).
+    #[arg(long, value_name = "BYTES")]
+    pub dynamic_shared: Option<u32>,
+    /// Bytes of each zeroed global buffer (a pointer parameter).
+    #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
+    pub buffer_bytes: usize,
+    /// A `.u32` parameter's value (default 0), e.g. `--param index=3`.
+    #[arg(long, value_name = "NAME=V", value_parser = parse_param)]
+    pub param: Vec<(String, u32)>,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// `NAME=V` with a `u32` value.
+fn parse_param(s: &str) -> Result<(String, u32), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?}: expected NAME=VALUE"))?;
+    let value = value
+        .trim()
+        .parse::<u32>()
+        .map_err(|e| format!("{value:?}: {e}"))?;
+    Ok((name.trim().to_string(), value))
 }
 
 /// `linalias pack …`.

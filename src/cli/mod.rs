@@ -1,6 +1,6 @@
 //! The `linalias` command line: argument definitions ([`args`]), reading layout arguments
 //! ([`input`]), rendering results ([`output`]), the `layout` subcommands ([`layout_cmd`]) and
-//! `plan` ([`plan_cmd`]), `pack` ([`pack_cmd`]) and `ptx` ([`ptx_cmd`]).
+//! `plan` ([`plan_cmd`]), `pack` ([`pack_cmd`]), `ptx` ([`ptx_cmd`]) and `ptx-cost` ([`ptx_cost_cmd`]).
 
 pub mod args;
 pub mod error;
@@ -12,6 +12,7 @@ pub mod pack_cmd;
 pub mod picture;
 pub mod plan_cmd;
 pub mod ptx_cmd;
+pub mod ptx_cost_cmd;
 
 use args::{Cli, Command};
 pub use error::CliError;
@@ -22,6 +23,7 @@ pub fn run(cli: Cli) -> Result<String, CliError> {
         Command::Layout(layout) => layout_cmd::run(layout.command, layout.shape.map(|s| s.0)),
         Command::Plan(plan) => plan_cmd::run(plan),
         Command::Ptx(ptx) => ptx_cmd::run(ptx),
+        Command::PtxCost(args) => ptx_cost_cmd::run(args),
         Command::Pack(pack) => pack_cmd::run(pack),
     }
 }

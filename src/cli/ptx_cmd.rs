@@ -1,12 +1,14 @@
 //! `linalias ptx --regs LAYOUT --mem LAYOUT [--store|--load|--round-trip LAYOUT]`: the whole
 //! `.entry` kernel the shared-memory emitter makes for a register layout and a shared-memory
-//! layout ([`codegen::smem::kernels`]), optionally with its instruction counts.
+//! layout ([`codegen::smem::kernels`]), optionally with its instruction counts and what each
+//! shared access costs on an H100.
 
 use std::fmt::Write as _;
 
 use alias_alloc::DType;
 use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
+use codegen::cost::run_cost;
 use codegen::smem::kernels::{access_kernel, round_trip, round_trip_in_rounds, TestKernel};
 use codegen::smem::optimal_scratch;
 use linear_layout::families::{Encoding, SharedEncoding};
@@ -16,6 +18,7 @@ use crate::cli::args::{IndexArg, Lowering, PtxArgs};
 use crate::cli::error::CliError;
 use crate::cli::input::{LayoutReader, ReadLayout};
 use crate::cli::picture;
+use crate::cli::ptx_cost_cmd::statement_lines;
 
 /// Runs `linalias ptx` and returns its stdout: the kernel, then `--stats` comment lines.
 pub fn run(args: PtxArgs) -> Result<String, CliError> {
@@ -82,6 +85,7 @@ pub fn run(args: PtxArgs) -> Result<String, CliError> {
     let mut text = kernel.kernel.to_string();
     if args.stats {
         text.push_str(&stats(&kernel));
+        text.push_str(&shared_cost(&kernel)?);
     }
     Ok(text)
 }
@@ -139,6 +143,7 @@ fn auto_scratch(
             scratch.write_conflicts
         );
         out.push_str(&stats(&kernel));
+        out.push_str(&shared_cost(&kernel)?);
     }
     Ok(out)
 }
@@ -202,6 +207,28 @@ fn address_map(mem: &ReadLayout, bits: u32, buffers: u64) -> Result<AddressMap, 
     let align = map.required_alignment().max(1);
     let stride = map.element_span().div_ceil(align).saturating_mul(align);
     Ok(map.with_buffer(BufferMap::new(0, &[(buffers, stride)])?))
+}
+
+/// `// …` lines: what each shared-memory instruction costs on an H100 (a launch with buffer
+/// 0, [`codegen::cost`]), then the kernel's wavefronts and bank conflicts.
+fn shared_cost(k: &TestKernel) -> Result<String, CliError> {
+    let index = (k.index == IndexSource::Param).then_some(0);
+    let cost = run_cost(&k.kernel, &k.config(), &k.params(index))
+        .map_err(|e| CliError::Refused(format!("costing the kernel: {e}")))?;
+    let c = cost.counters;
+    let mut out = statement_lines(&cost, "// ");
+    let _ = writeln!(
+        out,
+        "// shared memory (H100, one launch): {} ld + {} st instructions, {} + {} wavefronts, \
+         {} + {} bank conflicts",
+        c.load_instructions,
+        c.store_instructions,
+        c.load_wavefronts,
+        c.store_wavefronts,
+        c.load_bank_conflicts,
+        c.store_bank_conflicts
+    );
+    Ok(out)
 }
 
 /// `// …` lines: per emission its accesses and address ALU, then the kernel's totals.

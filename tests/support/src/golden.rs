@@ -79,3 +79,32 @@ fn hint(why: &str, what: &str) -> String {
         "{why}, run `BLESS=1 cargo test -p {package} --test {target}` and review the diff of {what}"
     )
 }
+
+/// Compares the text of the committed file at `path` between `opening` and the next
+/// `closing` after it with `actual`; under `BLESS=1` rewrites that section instead. For
+/// generated sections of documentation (a command's output after its command, a table between
+/// markers). A missing marker panics.
+pub fn check_section(path: impl AsRef<Path>, opening: &str, closing: &str, actual: &str) {
+    let path = path.as_ref();
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let start = text
+        .find(opening)
+        .map(|i| i + opening.len())
+        .unwrap_or_else(|| panic!("{}: no {opening:?}", path.display()));
+    let end = text
+        .get(start..)
+        .and_then(|rest| rest.find(closing))
+        .map(|i| start + i)
+        .unwrap_or_else(|| panic!("{}: no {closing:?} after {opening:?}", path.display()));
+    let what = format!(
+        "{} (after {:?})",
+        path.display(),
+        opening.lines().next().unwrap_or("")
+    );
+    if blessing() {
+        let updated = format!("{}{actual}{}", &text[..start], &text[end..]);
+        std::fs::write(path, updated).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    } else {
+        assert_same(&what, &text[start..end], actual);
+    }
+}
