@@ -390,6 +390,13 @@ fn conflicts_reports_tritons_count_and_the_widest_free_vector() {
         "{text}"
     );
     assert!(text.contains("vector: 4 elements (64 bits)"), "{text}");
+    // No lane shares an address: the hardware's figure is Triton's (docs/gpu-counters.md).
+    assert!(
+        text.contains(
+            "a request takes 4 wavefronts as a load (2 bank conflicts), 4 as a store (2)"
+        ),
+        "{text}"
+    );
 }
 
 #[test]

@@ -11,6 +11,7 @@
 //! | [`SharedCounters`] | the six counters under their metric names | `cost/counters.rs` |
 //! | [`dead_shared_loads`] | loads ptxas deletes (nothing reads them) | `cost/liveness.rs` |
 //! | [`kernel_cost`], [`run_cost`], [`KernelCost`], [`CostError`] | a launch, per statement and in total | `cost/kernel.rs` |
+//! | [`copy_cost`], [`CopyCost`] | a register ↔ shared copy at the layout level: Triton's figure beside the hardware's | `cost/layout.rs` |
 //!
 //! ```
 //! use codegen::cost::run_cost;
@@ -25,10 +26,12 @@
 
 mod counters;
 mod kernel;
+mod layout;
 mod liveness;
 mod wavefront;
 
 pub use counters::SharedCounters;
 pub use kernel::{kernel_cost, run_cost, CostError, KernelCost, StatementCost};
+pub use layout::{copy_cost, CopyCost};
 pub use liveness::dead_shared_loads;
-pub use wavefront::{access_cost, LaneAccess, SharedAccessClass, WavefrontCost};
+pub use wavefront::{access_cost, LaneAccess, SharedAccessClass, WavefrontCost, SHARED_BANKS};

@@ -101,7 +101,7 @@ pub fn conflicts(
         Some(v) => format!("{v} elements ({} bits)", v * u64::from(element_bits)),
         None => "none (every vector width conflicts)".to_owned(),
     };
-    Ok(format!(
+    let mut text = format!(
         "vector: {} elements ({} bits) per lane per instruction\n\
          conflicts: {} (wavefronts per phase: {}, per request: {}; {} banks)\n\
          widest conflict-free vector: {widest}\n",
@@ -111,5 +111,17 @@ pub fn conflicts(
         c.wavefronts,
         c.request_wavefronts(),
         c.num_banks
-    ))
+    );
+    if banks == codegen::cost::SHARED_BANKS {
+        let hw = codegen::cost::copy_cost(reg, shared, element_bits)?;
+        text.push_str(&format!(
+            "H100 (measured rules, docs/gpu-counters.md): a request takes {} wavefronts as a load \
+             ({} bank conflicts), {} as a store ({})\n",
+            hw.load.wavefronts,
+            hw.load.bank_conflicts(),
+            hw.store.wavefronts,
+            hw.store.bank_conflicts()
+        ));
+    }
+    Ok(text)
 }

@@ -22,6 +22,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+/// Banks of the shared memory these rules are for (each 4 bytes wide).
+///
+/// ```
+/// assert_eq!(codegen::cost::SHARED_BANKS, 32);
+/// ```
+pub const SHARED_BANKS: u32 = 32;
+
 /// What kind of shared-memory access (the instruction class the hardware counts it in).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum SharedAccessClass {
@@ -172,7 +179,7 @@ fn bank_depth(lanes: &[LaneAccess], bytes: u32) -> u64 {
         let first = l.address / 4;
         let last = l.address.saturating_add(bytes - 1) / 4;
         for word in first..=last {
-            banks.entry(word % 32).or_default().insert(word);
+            banks.entry(word % SHARED_BANKS).or_default().insert(word);
         }
     }
     banks.values().map(|w| w.len() as u64).max().unwrap_or(0)

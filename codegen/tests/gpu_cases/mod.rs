@@ -50,7 +50,7 @@ pub fn named_kernels() -> Vec<(String, TestKernel)> {
     out
 }
 
-const SPECS: [SharedSpec; 8] = [
+pub const SPECS: [SharedSpec; 8] = [
     SharedSpec::Nvmma {
         swizzle: 128,
         transposed: false,
