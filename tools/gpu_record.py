@@ -2,11 +2,15 @@
 """Pairs the GPU tier's manifest with Nsight Compute's records (tools/gpu_record.sh).
 
     python3 tools/gpu_record.py merge OUTDIR
+    python3 tools/gpu_record.py bench OUTDIR
 
 reads OUTDIR/manifest.json (every kernel and launch, in launch order, written by the test
 binary), OUTDIR/ncu_<test>.csv (one per test, in the order of the manifest's tests), the
 second pass OUTDIR/ncu_random_layouts_again.csv, OUTDIR/device.txt and OUTDIR/steps.txt, and
 writes OUTDIR/counters.json in the format of codegen/tests/data/gpu/h100-shared-memory-counters.json.
+
+`bench` pairs OUTDIR/bench_manifest.json (tools/launch_ptx.py) with OUTDIR/ncu_bench.csv
+into OUTDIR/bench_counters.json.
 
 Every profiler record must name the kernel the manifest launches at that position, and every
 launch must have all six counters: anything else stops the merge with the launch it concerns.
@@ -29,8 +33,9 @@ METRICS = {
 TESTS = ["named_pairs", "random_layouts", "probes"]
 
 
-def records(path):
-    """The profiler's launches in order: [(kernel name, {metric: int})]."""
+def records(path, extra=()):
+    """The profiler's launches in order: [(kernel name, {metric: int})], the six metrics and
+    `extra`."""
     with open(path, newline="") as f:
         lines = f.read().splitlines()
     start = next((i for i, l in enumerate(lines) if l.startswith('"ID"')), None)
@@ -42,7 +47,7 @@ def records(path):
             continue
         launch = by_id.setdefault(int(row["ID"]), (row["Kernel Name"], {}))
         name = row["Metric Name"]
-        if name in METRICS:
+        if name in METRICS or name in extra:
             launch[1][name] = int(float(row["Metric Value"].replace(",", "")))
     return [by_id[i] for i in sorted(by_id)]
 
@@ -111,7 +116,48 @@ def merge(out):
     print(f"{len(kernels)} kernels, {len(launches)} launches; second pass: {second}")
 
 
+def bench(out):
+    """OUTDIR/bench_manifest.json + OUTDIR/ncu_bench.csv -> OUTDIR/bench_counters.json."""
+    manifest = json.load(open(os.path.join(out, "bench_manifest.json")))
+    got = records(os.path.join(out, "ncu_bench.csv"), extra=("smsp__inst_executed.sum",))
+    launches = manifest["launches"]
+    if len(got) != len(launches):
+        raise SystemExit(f"{len(got)} profiled launches for {len(launches)} kernels")
+    metrics = dict(METRICS, **{"smsp__inst_executed.sum": "warp-level instructions executed"})
+    kernels = []
+    for launch, (name, counters) in zip(launches, got):
+        if name != launch["kernel"]:
+            raise SystemExit(f"{launch['file']}: the profiler saw {name}, the launcher ran {launch['kernel']}")
+        missing = set(metrics) - set(counters)
+        if missing:
+            raise SystemExit(f"{launch['file']}: no {sorted(missing)}")
+        kernels.append({
+            "file": launch["file"],
+            "kernel": name,
+            "threads": launch["threads"],
+            "ptx": open(launch["file"]).read(),
+            "counters": {m: counters[m] for m in sorted(metrics)},
+        })
+    device = open(os.path.join(out, "device.txt")).read().split("\n")
+    dname, driver, cc = [s.strip() for s in device[0].split(",")]
+    commit = os.environ.get("RECORD_COMMIT") or "an unknown commit"
+    doc = {
+        "device": f"{dname} (sm_{cc.replace('.', '')}), driver {driver}, Nsight Compute {ncu_version(device[1])}",
+        "built_from": f"main at {commit}: benches/data/ours_ptx and benches/data/triton_ptx",
+        "how": "tools/gpu_record.sh bench: tools/launch_ptx.py under ncu --csv --print-units base "
+        "--clock-control none; each kernel at .version 8.0, one CTA of its .reqntid threads, every "
+        f"pointer a zeroed {manifest['buffer_bytes']}-byte buffer, {manifest['dynamic_shared_bytes']} "
+        "bytes of dynamic shared memory",
+        "metrics": metrics,
+        "kernels": kernels,
+    }
+    with open(os.path.join(out, "bench_counters.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+        f.write("\n")
+    print(f"{len(kernels)} benchmark kernels")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] != "merge":
+    if len(sys.argv) != 3 or sys.argv[1] not in ("merge", "bench"):
         raise SystemExit(__doc__)
-    merge(sys.argv[2])
+    (merge if sys.argv[1] == "merge" else bench)(sys.argv[2])

@@ -4,6 +4,11 @@
 #
 #   tools/gpu_record.sh build        here (Rust, no GPU): builds the test binary of
 #                                    codegen/tests/gpu.rs into .gpu/gpu
+#   tools/gpu_record.sh bench OUTDIR on the device (CUDA, ncu, python3): the 48 benchmark pairs'
+#                                    kernels, ours and Triton 3.9's (benches/data/*_ptx), one
+#                                    CTA each under Nsight Compute (tools/launch_ptx.py), the six
+#                                    metrics and smsp__inst_executed.sum; writes
+#                                    OUTDIR/bench_counters.json (benches/data/h100_bench_counters.json)
 #   tools/gpu_record.sh run OUTDIR   on the device (CUDA, ncu, compute-sanitizer, python3; no
 #                                    Rust), from the repository root with .gpu carried:
 #                                    the tier's tests, then every launch under Nsight Compute,
@@ -67,8 +72,19 @@ run)
   python3 tools/gpu_record.py merge "$out" || failed=1
   exit $failed
   ;;
+bench)
+  out=${2:?usage: tools/gpu_record.sh bench OUTDIR}
+  mkdir -p "$out"
+  nvidia-smi --query-gpu=name,driver_version,compute_cap --format=csv,noheader >"$out/device.txt"
+  ncu --version | tail -1 >>"$out/device.txt"
+  timeout "${RECORD_STEP_LIMIT:-240}" ncu --csv --print-units base --clock-control none \
+    --metrics "$METRICS,smsp__inst_executed.sum" --log-file "$out/ncu_bench.csv" \
+    python3 tools/launch_ptx.py "$out/bench_manifest.json" benches/data/ours_ptx/*.ptx benches/data/triton_ptx/*.ptx \
+    >"$out/bench.log" 2>&1 || { echo "gpu_record.sh: the benchmark launches failed"; tail -5 "$out/bench.log"; exit 1; }
+  python3 tools/gpu_record.py bench "$out"
+  ;;
 *)
-  sed -n '2,15p' "$0"
+  sed -n '2,20p' "$0"
   exit 2
   ;;
 esac
