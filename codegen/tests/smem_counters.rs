@@ -182,3 +182,111 @@ fn recorded_counters_equal_the_cost_model() {
         &format!("{table}\n"),
     );
 }
+
+/// The benchmark pairs' kernels, ours and Triton 3.9's, were launched on the same H100
+/// (`benches/data/h100_bench_counters.json`, `tools/gpu_record.sh bench`): every one of ours
+/// whose text is still the committed file's has the counters the cost model gives.
+#[test]
+fn benchmark_kernels_measured_equal_the_cost_model() {
+    use codegen::interp::{Config, ParamValue};
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let file = format!("{root}/benches/data/h100_bench_counters.json");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    let (mut replayed, mut changed) = (0, Vec::new());
+    for k in doc["kernels"].as_array().unwrap() {
+        let path = k["file"].as_str().unwrap();
+        if !path.starts_with("benches/data/ours_ptx/") {
+            continue;
+        }
+        let text = k["ptx"].as_str().unwrap();
+        if std::fs::read_to_string(format!("{root}/{path}"))
+            .ok()
+            .as_deref()
+            != Some(text)
+        {
+            changed.push(path.to_string());
+            continue;
+        }
+        let kernel = parse(text).unwrap();
+        let config = Config::new(k["threads"].as_u64().unwrap() as u32).dynamic_shared(96 * 1024);
+        let params: Vec<ParamValue> = kernel
+            .params
+            .iter()
+            .map(|_| ParamValue::Buffer(vec![0; 1 << 20]))
+            .collect();
+        let got = run_cost(&kernel, &config, &params).unwrap();
+        assert_eq!(got.counters, counters(k), "{path}");
+        replayed += 1;
+    }
+    for c in &changed {
+        eprintln!("  skipped (text changed): {c}");
+    }
+    bench_table(root, &doc);
+    eprintln!(
+        "{replayed} benchmark kernels replayed, {} changed",
+        changed.len()
+    );
+    assert!(
+        replayed * 10 >= (replayed + changed.len()) * 9,
+        "re-record with tools/gpu_record.sh bench"
+    );
+}
+
+/// The table of `docs/benchmarks.md` (between its `gpu-bench` markers): per pair, ours and
+/// Triton's shared wavefronts and bank conflicts and warp instructions executed as the H100
+/// counted them, and SASS instructions (`benches/data/sass_counts.json`).
+fn bench_table(root: &str, measured: &Value) {
+    let sass: Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{root}/benches/data/sass_counts.json")).unwrap(),
+    )
+    .unwrap();
+    let mut by: std::collections::BTreeMap<String, [Option<&Value>; 2]> = Default::default();
+    for k in measured["kernels"].as_array().unwrap() {
+        let path = k["file"].as_str().unwrap();
+        let name = path
+            .rsplit('/')
+            .next()
+            .unwrap()
+            .trim_end_matches(".ptx")
+            .to_string();
+        let side = usize::from(path.contains("triton_ptx"));
+        by.entry(name).or_default()[side] = Some(k);
+    }
+    let c = |k: &Value, m: &str| k["counters"][m].as_u64().unwrap();
+    let wf = |k: &Value| c(k, SharedCounters::METRICS[2]) + c(k, SharedCounters::METRICS[3]);
+    let bc = |k: &Value| c(k, SharedCounters::METRICS[4]) + c(k, SharedCounters::METRICS[5]);
+    let mut t = String::from(
+        "\n| pair | shared wavefronts ours | Triton | bank conflicts ours | Triton | SASS shared ours | Triton | SASS total ours | Triton | warp instructions executed ours | Triton |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+    );
+    let mut sums = [0u64; 10];
+    for (name, [ours, triton]) in &by {
+        let (ours, triton) = (ours.unwrap(), triton.unwrap());
+        let s = &sass["pairs"][name];
+        let row = [
+            wf(ours),
+            wf(triton),
+            bc(ours),
+            bc(triton),
+            s["ours"]["shared"].as_u64().unwrap(),
+            s["triton"]["shared"].as_u64().unwrap(),
+            s["ours"]["total"].as_u64().unwrap(),
+            s["triton"]["total"].as_u64().unwrap(),
+            c(ours, "smsp__inst_executed.sum"),
+            c(triton, "smsp__inst_executed.sum"),
+        ];
+        for (a, b) in sums.iter_mut().zip(row) {
+            *a += b;
+        }
+        let cells: Vec<String> = row.iter().map(u64::to_string).collect();
+        t.push_str(&format!("| `{name}` | {} |\n", cells.join(" | ")));
+    }
+    let cells: Vec<String> = sums.iter().map(|v| format!("**{v}**")).collect();
+    t.push_str(&format!("| **total** | {} |\n", cells.join(" | ")));
+    test_support::golden::check_section(
+        format!("{root}/docs/benchmarks.md"),
+        "<!-- gpu-bench:begin -->\n",
+        "<!-- gpu-bench:end -->",
+        &format!("{t}\n"),
+    );
+}
