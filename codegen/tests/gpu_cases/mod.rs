@@ -296,6 +296,34 @@ pub fn probes() -> Vec<((usize, String), Probe)> {
             }
         }
     }
+    // Sub-word lanes whose bytes differ inside the word and in the bank row at once: the
+    // hardware conflicts (two words of one bank), Triton's formula sees no conflict.
+    for store in [false, true] {
+        for (ty, other) in [(DataType::B8, 129), (DataType::B16, 130)] {
+            let access = if store {
+                ProbeAccess::Store { ty, vec: 1 }
+            } else {
+                ProbeAccess::Load { ty, vec: 1 }
+            };
+            let b = ty.bytes();
+            let what = format!(
+                "{} {}x1 lane bit 0 moves to another word of the same bank and another byte of it",
+                if store { "st" } else { "ld" },
+                b * 8
+            );
+            let lane_bytes = [other, 4, 8, 16, 32];
+            add(
+                what,
+                Probe {
+                    access,
+                    lane_bytes,
+                    base: 0,
+                    lanes: 32,
+                    scale: None,
+                },
+            );
+        }
+    }
     // ptxas gives an address it can prove warp-uniform a uniform register (`LDS.64 R, [UR4]`);
     // the same single address computed through a run-time zero is per-lane.
     for store in [false, true] {
