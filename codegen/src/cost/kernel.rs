@@ -112,14 +112,14 @@ pub fn kernel_cost(kernel: &Kernel, trace: &Trace) -> Result<KernelCost, CostErr
         if lanes.is_empty() {
             continue;
         }
-        let opcode = match kernel.body.get(first.stmt) {
+        let opcode = || match kernel.body.get(first.stmt) {
             Some(Stmt::Inst(i)) => i.op.opcode(),
             _ => String::new(),
         };
         let is_dead = dead.contains(&first.stmt);
         let entry = per.entry(first.stmt).or_insert_with(|| StatementCost {
             stmt: first.stmt,
-            opcode: opcode.clone(),
+            opcode: opcode(),
             issues: 0,
             counters: SharedCounters::default(),
             dead: is_dead,
@@ -128,9 +128,9 @@ pub fn kernel_cost(kernel: &Kernel, trace: &Trace) -> Result<KernelCost, CostErr
         if is_dead {
             continue;
         }
-        let cost = access_cost(class, first.bytes, &lanes).ok_or(CostError::Width {
+        let cost = access_cost(class, first.bytes, &lanes).ok_or_else(|| CostError::Width {
             stmt: first.stmt,
-            opcode,
+            opcode: opcode(),
             bytes: first.bytes,
         })?;
         entry.counters += SharedCounters::of_access(class, cost);

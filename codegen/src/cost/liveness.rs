@@ -53,48 +53,62 @@ fn removable(op: &Op) -> bool {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn dead_shared_loads(kernel: &Kernel) -> BTreeSet<usize> {
-    let insts: Vec<(usize, &crate::ptx::Inst)> = kernel
+    /// One instruction: its statement, whether it is a root (never deleted) or a shared load,
+    /// and the registers it writes and reads.
+    struct Node {
+        stmt: usize,
+        root: bool,
+        shared_load: bool,
+        writes: Vec<Reg>,
+        reads: Vec<Reg>,
+    }
+    let nodes: Vec<Node> = kernel
         .body
         .iter()
         .enumerate()
-        .filter_map(|(i, s)| match s {
-            Stmt::Inst(inst) => Some((i, inst)),
+        .filter_map(|(stmt, s)| match s {
+            Stmt::Inst(inst) => {
+                let writes = inst.op.destinations();
+                let mut reads = inst.op.registers().split_off(writes.len());
+                reads.extend(inst.guard.map(|g| g.pred));
+                Some(Node {
+                    stmt,
+                    root: !removable(&inst.op),
+                    shared_load: matches!(
+                        inst.op,
+                        Op::Ld {
+                            space: StateSpace::Shared,
+                            ..
+                        } | Op::Ldmatrix { .. }
+                    ),
+                    writes,
+                    reads,
+                })
+            }
             _ => None,
         })
         .collect();
-    let mut live: BTreeSet<usize> = insts
+    let mut live: Vec<bool> = nodes.iter().map(|n| n.root).collect();
+    let mut read: BTreeSet<Reg> = nodes
         .iter()
-        .filter(|(_, inst)| !removable(&inst.op))
-        .map(|&(i, _)| i)
+        .filter(|n| n.root)
+        .flat_map(|n| n.reads.iter().copied())
         .collect();
-    let mut read: BTreeSet<Reg> = BTreeSet::new();
-    loop {
-        let before = (live.len(), read.len());
-        for &(i, inst) in &insts {
-            if live.contains(&i) {
-                let written = inst.op.destinations().len();
-                read.extend(inst.op.registers().into_iter().skip(written));
-                read.extend(inst.guard.map(|g| g.pred));
-            } else if inst.op.destinations().iter().any(|d| read.contains(d)) {
-                live.insert(i);
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (n, l) in nodes.iter().zip(live.iter_mut()) {
+            if !*l && n.writes.iter().any(|d| read.contains(d)) {
+                *l = true;
+                changed = true;
+                read.extend(n.reads.iter().copied());
             }
         }
-        if (live.len(), read.len()) == before {
-            break;
-        }
     }
-    insts
+    nodes
         .iter()
-        .filter(|(i, inst)| {
-            !live.contains(i)
-                && matches!(
-                    inst.op,
-                    Op::Ld {
-                        space: StateSpace::Shared,
-                        ..
-                    } | Op::Ldmatrix { .. }
-                )
-        })
-        .map(|&(i, _)| i)
+        .zip(&live)
+        .filter(|(n, &l)| !l && n.shared_load)
+        .map(|(n, _)| n.stmt)
         .collect()
 }

@@ -20,8 +20,6 @@
 //!   phase: wavefronts are its per-bank count, the ideal one per matrix. Neither is counted
 //!   as a shared load or store *instruction* by the hardware.
 
-use std::collections::{BTreeMap, BTreeSet};
-
 /// Banks of the shared memory these rules are for (each 4 bytes wide).
 ///
 /// ```
@@ -128,7 +126,7 @@ pub fn access_cost(
         SharedAccessClass::Load => {
             let unit = if bytes == 16 { 16 } else { 32 };
             let mut cost = WavefrontCost::default();
-            for group in groups(lanes, unit).values() {
+            for group in &groups(lanes, unit) {
                 let ideal = requests(group)
                     .saturating_mul(u64::from(bytes))
                     .div_ceil(128)
@@ -146,20 +144,27 @@ pub fn access_cost(
     })
 }
 
-/// The lanes in groups of `size` consecutive slots.
-fn groups(lanes: &[LaneAccess], size: u32) -> BTreeMap<u32, Vec<LaneAccess>> {
-    let mut out: BTreeMap<u32, Vec<LaneAccess>> = BTreeMap::new();
-    for &l in lanes {
-        out.entry(l.slot / size).or_default().push(l);
-    }
-    out
+/// The lanes in groups of `size` consecutive slots, in slot order.
+fn groups(lanes: &[LaneAccess], size: u32) -> Vec<Vec<LaneAccess>> {
+    let mut ids: Vec<u32> = lanes.iter().map(|l| l.slot / size).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    ids.iter()
+        .map(|&g| {
+            lanes
+                .iter()
+                .copied()
+                .filter(|l| l.slot / size == g)
+                .collect()
+        })
+        .collect()
 }
 
 /// Phases of `size` slots, each its own bank depth; the ideal is one per phase.
 fn phased(lanes: &[LaneAccess], bytes: u32, size: u32) -> WavefrontCost {
     let phases = groups(lanes, size);
     WavefrontCost {
-        wavefronts: phases.values().map(|p| bank_depth(p, bytes)).sum(),
+        wavefronts: phases.iter().map(|p| bank_depth(p, bytes)).sum(),
         ideal: phases.len() as u64,
     }
 }
@@ -167,20 +172,31 @@ fn phased(lanes: &[LaneAccess], bytes: u32, size: u32) -> WavefrontCost {
 /// The distinct addresses of each aligned 4-lane group, summed.
 fn requests(lanes: &[LaneAccess]) -> u64 {
     groups(lanes, 4)
-        .values()
-        .map(|q| q.iter().map(|l| l.address).collect::<BTreeSet<_>>().len() as u64)
+        .iter()
+        .map(|q| {
+            let mut a: Vec<u32> = q.iter().map(|l| l.address).collect();
+            a.sort_unstable();
+            a.dedup();
+            a.len() as u64
+        })
         .sum()
 }
 
 /// The largest number of distinct 4-byte words any bank holds among the lanes' bytes.
 fn bank_depth(lanes: &[LaneAccess], bytes: u32) -> u64 {
-    let mut banks: BTreeMap<u32, BTreeSet<u32>> = BTreeMap::new();
+    let mut words: Vec<u32> = Vec::with_capacity(lanes.len() * 4);
     for l in lanes {
         let first = l.address / 4;
         let last = l.address.saturating_add(bytes - 1) / 4;
-        for word in first..=last {
-            banks.entry(word % SHARED_BANKS).or_default().insert(word);
+        words.extend(first..=last);
+    }
+    words.sort_unstable();
+    words.dedup();
+    let mut per_bank = [0u64; SHARED_BANKS as usize];
+    for w in words {
+        if let Some(n) = per_bank.get_mut((w % SHARED_BANKS) as usize) {
+            *n += 1;
         }
     }
-    banks.values().map(|w| w.len() as u64).max().unwrap_or(0)
+    per_bank.into_iter().max().unwrap_or(0)
 }
