@@ -94,7 +94,9 @@ impl WavefrontCost {
 }
 
 /// The cost of one warp-level access of `bytes` per lane (a row's 16 for the matrix
-/// instructions) at the given lanes' addresses, by the rules in the [module docs](self).
+/// instructions) at the given lanes' addresses, by the H100's rules (`docs/gpu-counters.md`):
+/// stores in phases of `128 / bytes` lanes; loads served whole when the distinct addresses of
+/// their 4-lane groups fit one wavefront, else in those phases; one phase per matrix.
 /// `None` for a width the hardware has no such access of (not 1, 2, 4, 8 or 16 bytes).
 ///
 /// ```

@@ -79,7 +79,8 @@ impl ProbeAccess {
     }
 }
 
-/// One address pattern, one access: see the [module docs](self).
+/// One address pattern, one access: lane `l` accesses
+/// `smem + base + scale · Σ bit_i(l) · lane_bytes[i]` (`scale` 1 when `None`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Probe {
     /// The access.
