@@ -5,7 +5,7 @@
     python3 tools/gpu_record.py bench OUTDIR
 
 reads OUTDIR/manifest.json (every kernel and launch, in launch order, written by the test
-binary), OUTDIR/ncu_<test>.csv (one per test, in the order of the manifest's tests), the
+binary), OUTDIR/ncu_<test>.csv (one per test of TESTS, the order the manifest lists them in), the
 second pass OUTDIR/ncu_random_layouts_again.csv, OUTDIR/device.txt and OUTDIR/steps.txt, and
 writes OUTDIR/counters.json in the format of codegen/tests/data/gpu/h100-shared-memory-counters.json.
 
@@ -61,6 +61,13 @@ def ncu_version(line):
 def merge(out):
     manifest = json.load(open(os.path.join(out, "manifest.json")))
     kernels, launches = manifest["kernels"], manifest["launches"]
+    order = []
+    for launch in launches:
+        t = kernels[launch["kernel"]]["test"]
+        if t not in order:
+            order.append(t)
+    if order != TESTS:
+        raise SystemExit(f"the manifest lists the tests {order}, the recorder profiles {TESTS}")
     got = []
     for t in TESTS:
         got += records(os.path.join(out, f"ncu_{t}.csv"))
@@ -80,7 +87,13 @@ def merge(out):
     if again and len(again) != len(first):
         raise SystemExit(f"second pass: {len(again)} launches for {len(first)}")
     differ = []
-    for i, (_, counters) in zip(first, again):
+    for i, (name, counters) in zip(first, again):
+        k = kernels[launches[i]["kernel"]]
+        if name != k["name"]:
+            raise SystemExit(f"second pass, launch {i}: the profiler saw {name}, the manifest launches {k['name']}")
+        missing = set(METRICS) - set(counters)
+        if missing:
+            raise SystemExit(f"second pass, launch {i} ({k['what']}): no {sorted(missing)}")
         c = {m: counters[m] for m in sorted(METRICS)}
         if c != launches[i]["counters"]:
             differ.append({"launch": i, "counters": c})

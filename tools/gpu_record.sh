@@ -60,7 +60,7 @@ run)
   REQUIRE_GPU=1 step tests "$bin" --test-threads=1
   for t in $TESTS; do
     REQUIRE_GPU=1 step "ncu_$t" ncu --csv --print-units base --clock-control none \
-      --metrics "$METRICS" --log-file "$out/ncu_$t.csv" "$bin" "$t" --test-threads=1
+      --metrics "$METRICS" --log-file "$out/ncu_$t.csv" "$bin" "$t" --test-threads=1 --skip manifest
   done
   (REQUIRE_GPU=1 step memcheck compute-sanitizer --tool memcheck --error-exitcode 9 "$bin" --test-threads=1) &
   (REQUIRE_GPU=1 step racecheck compute-sanitizer --tool racecheck --racecheck-report all --error-exitcode 9 "$bin" --test-threads=1 --skip probes) &
@@ -69,7 +69,11 @@ run)
   REQUIRE_GPU=1 step ncu_random_layouts_again ncu --csv --print-units base --clock-control none \
     --metrics "$METRICS" --log-file "$out/ncu_random_layouts_again.csv" "$bin" random_layouts --test-threads=1
   grep -q "rc=[^0]" "$out/steps.txt" && failed=1
-  python3 tools/gpu_record.py merge "$out" || failed=1
+  if [ $failed -eq 0 ]; then
+    python3 tools/gpu_record.py merge "$out" || failed=1
+  else
+    echo "gpu_record.sh: a step failed (see $out/steps.txt): counters.json not written"
+  fi
   exit $failed
   ;;
 bench)

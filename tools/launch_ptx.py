@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Launches PTX kernels on a GPU, one CTA each, through the CUDA driver API (ctypes; no other
-package), for Nsight Compute to count (tools/gpu_bench_record.sh).
+package), for Nsight Compute to count (`tools/gpu_record.sh bench`).
 
     python3 tools/launch_ptx.py MANIFEST.json FILE.ptx...
 

@@ -7,7 +7,7 @@
 //!
 //! | concept | what it is | file |
 //! |---|---|---|
-//! | [`access_cost`], [`SharedAccessClass`], [`LaneAccess`], [`WavefrontCost`] | one access: phases, broadcast, bank depth | `cost/wavefront.rs` |
+//! | [`access_cost`], [`SharedAccessClass`], [`LaneAccess`], [`WavefrontCost`], [`AccessError`] | one access: phases, broadcast, bank depth | `cost/wavefront.rs` |
 //! | [`SharedCounters`] | the six counters under their metric names | `cost/counters.rs` |
 //! | [`dead_shared_loads`] | loads ptxas deletes (nothing reads them) | `cost/liveness.rs` |
 //! | [`kernel_cost`], [`run_cost`], [`KernelCost`], [`CostError`] | a launch, per statement and in total | `cost/kernel.rs` |
@@ -34,4 +34,6 @@ pub use counters::SharedCounters;
 pub use kernel::{kernel_cost, run_cost, CostError, KernelCost, StatementCost};
 pub use layout::{copy_cost, CopyCost};
 pub use liveness::dead_shared_loads;
-pub use wavefront::{access_cost, LaneAccess, SharedAccessClass, WavefrontCost, SHARED_BANKS};
+pub use wavefront::{
+    access_cost, AccessError, LaneAccess, SharedAccessClass, WavefrontCost, SHARED_BANKS,
+};

@@ -29,7 +29,9 @@ pub enum Command {
     Ptx(PtxArgs),
     /// Run a PTX kernel (the subset the interpreter reads) for one CTA, every pointer
     /// parameter a zeroed buffer, and print the shared-memory counters an H100 would report
-    /// (Nsight Compute's metric names), in total and per shared-memory instruction.
+    /// (Nsight Compute's metric names), in total and per shared-memory instruction. Each PTX
+    /// access counts as one hardware access unless nothing uses its result (ptxas deletes
+    /// it); ptxas merging or narrowing accesses is not modelled.
     PtxCost(PtxCostArgs),
 }
 
@@ -42,10 +44,11 @@ pub struct PtxCostArgs {
     /// Threads of the CTA (default: the kernel's `.reqntid`).
     #[arg(long, value_name = "N")]
     pub threads: Option<u32>,
-    /// Dynamic shared memory of the launch in bytes (default 232448, an H100 CTA's most).
+    /// Dynamic shared memory of the launch in bytes (default: what an H100 CTA may have, 227
+    /// KiB, less the kernel's static `.shared` variables).
     #[arg(long, value_name = "BYTES")]
     pub dynamic_shared: Option<u32>,
-    /// Bytes of each zeroed global buffer (a pointer parameter).
+    /// Bytes of each zeroed global buffer (a pointer parameter), at most 1 GiB.
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     pub buffer_bytes: usize,
     /// A `.u32` parameter's value (default 0), e.g. `--param index=3`.

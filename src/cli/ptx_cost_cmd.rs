@@ -5,15 +5,19 @@
 use std::fmt::Write as _;
 
 use codegen::cost::{run_cost, KernelCost, SharedCounters};
-use codegen::interp::{Config, ParamValue};
-use codegen::ptx::{parse, Kernel, ParamType};
+use codegen::interp::{Config, ParamValue, SharedLayout};
+use codegen::ptx::{parse, Kernel, ParamType, Target};
 use serde_json::{json, Map, Value};
 
 use crate::cli::args::PtxCostArgs;
 use crate::cli::error::CliError;
 
-/// Shared memory a CTA may use on an H100 (227 KiB), the dynamic default.
+/// Shared memory a CTA may use on an H100 (227 KiB): the dynamic default, less the kernel's
+/// static variables.
 const H100_SHARED: u32 = 227 * 1024;
+
+/// The largest zeroed global buffer `--buffer-bytes` may ask for.
+const MAX_BUFFER_BYTES: usize = 1 << 30;
 
 /// Runs `linalias ptx-cost` and returns its stdout.
 pub fn run(args: PtxCostArgs) -> Result<String, CliError> {
@@ -25,6 +29,13 @@ pub fn run(args: PtxCostArgs) -> Result<String, CliError> {
             .map_err(|e| CliError::input("KERNEL", format!("{file}: {e}")))?
     };
     let kernel = parse(&text).map_err(|e| CliError::input("KERNEL", format!("{file}: {e}")))?;
+    if kernel.target != Target::Sm90a {
+        return Err(CliError::Refused(format!(
+            "{file}: targets {}; the cost model's rules are the H100's (sm_90), measured on no \
+             other device",
+            kernel.target.arch()
+        )));
+    }
     let threads = match (args.threads, kernel.reqntid) {
         (Some(t), Some(r)) if t != r => {
             return Err(CliError::input(
@@ -40,7 +51,24 @@ pub fn run(args: PtxCostArgs) -> Result<String, CliError> {
             ))
         }
     };
-    let dynamic = args.dynamic_shared.unwrap_or(H100_SHARED);
+    let dynamic = match args.dynamic_shared {
+        Some(bytes) => bytes,
+        // What an H100 CTA may still have past the kernel's static variables.
+        None => {
+            let fixed = SharedLayout::new(&kernel, &Config::new(threads))
+                .map_err(|e| CliError::Refused(format!("{file}: {e}")))?;
+            H100_SHARED.saturating_sub(fixed.dynamic_start - fixed.start)
+        }
+    };
+    if args.buffer_bytes > MAX_BUFFER_BYTES {
+        return Err(CliError::input(
+            "--buffer-bytes",
+            format!(
+                "{} bytes: at most {MAX_BUFFER_BYTES} (1 GiB)",
+                args.buffer_bytes
+            ),
+        ));
+    }
     let params = params(&kernel, &args)?;
     let config = Config::new(threads).dynamic_shared(dynamic);
     let cost = run_cost(&kernel, &config, &params)
@@ -58,12 +86,15 @@ pub fn run(args: PtxCostArgs) -> Result<String, CliError> {
 /// Every `.u64` parameter a zeroed buffer of `--buffer-bytes`; every `.u32` the value
 /// `--param NAME=V` gives, else 0.
 fn params(kernel: &Kernel, args: &PtxCostArgs) -> Result<Vec<ParamValue>, CliError> {
-    for (name, _) in &args.param {
+    for (i, (name, _)) in args.param.iter().enumerate() {
         if !kernel.params.iter().any(|p| &p.name == name) {
             return Err(CliError::input(
                 "--param",
                 format!("{} has no parameter {name}", kernel.name),
             ));
+        }
+        if args.param.iter().skip(i + 1).any(|(n, _)| n == name) {
+            return Err(CliError::input("--param", format!("{name} given twice")));
         }
     }
     kernel

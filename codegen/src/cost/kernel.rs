@@ -5,9 +5,9 @@ use std::collections::BTreeMap;
 
 use super::counters::SharedCounters;
 use super::liveness::dead_shared_loads;
-use super::wavefront::{access_cost, LaneAccess, SharedAccessClass};
-use crate::interp::{run, AccessKind, Config, InterpError, Location, ParamValue, Trace};
-use crate::ptx::{Kernel, Stmt};
+use super::wavefront::{access_cost, AccessError, LaneAccess, SharedAccessClass, WavefrontCost};
+use crate::interp::{run, Access, AccessKind, Config, InterpError, Location, ParamValue, Trace};
+use crate::ptx::{Kernel, Op, StateSpace, Stmt};
 
 /// What one shared-memory instruction of the body cost over a launch.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,31 +40,97 @@ pub enum CostError {
     /// The interpreter stopped.
     #[error(transparent)]
     Interp(#[from] InterpError),
-    /// A shared access of a width no hardware access has.
-    #[error("statement {stmt} ({opcode}): a {bytes}-byte shared access per lane has no hardware cost rule (1, 2, 4, 8 or 16 bytes)")]
-    Width {
+    /// One warp-level access is not one the rules cover.
+    #[error("statement {stmt} ({opcode}): {source}")]
+    Access {
         /// The statement.
         stmt: usize,
         /// Its opcode.
         opcode: String,
-        /// Bytes per lane.
-        bytes: u32,
+        /// Why.
+        source: AccessError,
+    },
+    /// The trace does not fit the kernel: an access of another statement, warp, kind or width
+    /// inside one execution, or shared memory touched by an instruction the rules do not cover.
+    #[error("statement {stmt} ({opcode}): {reason}")]
+    Trace {
+        /// The statement.
+        stmt: usize,
+        /// Its opcode (empty past the body).
+        opcode: String,
+        /// What does not fit.
+        reason: String,
     },
 }
 
-/// The class of a traced access, when it touched shared memory as the hardware counts it.
-fn class_of(kind: AccessKind) -> Option<SharedAccessClass> {
-    match kind {
-        AccessKind::Load => Some(SharedAccessClass::Load),
-        AccessKind::Store => Some(SharedAccessClass::Store),
-        AccessKind::LdmatrixRow { .. } => Some(SharedAccessClass::Ldmatrix),
-        AccessKind::StmatrixRow { .. } => Some(SharedAccessClass::Stmatrix),
+/// The class the hardware counts a statement's shared accesses in, if it is one of the four.
+fn class_of(op: &Op) -> Option<SharedAccessClass> {
+    match op {
+        Op::Ld {
+            space: StateSpace::Shared,
+            ..
+        } => Some(SharedAccessClass::Load),
+        Op::St {
+            space: StateSpace::Shared,
+            ..
+        } => Some(SharedAccessClass::Store),
+        Op::Ldmatrix { .. } => Some(SharedAccessClass::Ldmatrix),
+        Op::Stmatrix { .. } => Some(SharedAccessClass::Stmatrix),
         _ => None,
     }
 }
 
+/// The lanes of one execution of a shared access by `class`, after checking that every access
+/// is that statement's, of one warp, kind and width.
+fn lanes_of(
+    stmt: usize,
+    opcode: &dyn Fn() -> String,
+    accesses: &[Access],
+) -> Result<(u32, Vec<LaneAccess>), CostError> {
+    let wrong = |reason: String| CostError::Trace {
+        stmt,
+        opcode: opcode(),
+        reason,
+    };
+    let Some(first) = accesses.first() else {
+        return Ok((0, Vec::new()));
+    };
+    let mut lanes = Vec::with_capacity(accesses.len());
+    for a in accesses {
+        if a.stmt != stmt || a.warp() != first.warp() || a.bytes != first.bytes {
+            return Err(wrong(format!(
+                "an access of statement {}, thread {}, {} bytes in one execution of warp {}",
+                a.stmt,
+                a.thread,
+                a.bytes,
+                first.warp()
+            )));
+        }
+        let Location::Shared(address) = a.location else {
+            return Err(wrong(format!(
+                "thread {} accesses {:?}",
+                a.thread, a.location
+            )));
+        };
+        let slot = match a.kind {
+            AccessKind::LdmatrixRow { matrix, row } | AccessKind::StmatrixRow { matrix, row } => {
+                8 * u32::from(matrix) + u32::from(row)
+            }
+            AccessKind::Load | AccessKind::Store => a.thread % 32,
+            other => return Err(wrong(format!("a {other:?} access"))),
+        };
+        lanes.push(LaneAccess { slot, address });
+    }
+    Ok((first.bytes, lanes))
+}
+
 /// Costs every warp-level shared access in `trace` (a run of `kernel`), skipping the loads
-/// ptxas deletes ([`dead_shared_loads`]).
+/// ptxas deletes ([`dead_shared_loads`]). An execution with every lane predicated off counts
+/// its instruction and no wavefront.
+///
+/// Errors ([`CostError`]): a trace that does not fit the kernel, shared memory touched by an
+/// instruction other than `ld`/`st.shared`, `ldmatrix`, `stmatrix`, an access the rules do not
+/// cover ([`AccessError`]).
 ///
 /// ```
 /// use codegen::cost::kernel_cost;
@@ -87,38 +153,33 @@ fn class_of(kind: AccessKind) -> Option<SharedAccessClass> {
 pub fn kernel_cost(kernel: &Kernel, trace: &Trace) -> Result<KernelCost, CostError> {
     let dead = dead_shared_loads(kernel);
     let mut per: BTreeMap<usize, StatementCost> = BTreeMap::new();
-    for issue in trace.issues() {
-        let Some(first) = issue.first() else { continue };
-        let Some(class) = class_of(first.kind) else {
+    for (stmt, accesses) in trace.executions() {
+        let op = match kernel.body.get(stmt) {
+            Some(Stmt::Inst(i)) => Some(&i.op),
+            _ => None,
+        };
+        let opcode = || op.map(Op::opcode).unwrap_or_default();
+        let Some(class) = op.and_then(class_of) else {
+            if let Some(a) = accesses
+                .iter()
+                .find(|a| matches!(a.location, Location::Shared(_)))
+            {
+                return Err(CostError::Trace {
+                    stmt,
+                    opcode: opcode(),
+                    reason: format!(
+                        "thread {} touches shared memory through an instruction the rules do not \
+                         cover (ld/st.shared, ldmatrix, stmatrix)",
+                        a.thread
+                    ),
+                });
+            }
             continue;
         };
-        let lanes: Vec<LaneAccess> = issue
-            .iter()
-            .filter_map(|a| match (a.location, a.kind) {
-                (Location::Shared(address), AccessKind::LdmatrixRow { matrix, row })
-                | (Location::Shared(address), AccessKind::StmatrixRow { matrix, row }) => {
-                    Some(LaneAccess {
-                        slot: 8 * u32::from(matrix) + u32::from(row),
-                        address,
-                    })
-                }
-                (Location::Shared(address), _) => Some(LaneAccess {
-                    slot: a.thread % 32,
-                    address,
-                }),
-                _ => None,
-            })
-            .collect();
-        if lanes.is_empty() {
-            continue;
-        }
-        let opcode = || match kernel.body.get(first.stmt) {
-            Some(Stmt::Inst(i)) => i.op.opcode(),
-            _ => String::new(),
-        };
-        let is_dead = dead.contains(&first.stmt);
-        let entry = per.entry(first.stmt).or_insert_with(|| StatementCost {
-            stmt: first.stmt,
+        let (bytes, lanes) = lanes_of(stmt, &opcode, accesses)?;
+        let is_dead = dead.contains(&stmt);
+        let entry = per.entry(stmt).or_insert_with(|| StatementCost {
+            stmt,
             opcode: opcode(),
             issues: 0,
             counters: SharedCounters::default(),
@@ -128,11 +189,15 @@ pub fn kernel_cost(kernel: &Kernel, trace: &Trace) -> Result<KernelCost, CostErr
         if is_dead {
             continue;
         }
-        let cost = access_cost(class, first.bytes, &lanes).ok_or_else(|| CostError::Width {
-            stmt: first.stmt,
-            opcode: opcode(),
-            bytes: first.bytes,
-        })?;
+        let cost = if lanes.is_empty() {
+            WavefrontCost::default()
+        } else {
+            access_cost(class, bytes, &lanes).map_err(|source| CostError::Access {
+                stmt,
+                opcode: opcode(),
+                source,
+            })?
+        };
         entry.counters += SharedCounters::of_access(class, cost);
     }
     let statements: Vec<StatementCost> = per.into_values().collect();

@@ -83,10 +83,7 @@ pub fn copy_cost(
                 .ok_or_else(|| invalid(format!("element offset {offset} past the shared window")))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let cost = |class| {
-        access_cost(class, bytes, &lanes)
-            .ok_or_else(|| invalid(format!("{bytes}-byte accesses per lane")))
-    };
+    let cost = |class| access_cost(class, bytes, &lanes).map_err(|e| invalid(e.to_string()));
     Ok(CopyCost {
         triton: request.conflicts,
         bytes,

@@ -93,36 +93,101 @@ impl WavefrontCost {
     }
 }
 
+/// Why a set of lanes is not one hardware access.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AccessError {
+    /// No shared access moves this many bytes per lane.
+    #[error("{bytes} bytes per lane: a shared access moves 1, 2, 4, 8 or 16")]
+    Width {
+        /// Bytes per lane.
+        bytes: u32,
+    },
+    /// A slot outside the warp's 32, or given twice.
+    #[error("lane slot {slot} {reason}")]
+    Slot {
+        /// The slot.
+        slot: u32,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// An address not aligned to the bytes it moves, or past the 32-bit shared window.
+    #[error("lane slot {slot}: address {address} {reason}")]
+    Address {
+        /// The slot.
+        slot: u32,
+        /// Its address.
+        address: u32,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
 /// The cost of one warp-level access of `bytes` per lane (a row's 16 for the matrix
 /// instructions) at the given lanes' addresses, by the H100's rules (`docs/gpu-counters.md`):
 /// stores in phases of `128 / bytes` lanes; loads served whole when the distinct addresses of
 /// their 4-lane groups fit one wavefront, else in those phases; one phase per matrix.
-/// `None` for a width the hardware has no such access of (not 1, 2, 4, 8 or 16 bytes).
+///
+/// Errors ([`AccessError`]): a width no shared access has (not 1, 2, 4, 8 or 16 bytes), a
+/// slot past 31 or given twice, an address not a multiple of the bytes it moves or whose bytes
+/// run past `u32::MAX`.
 ///
 /// ```
 /// use codegen::cost::{access_cost, LaneAccess, SharedAccessClass, WavefrontCost};
 /// let lanes = |f: &dyn Fn(u32) -> u32| (0..32).map(|l| LaneAccess { slot: l, address: f(l) }).collect::<Vec<_>>();
 /// // 32-bit, one bank: 32 wavefronts, 31 of them conflicts.
-/// assert_eq!(access_cost(SharedAccessClass::Load, 4, &lanes(&|l| 128 * l)), Some(WavefrontCost { wavefronts: 32, ideal: 1 }));
+/// assert_eq!(access_cost(SharedAccessClass::Load, 4, &lanes(&|l| 128 * l))?, WavefrontCost { wavefronts: 32, ideal: 1 });
 /// // 64-bit, every lane one address: a load is one wavefront, a store one per half-warp.
-/// assert_eq!(access_cost(SharedAccessClass::Load, 8, &lanes(&|_| 0)).map(|c| c.wavefronts), Some(1));
-/// assert_eq!(access_cost(SharedAccessClass::Store, 8, &lanes(&|_| 0)).map(|c| c.wavefronts), Some(2));
+/// assert_eq!(access_cost(SharedAccessClass::Load, 8, &lanes(&|_| 0))?.wavefronts, 1);
+/// assert_eq!(access_cost(SharedAccessClass::Store, 8, &lanes(&|_| 0))?.wavefronts, 2);
 /// // 128-bit contiguous: 4 wavefronts, no conflict.
-/// assert_eq!(access_cost(SharedAccessClass::Load, 16, &lanes(&|l| 16 * l)), Some(WavefrontCost { wavefronts: 4, ideal: 4 }));
+/// assert_eq!(access_cost(SharedAccessClass::Load, 16, &lanes(&|l| 16 * l))?, WavefrontCost { wavefronts: 4, ideal: 4 });
+/// assert!(access_cost(SharedAccessClass::Load, 8, &lanes(&|l| 4 * l)).is_err()); // misaligned
+/// # Ok::<(), codegen::cost::AccessError>(())
 /// ```
 pub fn access_cost(
     class: SharedAccessClass,
     bytes: u32,
     lanes: &[LaneAccess],
-) -> Option<WavefrontCost> {
+) -> Result<WavefrontCost, AccessError> {
     if !matches!(bytes, 1 | 2 | 4 | 8 | 16) {
-        return None;
+        return Err(AccessError::Width { bytes });
+    }
+    let mut seen = 0u32;
+    for l in lanes {
+        let bit = 1u32
+            .checked_shl(l.slot)
+            .filter(|_| l.slot < 32)
+            .ok_or(AccessError::Slot {
+                slot: l.slot,
+                reason: "is past the warp's 32",
+            })?;
+        if seen & bit != 0 {
+            return Err(AccessError::Slot {
+                slot: l.slot,
+                reason: "is given twice",
+            });
+        }
+        seen |= bit;
+        if l.address % bytes != 0 {
+            return Err(AccessError::Address {
+                slot: l.slot,
+                address: l.address,
+                reason: format!("is not a multiple of the {bytes} bytes it moves"),
+            });
+        }
+        if l.address.checked_add(bytes - 1).is_none() {
+            return Err(AccessError::Address {
+                slot: l.slot,
+                address: l.address,
+                reason: "runs past the 32-bit shared window".into(),
+            });
+        }
     }
     if lanes.is_empty() {
-        return Some(WavefrontCost::default());
+        return Ok(WavefrontCost::default());
     }
     let phase = if bytes <= 4 { 32 } else { 128 / bytes };
-    Some(match class {
+    Ok(match class {
         SharedAccessClass::Ldmatrix | SharedAccessClass::Stmatrix => phased(lanes, 16, 8),
         SharedAccessClass::Store => phased(lanes, bytes, phase),
         SharedAccessClass::Load => {
@@ -189,7 +254,7 @@ fn bank_depth(lanes: &[LaneAccess], bytes: u32) -> u64 {
     let mut words: Vec<u32> = Vec::with_capacity(lanes.len() * 4);
     for l in lanes {
         let first = l.address / 4;
-        let last = l.address.saturating_add(bytes - 1) / 4;
+        let last = l.address.saturating_add(bytes - 1) / 4; // checked by access_cost
         words.extend(first..=last);
     }
     words.sort_unstable();

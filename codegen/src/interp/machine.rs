@@ -534,6 +534,7 @@ impl Exec<'_> {
             }
             Some(Stmt::Inst(inst)) => inst,
         };
+        self.trace.begin_issue(pc);
         if inst.op.class().is_collective() {
             if here.len() != 32 {
                 return Err(self.divergent(w, pc));
@@ -552,13 +553,11 @@ impl Exec<'_> {
             if matches!(inst.op, Op::BarSync { .. }) {
                 return Ok(Step::Barrier);
             }
-            self.trace.begin_issue();
             self.exec_warp(w, pc, &inst.op)?;
             self.advance(&here, pc + 1);
             return Ok(Step::Continue);
         }
         let mut wait_failed = false;
-        self.trace.begin_issue();
         for &t in &here {
             let flow = if self.guard(t, pc, inst.guard)? {
                 if let Op::MbarrierTryWait { d, addr, parity } = &inst.op {

@@ -173,9 +173,8 @@ impl Access {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Trace {
     accesses: Vec<Access>,
-    /// Where each warp-level issue's accesses start (ascending, each below `accesses.len()`
-    /// once its issue made an access).
-    issue_starts: Vec<usize>,
+    /// Each warp-level execution: where its accesses start (ascending) and its statement.
+    issue_starts: Vec<(usize, usize)>,
 }
 
 impl Trace {
@@ -189,32 +188,50 @@ impl Trace {
         self.accesses.push(access);
     }
 
-    /// Marks the start of one warp-level issue of an instruction: the accesses pushed from
-    /// here to the next mark are that instruction's, for every thread of the warp that ran it.
-    /// A mark with no access after it is dropped.
+    /// Marks the start of one warp-level execution of body statement `stmt`: the accesses
+    /// pushed from here to the next mark are that instruction's, for every thread of the warp
+    /// that ran it. An execution may make no access (every lane predicated off).
     ///
     /// ```
     /// use codegen::interp::{Access, AccessKind, Location, Trace};
     /// let mut t = Trace::default();
-    /// let a = |thread| Access { thread, stmt: 0, kind: AccessKind::Load, location: Location::Shared(4 * thread), bytes: 4, value: 0 };
-    /// t.begin_issue();
+    /// let a = |thread| Access { thread, stmt: 4, kind: AccessKind::Load, location: Location::Shared(4 * thread), bytes: 4, value: 0 };
+    /// t.begin_issue(4);
     /// t.push(a(0));
     /// t.push(a(1));
-    /// t.begin_issue();
-    /// t.begin_issue();
+    /// t.begin_issue(5);
+    /// t.begin_issue(4);
     /// t.push(a(0));
     /// assert_eq!(t.issues().map(|i| i.len()).collect::<Vec<_>>(), [2, 1]);
+    /// assert_eq!(t.executions().map(|(stmt, i)| (stmt, i.len())).collect::<Vec<_>>(), [(4, 2), (5, 0), (4, 1)]);
     /// ```
-    pub fn begin_issue(&mut self) {
-        let at = self.accesses.len();
-        if self.issue_starts.last() == Some(&at) {
-            return;
-        }
-        self.issue_starts.push(at);
+    pub fn begin_issue(&mut self, stmt: usize) {
+        self.issue_starts.push((self.accesses.len(), stmt));
     }
 
-    /// The accesses of each warp-level issue, in execution order (accesses pushed before the
-    /// first mark form an issue of their own).
+    /// Every marked warp-level execution, in order: its statement and its accesses (empty when
+    /// no lane ran it or it touches no memory). Accesses pushed before the first mark are not
+    /// listed.
+    ///
+    /// ```
+    /// use codegen::interp::Trace;
+    /// assert_eq!(Trace::default().executions().count(), 0);
+    /// ```
+    pub fn executions(&self) -> impl Iterator<Item = (usize, &[Access])> {
+        let ends = self
+            .issue_starts
+            .iter()
+            .skip(1)
+            .map(|&(at, _)| at)
+            .chain(std::iter::once(self.accesses.len()));
+        self.issue_starts
+            .iter()
+            .zip(ends)
+            .map(|(&(start, stmt), end)| (stmt, self.accesses.get(start..end).unwrap_or(&[])))
+    }
+
+    /// The accesses of each warp-level execution that made any, in execution order (accesses
+    /// pushed before the first mark form one of their own).
     ///
     /// ```
     /// use codegen::interp::Trace;
@@ -224,22 +241,12 @@ impl Trace {
         let first = self
             .issue_starts
             .first()
-            .copied()
-            .unwrap_or(self.accesses.len());
-        let leading = (first > 0).then_some(0);
-        let mut bounds: Vec<usize> = leading
+            .map_or(self.accesses.len(), |&(at, _)| at);
+        let leading = self.accesses.get(..first).filter(|l| !l.is_empty());
+        leading
             .into_iter()
-            .chain(self.issue_starts.iter().copied())
-            .collect();
-        bounds.push(self.accesses.len());
-        bounds
-            .windows(2)
-            .filter_map(|w| match *w {
-                [a, b] if a < b => self.accesses.get(a..b),
-                _ => None,
-            })
-            .collect::<Vec<_>>()
-            .into_iter()
+            .chain(self.executions().map(|(_, a)| a))
+            .filter(|a| !a.is_empty())
     }
 
     /// All accesses.

@@ -109,6 +109,12 @@ pub enum SmemError {
         /// Why.
         reason: String,
     },
+    /// A shared-memory probe that is not a single valid access.
+    #[error("probe: {reason}")]
+    Probe {
+        /// What is wrong.
+        reason: String,
+    },
     /// An error of the layout algebra (composition, a buffer index out of range…).
     #[error(transparent)]
     Layout(#[from] LayoutError),

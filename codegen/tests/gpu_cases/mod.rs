@@ -449,5 +449,30 @@ pub fn probes() -> Vec<((usize, String), Probe)> {
             }
         }
     }
+    // (Appended last, so that the probes above keep their names.) A warp that runs a shared access with every lane predicated off.
+    for store in [false, true] {
+        for vec in [1, 4] {
+            let ty = DataType::B32;
+            let access = if store {
+                ProbeAccess::Store { ty, vec }
+            } else {
+                ProbeAccess::Load { ty, vec }
+            };
+            let what = format!(
+                "{} 32x{vec} no lane active",
+                if store { "st" } else { "ld" }
+            );
+            add(
+                what,
+                Probe {
+                    access,
+                    lane_bytes: strided(4 * vec, &[]),
+                    base: 0,
+                    lanes: 0,
+                    scale: None,
+                },
+            );
+        }
+    }
     out
 }

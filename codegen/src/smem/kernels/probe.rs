@@ -89,8 +89,8 @@ pub struct Probe {
     pub lane_bytes: [u32; 5],
     /// The offset of lane 0 in the dynamic shared array.
     pub base: u32,
-    /// How many lanes (from lane 0) take part in an `ld`/`st` (1..=32); the matrix
-    /// instructions always run on all 32.
+    /// How many lanes (from lane 0) take part in an `ld`/`st` (0..=32: 0 runs the instruction
+    /// with every lane predicated off); the matrix instructions always run on all 32.
     pub lanes: u32,
     /// `Some(s)`: the lane-bit offsets are multiplied at run time by `s`, passed as
     /// `.param .u32 scale`, so the address is not warp-uniform to ptxas even when every lane's
@@ -164,9 +164,9 @@ impl Probe {
 
     /// The kernel, named `name`.
     ///
-    /// Errors: a lane offset that is not a multiple of the bytes a lane's address covers (or
-    /// of 4 for sub-word accesses' base), a vector length other than 1, 2 or 4, a 64-bit
-    /// element type, a lane count outside 1..=32, or a name PTX refuses.
+    /// Errors: [`SmemError::Probe`] for a base or lane offset that is not a multiple of the
+    /// bytes a lane's address covers, a vector length other than 1, 2 or 4, a 64-bit element
+    /// type or more than 32 lanes; [`SmemError::Ptx`] for a name PTX refuses.
     ///
     /// ```
     /// use codegen::ptx::{DataType, MatrixCount};
@@ -247,24 +247,28 @@ impl Probe {
 
     fn validate(&self) -> Result<(), SmemError> {
         let bytes = self.access.lane_bytes();
-        let misaligned = |what: &'static str, value: u32| SmemError::MisalignedBuffer {
-            element_bytes: bytes,
-            what,
-            value: u64::from(value),
-        };
+        let bad = |reason: String| Err(SmemError::Probe { reason });
         if let ProbeAccess::Load { ty, vec } | ProbeAccess::Store { ty, vec } = self.access {
-            if !matches!(vec, 1 | 2 | 4) || ty == DataType::B64 || !(1..=32).contains(&self.lanes) {
-                return Err(SmemError::VectorBytes {
-                    bytes,
-                    element_bytes: ty.bytes(),
-                });
+            if !matches!(vec, 1 | 2 | 4) {
+                return bad(format!("a vector of {vec}: 1, 2 or 4"));
+            }
+            if ty == DataType::B64 {
+                return bad("64-bit elements: use .v2 of 32-bit ones".into());
+            }
+            if self.lanes > 32 {
+                return bad(format!("{} lanes: a warp has 32", self.lanes));
             }
         }
         if self.base % bytes != 0 {
-            return Err(misaligned("the probe's base", self.base));
+            return bad(format!(
+                "base {} is not a multiple of the {bytes} bytes a lane moves",
+                self.base
+            ));
         }
         match self.lane_bytes.iter().find(|&&c| c % bytes != 0) {
-            Some(&c) => Err(misaligned("a lane-bit offset", c)),
+            Some(&c) => bad(format!(
+                "lane-bit offset {c} is not a multiple of the {bytes} bytes a lane moves"
+            )),
             None => Ok(()),
         }
     }
