@@ -95,5 +95,45 @@ fn parameters_and_dead_loads() {
     assert!(err.contains("KERNEL: README.md"), "{err}");
     let err = fails(&["ptx-cost", EXAMPLE, "--param", "out=1"], 2);
     assert!(err.contains("out is a pointer"), "{err}");
+    let err = fails(
+        &["ptx-cost", p, "--param", "index=1", "--param", "index=2"],
+        2,
+    );
+    assert!(err.contains("--param: index given twice"), "{err}");
+    let err = fails(&["ptx-cost", EXAMPLE, "--buffer-bytes", "4294967296"], 2);
+    assert!(
+        err.contains("--buffer-bytes: 4294967296 bytes: at most"),
+        "{err}"
+    );
+    // A static .shared variable: the default dynamic size leaves room for it.
+    let with_static = dir.join("static.ptx");
+    std::fs::write(
+        &with_static,
+        std::fs::read_to_string(&path).unwrap().replace(
+            ".extern .shared .align 16 .b8 smem[];",
+            ".shared .align 16 .b8 fixed[4096];\n.extern .shared .align 16 .b8 smem[];",
+        ),
+    )
+    .unwrap();
+    let out = ok(&["ptx-cost", with_static.to_str().unwrap()]);
+    assert!(
+        out.contains("228352 bytes of dynamic shared memory"),
+        "{out}"
+    );
+    // sm_100a: the rules are the H100's.
+    let blackwell = dir.join("sm100.ptx");
+    std::fs::write(
+        &blackwell,
+        std::fs::read_to_string(&path)
+            .unwrap()
+            .replace("sm_90a", "sm_100a")
+            .replace(".version 8.0", ".version 8.7"),
+    )
+    .unwrap();
+    let err = fails(&["ptx-cost", blackwell.to_str().unwrap()], 1);
+    assert!(
+        err.contains("targets sm_100a; the cost model's rules are the H100's"),
+        "{err}"
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -70,6 +70,8 @@ def count(ptxas, nvdisasm, path, tmp):
             label = None
             continue
         label = None
+        if op in ("BRA", "BRX", "JMP", "CALL", "RET"):
+            sys.exit(f"{path}: {op} inside the code: the kernels are counted as straight-line")
         ops.append(op)
     by = {}
     for op in ops:

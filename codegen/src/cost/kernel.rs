@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 
 use super::counters::SharedCounters;
 use super::liveness::dead_shared_loads;
-use super::wavefront::{access_cost, AccessError, LaneAccess, SharedAccessClass, WavefrontCost};
+use super::wavefront::{access_cost, AccessError, LaneAccess, SharedAccessClass};
 use crate::interp::{run, Access, AccessKind, Config, InterpError, Location, ParamValue, Trace};
 use crate::ptx::{Kernel, Op, StateSpace, Stmt};
 
@@ -49,6 +49,22 @@ pub enum CostError {
         opcode: String,
         /// Why.
         source: AccessError,
+    },
+    /// A warp ran a shared access with every lane predicated off. What the hardware counts then
+    /// is ptxas's choice, not the addresses': a predicated `LDS` still issues (one instruction,
+    /// no wavefront), a guarded store ptxas turns into an early `EXIT` never does (the probes
+    /// `ld/st 32xN no lane active` in `docs/gpu-counters.md`).
+    #[error(
+        "statement {stmt} ({opcode}): warp {warp} runs it with every lane predicated off; what \
+         the hardware counts for that depends on how ptxas lays out the guard"
+    )]
+    AllLanesOff {
+        /// The statement.
+        stmt: usize,
+        /// Its opcode.
+        opcode: String,
+        /// The warp.
+        warp: u32,
     },
     /// The trace does not fit the kernel: an access of another statement, warp, kind or width
     /// inside one execution, or shared memory touched by an instruction the rules do not cover.
@@ -125,12 +141,12 @@ fn lanes_of(
 }
 
 /// Costs every warp-level shared access in `trace` (a run of `kernel`), skipping the loads
-/// ptxas deletes ([`dead_shared_loads`]). An execution with every lane predicated off counts
-/// its instruction and no wavefront.
+/// ptxas deletes ([`dead_shared_loads`]).
 ///
 /// Errors ([`CostError`]): a trace that does not fit the kernel, shared memory touched by an
 /// instruction other than `ld`/`st.shared`, `ldmatrix`, `stmatrix`, an access the rules do not
-/// cover ([`AccessError`]).
+/// cover ([`AccessError`]), a warp running a shared access with every lane predicated off
+/// (what the hardware counts then is ptxas's choice).
 ///
 /// ```
 /// use codegen::cost::kernel_cost;
@@ -153,7 +169,7 @@ fn lanes_of(
 pub fn kernel_cost(kernel: &Kernel, trace: &Trace) -> Result<KernelCost, CostError> {
     let dead = dead_shared_loads(kernel);
     let mut per: BTreeMap<usize, StatementCost> = BTreeMap::new();
-    for (stmt, accesses) in trace.executions() {
+    for (stmt, warp, accesses) in trace.executions() {
         let op = match kernel.body.get(stmt) {
             Some(Stmt::Inst(i)) => Some(&i.op),
             _ => None,
@@ -178,6 +194,13 @@ pub fn kernel_cost(kernel: &Kernel, trace: &Trace) -> Result<KernelCost, CostErr
         };
         let (bytes, lanes) = lanes_of(stmt, &opcode, accesses)?;
         let is_dead = dead.contains(&stmt);
+        if lanes.is_empty() && !is_dead {
+            return Err(CostError::AllLanesOff {
+                stmt,
+                opcode: opcode(),
+                warp,
+            });
+        }
         let entry = per.entry(stmt).or_insert_with(|| StatementCost {
             stmt,
             opcode: opcode(),
@@ -189,15 +212,11 @@ pub fn kernel_cost(kernel: &Kernel, trace: &Trace) -> Result<KernelCost, CostErr
         if is_dead {
             continue;
         }
-        let cost = if lanes.is_empty() {
-            WavefrontCost::default()
-        } else {
-            access_cost(class, bytes, &lanes).map_err(|source| CostError::Access {
-                stmt,
-                opcode: opcode(),
-                source,
-            })?
-        };
+        let cost = access_cost(class, bytes, &lanes).map_err(|source| CostError::Access {
+            stmt,
+            opcode: opcode(),
+            source,
+        })?;
         entry.counters += SharedCounters::of_access(class, cost);
     }
     let statements: Vec<StatementCost> = per.into_values().collect();

@@ -534,7 +534,7 @@ impl Exec<'_> {
             }
             Some(Stmt::Inst(inst)) => inst,
         };
-        self.trace.begin_issue(pc);
+        self.trace.begin_issue(pc, w as u32);
         if inst.op.class().is_collective() {
             if here.len() != 32 {
                 return Err(self.divergent(w, pc));

@@ -173,8 +173,9 @@ impl Access {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Trace {
     accesses: Vec<Access>,
-    /// Each warp-level execution: where its accesses start (ascending) and its statement.
-    issue_starts: Vec<(usize, usize)>,
+    /// Each warp-level execution: where its accesses start (ascending), its statement and its
+    /// warp.
+    issue_starts: Vec<(usize, usize, u32)>,
 }
 
 impl Trace {
@@ -188,7 +189,7 @@ impl Trace {
         self.accesses.push(access);
     }
 
-    /// Marks the start of one warp-level execution of body statement `stmt`: the accesses
+    /// Marks the start of one warp-level execution of body statement `stmt` by warp `warp`: the accesses
     /// pushed from here to the next mark are that instruction's, for every thread of the warp
     /// that ran it. An execution may make no access (every lane predicated off).
     ///
@@ -196,20 +197,20 @@ impl Trace {
     /// use codegen::interp::{Access, AccessKind, Location, Trace};
     /// let mut t = Trace::default();
     /// let a = |thread| Access { thread, stmt: 4, kind: AccessKind::Load, location: Location::Shared(4 * thread), bytes: 4, value: 0 };
-    /// t.begin_issue(4);
+    /// t.begin_issue(4, 0);
     /// t.push(a(0));
     /// t.push(a(1));
-    /// t.begin_issue(5);
-    /// t.begin_issue(4);
+    /// t.begin_issue(5, 0);
+    /// t.begin_issue(4, 0);
     /// t.push(a(0));
     /// assert_eq!(t.issues().map(|i| i.len()).collect::<Vec<_>>(), [2, 1]);
-    /// assert_eq!(t.executions().map(|(stmt, i)| (stmt, i.len())).collect::<Vec<_>>(), [(4, 2), (5, 0), (4, 1)]);
+    /// assert_eq!(t.executions().map(|(stmt, _, i)| (stmt, i.len())).collect::<Vec<_>>(), [(4, 2), (5, 0), (4, 1)]);
     /// ```
-    pub fn begin_issue(&mut self, stmt: usize) {
-        self.issue_starts.push((self.accesses.len(), stmt));
+    pub fn begin_issue(&mut self, stmt: usize, warp: u32) {
+        self.issue_starts.push((self.accesses.len(), stmt, warp));
     }
 
-    /// Every marked warp-level execution, in order: its statement and its accesses (empty when
+    /// Every marked warp-level execution, in order: its statement, its warp and its accesses (empty when
     /// no lane ran it or it touches no memory). Accesses pushed before the first mark are not
     /// listed.
     ///
@@ -217,17 +218,19 @@ impl Trace {
     /// use codegen::interp::Trace;
     /// assert_eq!(Trace::default().executions().count(), 0);
     /// ```
-    pub fn executions(&self) -> impl Iterator<Item = (usize, &[Access])> {
+    pub fn executions(&self) -> impl Iterator<Item = (usize, u32, &[Access])> {
         let ends = self
             .issue_starts
             .iter()
             .skip(1)
-            .map(|&(at, _)| at)
+            .map(|&(at, _, _)| at)
             .chain(std::iter::once(self.accesses.len()));
         self.issue_starts
             .iter()
             .zip(ends)
-            .map(|(&(start, stmt), end)| (stmt, self.accesses.get(start..end).unwrap_or(&[])))
+            .map(|(&(start, stmt, warp), end)| {
+                (stmt, warp, self.accesses.get(start..end).unwrap_or(&[]))
+            })
     }
 
     /// The accesses of each warp-level execution that made any, in execution order (accesses
@@ -241,11 +244,11 @@ impl Trace {
         let first = self
             .issue_starts
             .first()
-            .map_or(self.accesses.len(), |&(at, _)| at);
+            .map_or(self.accesses.len(), |&(at, _, _)| at);
         let leading = self.accesses.get(..first).filter(|l| !l.is_empty());
         leading
             .into_iter()
-            .chain(self.executions().map(|(_, a)| a))
+            .chain(self.executions().map(|(_, _, a)| a))
             .filter(|a| !a.is_empty())
     }
 
