@@ -220,10 +220,39 @@ fn strided(stride: u32, zero: &[usize]) -> [u32; 5] {
     c
 }
 
+/// `st.shared` (`store`) or `ld.shared` of `vec` elements of `ty`.
+fn ld_st(store: bool, ty: DataType, vec: u32) -> ProbeAccess {
+    if store {
+        ProbeAccess::Store { ty, vec }
+    } else {
+        ProbeAccess::Load { ty, vec }
+    }
+}
+
+/// `st` or `ld`.
+fn op_name(store: bool) -> &'static str {
+    if store {
+        "st"
+    } else {
+        "ld"
+    }
+}
+
+/// A probe of the whole warp at offset 0.
+fn warp_probe(access: ProbeAccess, lane_bytes: [u32; 5]) -> Probe {
+    Probe {
+        access,
+        lane_bytes,
+        base: 0,
+        lanes: 32,
+        scale: None,
+    }
+}
+
 /// The probes: one warp-level access each, covering every width and matrix instruction the
 /// emitter uses (and `.trans`, `.x1`/`.x2`), with ideal, conflicting, broadcast, partly
 /// shared and partial-warp address patterns. Each comes with a number (its kernel's name)
-/// and a description.
+/// and a description. New probes go last, so that the recorded ones keep their names.
 pub fn probes() -> Vec<((usize, String), Probe)> {
     let mut out = Vec::new();
     let mut add = |what: String, p: Probe| {
@@ -241,11 +270,7 @@ pub fn probes() -> Vec<((usize, String), Probe)> {
     ];
     for store in [false, true] {
         for &(ty, vec) in &widths {
-            let access = if store {
-                ProbeAccess::Store { ty, vec }
-            } else {
-                ProbeAccess::Load { ty, vec }
-            };
+            let access = ld_st(store, ty, vec);
             let b = access.lane_bytes();
             let patterns: Vec<(&str, [u32; 5], u32, u32)> = vec![
                 ("contiguous", strided(b, &[]), 0, 32),
@@ -277,20 +302,13 @@ pub fn probes() -> Vec<((usize, String), Probe)> {
                 ("contiguous at 140 KiB", strided(b, &[]), 140 * 1024, 32),
             ];
             for (name, lane_bytes, base, lanes) in patterns {
-                let what = format!(
-                    "{} {}x{} {name}",
-                    if store { "st" } else { "ld" },
-                    ty.bytes() * 8,
-                    vec
-                );
+                let what = format!("{} {}x{} {name}", op_name(store), ty.bytes() * 8, vec);
                 add(
                     what,
                     Probe {
-                        access,
-                        lane_bytes,
                         base,
                         lanes,
-                        scale: None,
+                        ..warp_probe(access, lane_bytes)
                     },
                 );
             }
@@ -300,53 +318,28 @@ pub fn probes() -> Vec<((usize, String), Probe)> {
     // hardware conflicts (two words of one bank), Triton's formula sees no conflict.
     for store in [false, true] {
         for (ty, other) in [(DataType::B8, 129), (DataType::B16, 130)] {
-            let access = if store {
-                ProbeAccess::Store { ty, vec: 1 }
-            } else {
-                ProbeAccess::Load { ty, vec: 1 }
-            };
-            let b = ty.bytes();
             let what = format!(
                 "{} {}x1 lane bit 0 moves to another word of the same bank and another byte of it",
-                if store { "st" } else { "ld" },
-                b * 8
+                op_name(store),
+                ty.bytes() * 8
             );
-            let lane_bytes = [other, 4, 8, 16, 32];
-            add(
-                what,
-                Probe {
-                    access,
-                    lane_bytes,
-                    base: 0,
-                    lanes: 32,
-                    scale: None,
-                },
-            );
+            add(what, warp_probe(ld_st(store, ty, 1), [other, 4, 8, 16, 32]));
         }
     }
     // ptxas gives an address it can prove warp-uniform a uniform register (`LDS.64 R, [UR4]`);
     // the same single address computed through a run-time zero is per-lane.
     for store in [false, true] {
         for vec in [1, 2, 4] {
-            let ty = DataType::B32;
-            let access = if store {
-                ProbeAccess::Store { ty, vec }
-            } else {
-                ProbeAccess::Load { ty, vec }
-            };
-            let op = if store { "st" } else { "ld" };
             let what = format!(
-                "{op} 32x{vec} all lanes one address, per-lane register (offsets × run-time 0)"
+                "{} 32x{vec} all lanes one address, per-lane register (offsets × run-time 0)",
+                op_name(store)
             );
-            let lane_bytes = strided(4 * vec, &[]);
+            let access = ld_st(store, DataType::B32, vec);
             add(
                 what,
                 Probe {
-                    access,
-                    lane_bytes,
-                    base: 0,
-                    lanes: 32,
                     scale: Some(0),
+                    ..warp_probe(access, strided(4 * vec, &[]))
                 },
             );
         }
@@ -359,13 +352,8 @@ pub fn probes() -> Vec<((usize, String), Probe)> {
             (DataType::B16, 4),
             (DataType::B32, 4),
         ] {
-            let access = if store {
-                ProbeAccess::Store { ty, vec }
-            } else {
-                ProbeAccess::Load { ty, vec }
-            };
+            let access = ld_st(store, ty, vec);
             let b = access.lane_bytes();
-            let op = if store { "st" } else { "ld" };
             for (name, lane_bytes) in [
                 ("half-warps one address each, adjacent", [0, 0, 0, 0, b]),
                 (
@@ -397,17 +385,8 @@ pub fn probes() -> Vec<((usize, String), Probe)> {
                     [0, b, 2 * b, 0, 4 * b],
                 ),
             ] {
-                let what = format!("{op} {}x{vec} {name}", ty.bytes() * 8);
-                add(
-                    what,
-                    Probe {
-                        access,
-                        lane_bytes,
-                        base: 0,
-                        lanes: 32,
-                        scale: None,
-                    },
-                );
+                let what = format!("{} {}x{vec} {name}", op_name(store), ty.bytes() * 8);
+                add(what, warp_probe(access, lane_bytes));
             }
         }
     }
@@ -435,41 +414,21 @@ pub fn probes() -> Vec<((usize, String), Probe)> {
                         count.count(),
                         if trans { ".trans" } else { "" }
                     );
-                    add(
-                        what,
-                        Probe {
-                            access,
-                            lane_bytes,
-                            base: 0,
-                            lanes: 32,
-                            scale: None,
-                        },
-                    );
+                    add(what, warp_probe(access, lane_bytes));
                 }
             }
         }
     }
-    // (Appended last, so that the probes above keep their names.) A warp that runs a shared access with every lane predicated off.
+    // A warp that runs a shared access with every lane predicated off.
     for store in [false, true] {
         for vec in [1, 4] {
-            let ty = DataType::B32;
-            let access = if store {
-                ProbeAccess::Store { ty, vec }
-            } else {
-                ProbeAccess::Load { ty, vec }
-            };
-            let what = format!(
-                "{} 32x{vec} no lane active",
-                if store { "st" } else { "ld" }
-            );
+            let what = format!("{} 32x{vec} no lane active", op_name(store));
+            let access = ld_st(store, DataType::B32, vec);
             add(
                 what,
                 Probe {
-                    access,
-                    lane_bytes: strided(4 * vec, &[]),
-                    base: 0,
                     lanes: 0,
-                    scale: None,
+                    ..warp_probe(access, strided(4 * vec, &[]))
                 },
             );
         }
