@@ -105,32 +105,36 @@ fn parameters_and_dead_loads() {
         err.contains("--buffer-bytes: 4294967296 bytes: at most"),
         "{err}"
     );
+    // A copy of the kernel with `edits` applied, as a file.
+    let variant = |name: &str, edits: &[(&str, &str)]| {
+        let text = edits
+            .iter()
+            .fold(std::fs::read_to_string(&path).unwrap(), |t, (a, b)| {
+                t.replace(a, b)
+            });
+        let file = dir.join(name);
+        std::fs::write(&file, text).unwrap();
+        file.to_str().unwrap().to_string()
+    };
     // A static .shared variable: the default dynamic size leaves room for it.
-    let with_static = dir.join("static.ptx");
-    std::fs::write(
-        &with_static,
-        std::fs::read_to_string(&path).unwrap().replace(
+    let with_static = variant(
+        "static.ptx",
+        &[(
             ".extern .shared .align 16 .b8 smem[];",
             ".shared .align 16 .b8 fixed[4096];\n.extern .shared .align 16 .b8 smem[];",
-        ),
-    )
-    .unwrap();
-    let out = ok(&["ptx-cost", with_static.to_str().unwrap()]);
+        )],
+    );
+    let out = ok(&["ptx-cost", &with_static]);
     assert!(
         out.contains("228352 bytes of dynamic shared memory"),
         "{out}"
     );
     // sm_100a: the rules are the H100's.
-    let blackwell = dir.join("sm100.ptx");
-    std::fs::write(
-        &blackwell,
-        std::fs::read_to_string(&path)
-            .unwrap()
-            .replace("sm_90a", "sm_100a")
-            .replace(".version 8.0", ".version 8.7"),
-    )
-    .unwrap();
-    let err = fails(&["ptx-cost", blackwell.to_str().unwrap()], 1);
+    let blackwell = variant(
+        "sm100.ptx",
+        &[("sm_90a", "sm_100a"), (".version 8.0", ".version 8.7")],
+    );
+    let err = fails(&["ptx-cost", &blackwell], 1);
     assert!(
         err.contains("targets sm_100a; the cost model's rules are the H100's"),
         "{err}"
