@@ -20,6 +20,7 @@ fn removable(op: &Op) -> bool {
             | Op::Arith { .. }
             | Op::Logic { .. }
             | Op::MulWide { .. }
+            | Op::MadWide { .. }
             | Op::Setp { .. }
             | Op::Not { .. }
             | Op::MadLo { .. }

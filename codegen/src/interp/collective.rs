@@ -87,6 +87,7 @@ impl Exec<'_> {
             | Op::Not { .. }
             | Op::MadLo { .. }
             | Op::MulWide { .. }
+            | Op::MadWide { .. }
             | Op::Lop3 { .. }
             | Op::Bfe { .. }
             | Op::Bfi { .. }

@@ -91,6 +91,11 @@ impl Exec<'_> {
                 let (a, b) = (w32(self, a)?, w32(self, b)?);
                 self.write(t, *d, a * b);
             }
+            Op::MadWide { d, a, b, c } => {
+                let (a, b) = (w32(self, a)?, w32(self, b)?);
+                let c = self.operand(t, pc, *c, 64)?;
+                self.write(t, *d, (a * b).wrapping_add(c));
+            }
             Op::Lop3 { d, a, b, c, lut } => {
                 let (a, b, c) = (w32(self, a)?, w32(self, b)?, w32(self, c)?);
                 self.write(

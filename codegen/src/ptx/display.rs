@@ -49,7 +49,9 @@ impl fmt::Display for Op {
             }
             Op::Setp { d, a, b, .. } => write!(f, " {d}, {a}, {b}"),
             Op::Not { d, a, .. } => write!(f, " {d}, {a}"),
-            Op::MadLo { d, a, b, c, .. } => write!(f, " {d}, {a}, {b}, {c}"),
+            Op::MadLo { d, a, b, c, .. } | Op::MadWide { d, a, b, c } => {
+                write!(f, " {d}, {a}, {b}, {c}")
+            }
             Op::Lop3 { d, a, b, c, lut } => write!(f, " {d}, {a}, {b}, {c}, 0x{lut:02x}"),
             Op::Bfe { d, a, pos, len } => write!(f, " {d}, {a}, {pos}, {len}"),
             Op::Bfi { d, a, b, pos, len } => write!(f, " {d}, {a}, {b}, {pos}, {len}"),
@@ -216,6 +218,7 @@ impl Op {
             Op::Not { width, .. } => write!(f, "not{}", width.suffix()),
             Op::MadLo { ty, .. } => write!(f, "mad.lo{ty}"),
             Op::MulWide { .. } => f.write_str("mul.wide.u32"),
+            Op::MadWide { .. } => f.write_str("mad.wide.u32"),
             Op::Lop3 { .. } => f.write_str("lop3.b32"),
             Op::Bfe { .. } => f.write_str("bfe.u32"),
             Op::Bfi { .. } => f.write_str("bfi.b32"),

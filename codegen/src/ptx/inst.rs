@@ -95,6 +95,18 @@ pub enum Op {
         /// Second source.
         b: Operand,
     },
+    /// `mad.wide.u32 d, a, b, c`: the 64-bit product of two 32-bit values plus a 64-bit addend
+    /// (how LLVM, and so Triton, forms `pointer + index · size`).
+    MadWide {
+        /// Destination (`.b64`).
+        d: Reg,
+        /// First factor (`.b32`).
+        a: Operand,
+        /// Second factor (`.b32`).
+        b: Operand,
+        /// Addend (`.b64`).
+        c: Operand,
+    },
     /// `lop3.b32 d, a, b, c, lut`: bit `i` of `d` is bit `4a_i + 2b_i + c_i` of `lut`.
     Lop3 {
         /// Destination.
@@ -364,7 +376,9 @@ impl Op {
                 out.push(*d);
                 out.extend(op(a));
             }
-            Op::MadLo { d, a, b, c, .. } | Op::Lop3 { d, a, b, c, .. } => {
+            Op::MadLo { d, a, b, c, .. }
+            | Op::MadWide { d, a, b, c }
+            | Op::Lop3 { d, a, b, c, .. } => {
                 out.push(*d);
                 out.extend([a, b, c].into_iter().filter_map(&mut op));
             }
@@ -440,6 +454,7 @@ impl Op {
             | Op::Arith { d, .. }
             | Op::Logic { d, .. }
             | Op::MulWide { d, .. }
+            | Op::MadWide { d, .. }
             | Op::Setp { d, .. }
             | Op::Not { d, .. }
             | Op::MadLo { d, .. }
@@ -491,6 +506,7 @@ impl Op {
             | Op::Not { .. }
             | Op::MadLo { .. }
             | Op::MulWide { .. }
+            | Op::MadWide { .. }
             | Op::Lop3 { .. }
             | Op::Bfe { .. }
             | Op::Bfi { .. }
@@ -562,6 +578,7 @@ impl Op {
             | Op::Not { .. }
             | Op::MadLo { .. }
             | Op::MulWide { .. }
+            | Op::MadWide { .. }
             | Op::Lop3 { .. }
             | Op::Bfe { .. }
             | Op::Bfi { .. }

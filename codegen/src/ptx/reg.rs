@@ -95,14 +95,19 @@ impl RegType {
         }
     }
 
-    /// The class whose prefix is `prefix` (`"%rd"` → `B64`).
+    /// The class whose prefix is `prefix` (`"%rd"` → `B64`); `%rs`, the prefix LLVM's NVPTX
+    /// backend (and so Triton) gives 16-bit registers, is read as `%h`.
     ///
     /// ```
     /// use codegen::ptx::RegType;
     /// assert_eq!(RegType::from_prefix("%h"), Some(RegType::B16));
+    /// assert_eq!(RegType::from_prefix("%rs"), Some(RegType::B16));
     /// assert_eq!(RegType::from_prefix("%x"), None);
     /// ```
     pub fn from_prefix(prefix: &str) -> Option<RegType> {
+        if prefix == "%rs" {
+            return Some(RegType::B16);
+        }
         RegType::ALL.into_iter().find(|t| t.prefix() == prefix)
     }
 }

@@ -178,6 +178,12 @@ impl Op {
                 c.src("a", *a, B32)?;
                 c.src("b", *b, B32)
             }
+            Op::MadWide { d, a, b, c: addend } => {
+                c.reg("d", *d, B64)?;
+                c.src("a", *a, B32)?;
+                c.src("b", *b, B32)?;
+                c.src("c", *addend, B64)
+            }
             Op::Lop3 {
                 d, a, b, c: third, ..
             } => {

@@ -131,6 +131,8 @@ fn alu_op() -> BoxedStrategy<Op> {
             })
         }),
         (reg(RegType::B64), b32s(), b32s()).prop_map(|(d, a, b)| Op::MulWide { d, a, b }),
+        (reg(RegType::B64), b32s(), b32s(), src(RegType::B64))
+            .prop_map(|(d, a, b, c)| Op::MadWide { d, a, b, c }),
         (b32(), b32s(), b32s(), b32s(), any::<u8>()).prop_map(|(d, a, b, c, lut)| Op::Lop3 {
             d,
             a,

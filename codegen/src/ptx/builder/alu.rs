@@ -327,6 +327,26 @@ impl Builder {
         self.def(RegType::B64, |d| Op::MulWide { d, a, b })
     }
 
+    /// `mad.wide.u32 d, a, b, c` into a fresh `.b64`: `a · b` widened, plus the `.b64` `c`.
+    ///
+    /// ```
+    /// use codegen::ptx::{Builder, SpecialReg, Target};
+    /// let mut b = Builder::new("k", Target::Sm90a)?;
+    /// let t = b.special(SpecialReg::TidX)?;
+    /// let base = b.mul_wide_u32(t, 0)?;
+    /// assert_eq!(b.mad_wide_u32(t, 4, base)?.to_string(), "%rd1");
+    /// # Ok::<(), codegen::ptx::PtxError>(())
+    /// ```
+    pub fn mad_wide_u32(
+        &mut self,
+        a: impl Into<Operand>,
+        b: impl Into<Operand>,
+        c: impl Into<Operand>,
+    ) -> Result<Reg, PtxError> {
+        let (a, b, c) = (a.into(), b.into(), c.into());
+        self.def(RegType::B64, |d| Op::MadWide { d, a, b, c })
+    }
+
     /// `lop3.b32 d, a, b, c, lut` (`a ^ (b & c)` is `0x78`, `a ^ b ^ c` is `0x96`,
     /// `(a & b) | c` is `0xEA`).
     ///

@@ -144,6 +144,8 @@ fn describe(tok: &Tok) -> String {
 }
 
 fn parse_int(text: &str) -> Option<i64> {
+    // PTX's unsigned suffix (`0x7632U`, as LLVM prints `prmt` selectors).
+    let text = text.strip_suffix('U').unwrap_or(text);
     let (neg, digits) = match text.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, text),
@@ -326,6 +328,19 @@ impl Parser {
                         })
                     }
                 };
+                // What LLVM adds to a pointer parameter: `.ptr`, its state space, `.align N`.
+                if self.is_word(".ptr") {
+                    self.pos += 1;
+                    for space in [".global", ".shared", ".const", ".local"] {
+                        if self.is_word(space) {
+                            self.pos += 1;
+                        }
+                    }
+                    if self.is_word(".align") {
+                        self.pos += 1;
+                        self.u32_number("an alignment")?;
+                    }
+                }
                 let (pname, _) = self.word("a parameter name")?;
                 params.push(Param { name: pname, ty });
                 self.skip_comments();
@@ -430,7 +445,7 @@ impl Parser {
                         })?;
                     let p = self.next("a register prefix")?;
                     match &p.tok {
-                        Tok::Reg(prefix) if prefix == class.prefix() => {}
+                        Tok::Reg(prefix) if RegType::from_prefix(prefix) == Some(class) => {}
                         _ => return self.error(class.prefix(), &p),
                     }
                     self.punct('<')?;

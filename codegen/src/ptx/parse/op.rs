@@ -81,7 +81,8 @@ impl Args<'_> {
     fn elements(&self, i: usize) -> Result<Vec<Reg>, ParseError> {
         match self.args.get(i) {
             Some(Arg::Reg(r)) => Ok(vec![*r]),
-            Some(Arg::Vector(v)) if v.len() > 1 => Ok(v.clone()),
+            // `{ %r1 }`: LLVM's inline-asm spelling of one register.
+            Some(Arg::Vector(v)) if !v.is_empty() => Ok(v.clone()),
             _ => self.wrong(i, "a register or a vector of 2 or 4"),
         }
     }
@@ -188,6 +189,15 @@ pub(super) fn build_op(opcode: &str, args: &[Arg], line: usize) -> Result<Op, Pa
                 c: a.src(3)?,
             }
         }
+        ["mad", "wide", "u32"] => {
+            a.expect_len(4)?;
+            Op::MadWide {
+                d: a.reg(0)?,
+                a: a.src(1)?,
+                b: a.src(2)?,
+                c: a.src(3)?,
+            }
+        }
         ["mul", "wide", "u32"] => {
             a.expect_len(3)?;
             Op::MulWide {
@@ -250,7 +260,12 @@ pub(super) fn build_op(opcode: &str, args: &[Arg], line: usize) -> Result<Op, Pa
         }
         ["setp", cmp, ty] => {
             let cmp = CmpOp::parse(cmp).ok_or_else(unknown)?;
-            let ty = IntType::parse(ty).ok_or_else(unknown)?;
+            // `.b32`/`.b64` compare bits: only (in)equality, where signedness does not matter.
+            let ty = match (*ty, cmp) {
+                ("b32", CmpOp::Eq | CmpOp::Ne) => IntType::U32,
+                ("b64", CmpOp::Eq | CmpOp::Ne) => IntType::U64,
+                _ => IntType::parse(ty).ok_or_else(unknown)?,
+            };
             a.expect_len(3)?;
             Op::Setp {
                 cmp,
@@ -269,7 +284,7 @@ pub(super) fn build_op(opcode: &str, args: &[Arg], line: usize) -> Result<Op, Pa
                 _ => return a.wrong(0, "a label"),
             }
         }
-        ["ld", "param", ty @ ("u32" | "u64")] => {
+        ["ld", "param", ty @ ("u32" | "u64" | "b32" | "b64")] => {
             a.expect_len(2)?;
             let d = a.reg(0)?;
             if !width_matches(d, ty) {
