@@ -44,6 +44,33 @@ pub fn bfe_u32(a: u32, pos: u32, len: u32) -> u32 {
     })
 }
 
+/// `bfe.s32 d, a, pos, len`: as [`bfe_u32`], but every bit past the field (and every bit
+/// of the field past bit 31) is the field's last bit within the word; 0 when `len` is 0.
+///
+/// ```
+/// use codegen::interp::alu::bfe_s32;
+/// assert_eq!(bfe_s32(0b1000, 3, 1), u32::MAX); // a set 1-bit field: -1
+/// assert_eq!(bfe_s32(0b0100, 3, 1), 0);
+/// assert_eq!(bfe_s32(0x8000_0000, 30, 8), u32::MAX - 1); // 0b10, then the sign
+/// assert_eq!(bfe_s32(0xFFFF_FFFF, 4, 0), 0);
+/// ```
+pub fn bfe_s32(a: u32, pos: u32, len: u32) -> u32 {
+    let (pos, len) = (pos & 0xFF, len & 0xFF);
+    if len == 0 {
+        return 0;
+    }
+    let last = (pos + len - 1).min(31);
+    let sign = (a >> last) & 1;
+    (0..32).fold(0, |d, i| {
+        let bit = if i < len && pos + i <= 31 {
+            (a >> (pos + i)) & 1
+        } else {
+            sign
+        };
+        d | (bit << i)
+    })
+}
+
 /// `bfi.b32 f, a, b, pos, len`: `b` with its bits `pos..pos+len` replaced by the low `len`
 /// bits of `a`; only the low 8 bits of `pos` and `len` count; bits beyond bit 31 are dropped.
 ///

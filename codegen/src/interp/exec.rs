@@ -104,13 +104,16 @@ impl Exec<'_> {
                     u64::from(alu::lop3(a as u32, b as u32, c as u32, *lut)),
                 );
             }
-            Op::Bfe { d, a, pos, len } => {
+            Op::Bfe {
+                d,
+                a,
+                pos,
+                len,
+                signed,
+            } => {
                 let (a, pos, len) = (w32(self, a)?, w32(self, pos)?, w32(self, len)?);
-                self.write(
-                    t,
-                    *d,
-                    u64::from(alu::bfe_u32(a as u32, pos as u32, len as u32)),
-                );
+                let extract = if *signed { alu::bfe_s32 } else { alu::bfe_u32 };
+                self.write(t, *d, u64::from(extract(a as u32, pos as u32, len as u32)));
             }
             Op::Bfi { d, a, b, pos, len } => {
                 let (a, b) = (w32(self, a)?, w32(self, b)?);

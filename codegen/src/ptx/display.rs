@@ -53,7 +53,7 @@ impl fmt::Display for Op {
                 write!(f, " {d}, {a}, {b}, {c}")
             }
             Op::Lop3 { d, a, b, c, lut } => write!(f, " {d}, {a}, {b}, {c}, 0x{lut:02x}"),
-            Op::Bfe { d, a, pos, len } => write!(f, " {d}, {a}, {pos}, {len}"),
+            Op::Bfe { d, a, pos, len, .. } => write!(f, " {d}, {a}, {pos}, {len}"),
             Op::Bfi { d, a, b, pos, len } => write!(f, " {d}, {a}, {b}, {pos}, {len}"),
             Op::Prmt { d, a, b, sel } => write!(f, " {d}, {a}, {b}, {sel}"),
             Op::Cvt { d, a } | Op::CvtaGlobal { d, a } => write!(f, " {d}, {a}"),
@@ -220,7 +220,8 @@ impl Op {
             Op::MulWide { .. } => f.write_str("mul.wide.u32"),
             Op::MadWide { .. } => f.write_str("mad.wide.u32"),
             Op::Lop3 { .. } => f.write_str("lop3.b32"),
-            Op::Bfe { .. } => f.write_str("bfe.u32"),
+            Op::Bfe { signed: false, .. } => f.write_str("bfe.u32"),
+            Op::Bfe { signed: true, .. } => f.write_str("bfe.s32"),
             Op::Bfi { .. } => f.write_str("bfi.b32"),
             Op::Prmt { .. } => f.write_str("prmt.b32"),
             Op::Cvt { d, .. } => {

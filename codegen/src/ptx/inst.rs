@@ -120,7 +120,7 @@ pub enum Op {
         /// The truth table.
         lut: u8,
     },
-    /// `bfe.u32 d, a, pos, len`: `len` bits of `a` from `pos`, zero-extended. Immediate
+    /// `bfe.u32`/`bfe.s32 d, a, pos, len`: `len` bits of `a` from `pos`, zero- or sign-extended. Immediate
     /// `pos`/`len` must be in 0..=255 (ptxas' range).
     Bfe {
         /// Destination.
@@ -131,6 +131,8 @@ pub enum Op {
         pos: Operand,
         /// Length (low 8 bits used).
         len: Operand,
+        /// `bfe.s32`: the field sign-extended (else `bfe.u32`, zero-extended).
+        signed: bool,
     },
     /// `bfi.b32 d, a, b, pos, len`: `b` with `len` low bits of `a` inserted at `pos`.
     /// Immediate `pos`/`len` must be in 0..=255.
@@ -382,7 +384,7 @@ impl Op {
                 out.push(*d);
                 out.extend([a, b, c].into_iter().filter_map(&mut op));
             }
-            Op::Bfe { d, a, pos, len } => {
+            Op::Bfe { d, a, pos, len, .. } => {
                 out.push(*d);
                 out.extend([a, pos, len].into_iter().filter_map(&mut op));
             }
@@ -494,7 +496,7 @@ impl Op {
     /// ```
     /// use codegen::ptx::{Op, OpClass, Reg, RegType};
     /// let r = Reg::new(RegType::B32, 0);
-    /// assert_eq!(Op::Bfe { d: r, a: r.into(), pos: 0.into(), len: 4.into() }.class(), OpClass::Alu);
+    /// assert_eq!(Op::Bfe { d: r, a: r.into(), pos: 0.into(), len: 4.into(), signed: false }.class(), OpClass::Alu);
     /// assert_eq!(Op::BarSync { id: 0 }.class(), OpClass::Collective);
     /// assert!(Op::TmemWaitLd.class().is_collective() && !Op::TmemWaitLd.class().is_memory());
     /// ```

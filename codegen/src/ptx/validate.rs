@@ -192,7 +192,7 @@ impl Op {
                 c.src("b", *b, B32)?;
                 c.src("c", *third, B32)
             }
-            Op::Bfe { d, a, pos, len } => {
+            Op::Bfe { d, a, pos, len, .. } => {
                 c.reg("d", *d, B32)?;
                 c.src("a", *a, B32)?;
                 c.bit_field("pos", *pos)?;

@@ -140,7 +140,15 @@ fn alu_op() -> BoxedStrategy<Op> {
             c,
             lut
         }),
-        (b32(), b32s(), field(), field()).prop_map(|(d, a, pos, len)| Op::Bfe { d, a, pos, len }),
+        (b32(), b32s(), field(), field(), any::<bool>()).prop_map(|(d, a, pos, len, signed)| {
+            Op::Bfe {
+                d,
+                a,
+                pos,
+                len,
+                signed,
+            }
+        }),
         (b32(), b32s(), b32s(), field(), field()).prop_map(|(d, a, b, pos, len)| Op::Bfi {
             d,
             a,

@@ -385,7 +385,39 @@ impl Builder {
         len: impl Into<Operand>,
     ) -> Result<Reg, PtxError> {
         let (a, pos, len) = (a.into(), pos.into(), len.into());
-        self.def(RegType::B32, |d| Op::Bfe { d, a, pos, len })
+        self.def(RegType::B32, |d| Op::Bfe {
+            d,
+            a,
+            pos,
+            len,
+            signed: false,
+        })
+    }
+
+    /// `bfe.s32 d, a, pos, len`: the field sign-extended.
+    ///
+    /// ```
+    /// use codegen::ptx::{Builder, SpecialReg, Target};
+    /// let mut b = Builder::new("k", Target::Sm90a)?;
+    /// let t = b.special(SpecialReg::TidX)?;
+    /// let f = b.bfe_signed(t, 3, 1)?;
+    /// assert!(b.finish()?.to_string().contains(&format!("bfe.s32 {f}, {t}, 3, 1;")));
+    /// # Ok::<(), codegen::ptx::PtxError>(())
+    /// ```
+    pub fn bfe_signed(
+        &mut self,
+        a: impl Into<Operand>,
+        pos: impl Into<Operand>,
+        len: impl Into<Operand>,
+    ) -> Result<Reg, PtxError> {
+        let (a, pos, len) = (a.into(), pos.into(), len.into());
+        self.def(RegType::B32, |d| Op::Bfe {
+            d,
+            a,
+            pos,
+            len,
+            signed: true,
+        })
     }
 
     /// `bfi.b32 d, a, b, pos, len`.

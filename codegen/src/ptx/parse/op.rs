@@ -218,13 +218,14 @@ pub(super) fn build_op(opcode: &str, args: &[Arg], line: usize) -> Result<Op, Pa
                 lut,
             }
         }
-        ["bfe", "u32"] => {
+        ["bfe", ty @ ("u32" | "s32")] => {
             a.expect_len(4)?;
             Op::Bfe {
                 d: a.reg(0)?,
                 a: a.src(1)?,
                 pos: a.src(2)?,
                 len: a.src(3)?,
+                signed: *ty == "s32",
             }
         }
         ["bfi", "b32"] => {
