@@ -32,14 +32,26 @@ fn counters_equal_the_recorded_launch() {
 
 #[test]
 fn the_docs_show_what_it_prints() {
-    let command = format!("linalias ptx-cost {EXAMPLE}");
-    let out = ok(&["ptx-cost", EXAMPLE]);
-    test_support::golden::check_section(
-        format!("{ROOT}/docs/gpu-counters.md"),
-        &format!("```sh\n{command}\n```\n\n```\n"),
-        "```\n",
-        &out,
-    );
+    // Every `linalias ptx-cost …` block of the page, followed by its output block.
+    let page = format!("{ROOT}/docs/gpu-counters.md");
+    let text = std::fs::read_to_string(&page).unwrap();
+    let commands: Vec<&str> = text
+        .split("```sh\n")
+        .skip(1)
+        .filter_map(|block| block.split("\n```\n\n```\n").next())
+        .filter(|c| c.starts_with("linalias ptx-cost ") && !c.contains('\n'))
+        .collect();
+    assert!(commands.len() >= 2, "{commands:?}");
+    for command in commands {
+        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let out = ok(&args);
+        test_support::golden::check_section(
+            &page,
+            &format!("```sh\n{command}\n```\n\n```\n"),
+            "```\n",
+            &out,
+        );
+    }
 }
 
 #[test]

@@ -21,6 +21,8 @@ fn removable(op: &Op) -> bool {
             | Op::Logic { .. }
             | Op::MulWide { .. }
             | Op::MadWide { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. }
             | Op::Setp { .. }
             | Op::Not { .. }
             | Op::MadLo { .. }

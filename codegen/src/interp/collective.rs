@@ -88,6 +88,8 @@ impl Exec<'_> {
             | Op::MadLo { .. }
             | Op::MulWide { .. }
             | Op::MadWide { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. }
             | Op::Lop3 { .. }
             | Op::Bfe { .. }
             | Op::Bfi { .. }

@@ -91,6 +91,25 @@ impl Exec<'_> {
                 let (a, b) = (w32(self, a)?, w32(self, b)?);
                 self.write(t, *d, a * b);
             }
+            Op::Pack {
+                d,
+                halves: [lo, hi],
+            } => {
+                let (lo, hi) = (self.read(t, pc, *lo)?, self.read(t, pc, *hi)?);
+                self.write(t, *d, (lo & 0xFFFF) | (hi & 0xFFFF) << 16);
+            }
+            Op::Unpack {
+                halves: [lo, hi],
+                a,
+            } => {
+                let v = self.read(t, pc, *a)?;
+                if let Some(lo) = lo {
+                    self.write(t, *lo, v & 0xFFFF);
+                }
+                if let Some(hi) = hi {
+                    self.write(t, *hi, v >> 16 & 0xFFFF);
+                }
+            }
             Op::MadWide { d, a, b, c } => {
                 let (a, b) = (w32(self, a)?, w32(self, b)?);
                 let c = self.operand(t, pc, *c, 64)?;

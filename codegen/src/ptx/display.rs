@@ -44,6 +44,15 @@ impl fmt::Display for Op {
         self.write_opcode(f)?;
         match self {
             Op::Mov { d, src } => write!(f, " {d}, {src}"),
+            Op::Pack {
+                d,
+                halves: [lo, hi],
+            } => write!(f, " {d}, {{{lo}, {hi}}}"),
+            Op::Unpack { halves, a } => {
+                let name = |h: &Option<Reg>| h.map_or("_".to_string(), |r| r.to_string());
+                let [lo, hi] = halves;
+                write!(f, " {{{}, {}}}, {a}", name(lo), name(hi))
+            }
             Op::Arith { d, a, b, .. } | Op::Logic { d, a, b, .. } | Op::MulWide { d, a, b } => {
                 write!(f, " {d}, {a}, {b}")
             }
@@ -218,19 +227,14 @@ impl Op {
             Op::Not { width, .. } => write!(f, "not{}", width.suffix()),
             Op::MadLo { ty, .. } => write!(f, "mad.lo{ty}"),
             Op::MulWide { .. } => f.write_str("mul.wide.u32"),
+            Op::Pack { .. } | Op::Unpack { .. } => f.write_str("mov.b32"),
             Op::MadWide { .. } => f.write_str("mad.wide.u32"),
             Op::Lop3 { .. } => f.write_str("lop3.b32"),
             Op::Bfe { signed: false, .. } => f.write_str("bfe.u32"),
             Op::Bfe { signed: true, .. } => f.write_str("bfe.s32"),
             Op::Bfi { .. } => f.write_str("bfi.b32"),
             Op::Prmt { .. } => f.write_str("prmt.b32"),
-            Op::Cvt { d, .. } => {
-                if d.ty() == RegType::B64 {
-                    f.write_str("cvt.u64.u32")
-                } else {
-                    f.write_str("cvt.u32.u64")
-                }
-            }
+            Op::Cvt { d, a } => write!(f, "cvt.u{}.u{}", d.ty().bits(), a.ty().bits()),
             Op::Setp { cmp, ty, .. } => write!(f, "setp{}{ty}", cmp.suffix()),
             Op::Bra { .. } => f.write_str("bra"),
             Op::LdParam { d, .. } => {

@@ -95,6 +95,21 @@ pub enum Op {
         /// Second source.
         b: Operand,
     },
+    /// `mov.b32 d, {lo, hi}`: two `.b16` packed into one `.b32`, `lo` in the low half.
+    Pack {
+        /// Destination (`.b32`).
+        d: Reg,
+        /// The halves, low first (`.b16`).
+        halves: [Reg; 2],
+    },
+    /// `mov.b32 {lo, hi}, a`: a `.b32` split into two `.b16`, the low half first; `None` (`_`
+    /// in PTX) drops that half.
+    Unpack {
+        /// The halves' destinations, low first (`.b16`).
+        halves: [Option<Reg>; 2],
+        /// Source (`.b32`).
+        a: Reg,
+    },
     /// `mad.wide.u32 d, a, b, c`: the 64-bit product of two 32-bit values plus a 64-bit addend
     /// (how LLVM, and so Triton, forms `pointer + index · size`).
     MadWide {
@@ -397,6 +412,14 @@ impl Op {
                 out.extend([a, b, sel].into_iter().filter_map(&mut op));
             }
             Op::Cvt { d, a } | Op::CvtaGlobal { d, a } => out.extend([*d, *a]),
+            Op::Pack { d, halves } => {
+                out.push(*d);
+                out.extend(halves);
+            }
+            Op::Unpack { halves, a } => {
+                out.extend(halves.iter().flatten());
+                out.push(*a);
+            }
             Op::LdParam { d, .. } => out.push(*d),
             Op::Ld { d, addr, .. }
             | Op::Ldmatrix { d, addr, .. }
@@ -469,6 +492,8 @@ impl Op {
             | Op::LdParam { d, .. }
             | Op::MbarrierTryWait { d, .. } => vec![*d],
             Op::Ld { d, .. } | Op::Ldmatrix { d, .. } | Op::TmemLd { d, .. } => d.clone(),
+            Op::Pack { d, .. } => vec![*d],
+            Op::Unpack { halves, .. } => halves.iter().flatten().copied().collect(),
             Op::St { .. }
             | Op::Stmatrix { .. }
             | Op::TmemSt { .. }
@@ -509,6 +534,8 @@ impl Op {
             | Op::MadLo { .. }
             | Op::MulWide { .. }
             | Op::MadWide { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. }
             | Op::Lop3 { .. }
             | Op::Bfe { .. }
             | Op::Bfi { .. }
@@ -581,6 +608,8 @@ impl Op {
             | Op::MadLo { .. }
             | Op::MulWide { .. }
             | Op::MadWide { .. }
+            | Op::Pack { .. }
+            | Op::Unpack { .. }
             | Op::Lop3 { .. }
             | Op::Bfe { .. }
             | Op::Bfi { .. }

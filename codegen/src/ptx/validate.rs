@@ -138,7 +138,7 @@ impl Op {
     /// ```
     pub fn validate(&self) -> Result<(), PtxError> {
         let c = Check { op: self };
-        use RegType::{Pred, B32, B64};
+        use RegType::{Pred, B16, B32, B64};
         match self {
             Op::Mov { d, src } => match src {
                 MovSource::Operand(o) => c.src("a", *o, d.ty()),
@@ -172,6 +172,17 @@ impl Op {
                 c.src("a", *a, t)?;
                 c.src("b", *b, t)?;
                 c.src("c", *addend, t)
+            }
+            Op::Pack { d, halves } => {
+                c.reg("d", *d, B32)?;
+                halves.iter().try_for_each(|h| c.reg("half", *h, B16))
+            }
+            Op::Unpack { halves, a } => {
+                c.reg("a", *a, B32)?;
+                halves
+                    .iter()
+                    .flatten()
+                    .try_for_each(|h| c.reg("half", *h, B16))
             }
             Op::MulWide { d, a, b } => {
                 c.reg("d", *d, B64)?;
@@ -211,14 +222,18 @@ impl Op {
                 c.src("b", *b, B32)?;
                 c.src("sel", *sel, B32)
             }
-            Op::Cvt { d, a } => {
-                if d.ty() == B64 {
-                    c.reg("a", *a, B32)
-                } else {
+            // Zero-extension or truncation between 32 bits and 64 or 16.
+            Op::Cvt { d, a } => match d.ty() {
+                B64 | B16 => c.reg("a", *a, B32),
+                _ => {
                     c.reg("d", *d, B32)?;
-                    c.reg("a", *a, B64)
+                    if a.ty() == B16 {
+                        Ok(())
+                    } else {
+                        c.reg("a", *a, B64)
+                    }
                 }
-            }
+            },
             Op::Setp { ty, d, a, b, .. } => {
                 c.reg("d", *d, Pred)?;
                 c.src("a", *a, ty.reg_type())?;

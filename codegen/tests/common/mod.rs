@@ -159,6 +159,21 @@ fn alu_op() -> BoxedStrategy<Op> {
         (b32(), b32s(), b32s(), b32s()).prop_map(|(d, a, b, sel)| Op::Prmt { d, a, b, sel }),
         (reg(RegType::B64), b32()).prop_map(|(d, a)| Op::Cvt { d, a }),
         (b32(), reg(RegType::B64)).prop_map(|(d, a)| Op::Cvt { d, a }),
+        (reg(RegType::B16), b32()).prop_map(|(d, a)| Op::Cvt { d, a }),
+        (b32(), reg(RegType::B16), reg(RegType::B16)).prop_map(|(d, lo, hi)| Op::Pack {
+            d,
+            halves: [lo, hi]
+        }),
+        (
+            proptest::option::of(reg(RegType::B16)),
+            reg(RegType::B16),
+            b32()
+        )
+            .prop_map(|(lo, hi, a)| Op::Unpack {
+                halves: [lo, Some(hi)],
+                a
+            }),
+        (b32(), reg(RegType::B16)).prop_map(|(d, a)| Op::Cvt { d, a }),
         (prop::sample::select(CmpOp::ALL.to_vec()), int_type()).prop_flat_map(|(cmp, ty)| {
             (reg(RegType::Pred), src(ty.reg_type()), src(ty.reg_type()))
                 .prop_map(move |(d, a, b)| Op::Setp { cmp, ty, d, a, b })

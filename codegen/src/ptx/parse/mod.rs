@@ -131,6 +131,8 @@ enum Arg {
     Addr(Reg, i32),
     SymAddr(String),
     Vector(Vec<Reg>),
+    /// A `{…}` vector with `_` (a discarded element) among its registers.
+    Sinks(Vec<Option<Reg>>),
 }
 
 fn describe(tok: &Tok) -> String {
@@ -576,9 +578,10 @@ impl Parser {
                     let r = self.next("a register")?;
                     match &r.tok {
                         Tok::Reg(name) => match Reg::parse(name) {
-                            Some(reg) => regs.push(reg),
+                            Some(reg) => regs.push(Some(reg)),
                             None => return self.error("a register", &r),
                         },
+                        Tok::Word(w) if w == "_" => regs.push(None),
                         _ => return self.error("a register", &r),
                     }
                     let sep = self.next("',' or '}'")?;
@@ -588,7 +591,10 @@ impl Parser {
                         _ => return self.error("',' or '}'", &sep),
                     }
                 }
-                Ok(Arg::Vector(regs))
+                Ok(match regs.iter().copied().collect::<Option<Vec<Reg>>>() {
+                    Some(all) => Arg::Vector(all),
+                    None => Arg::Sinks(regs),
+                })
             }
             _ => self.error("an operand", &t),
         }

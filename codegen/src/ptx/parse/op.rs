@@ -120,6 +120,31 @@ pub(super) fn build_op(opcode: &str, args: &[Arg], line: usize) -> Result<Op, Pa
         opcode: opcode.to_string(),
     };
     let op = match parts.as_slice() {
+        ["mov", "b32"] if matches!(args.first(), Some(Arg::Vector(_) | Arg::Sinks(_))) => {
+            a.expect_len(2)?;
+            let halves = match args.first() {
+                Some(Arg::Vector(v)) => v.iter().copied().map(Some).collect::<Vec<_>>(),
+                Some(Arg::Sinks(v)) => v.clone(),
+                _ => Vec::new(),
+            };
+            match halves.as_slice() {
+                [lo, hi] if lo.is_some() || hi.is_some() => Op::Unpack {
+                    halves: [*lo, *hi],
+                    a: a.reg(1)?,
+                },
+                _ => return a.wrong(0, "{lo, hi}: two .b16 registers, or _ for one"),
+            }
+        }
+        ["mov", "b32"] if matches!(args.get(1), Some(Arg::Vector(_))) => {
+            a.expect_len(2)?;
+            match a.vector(1)?.as_slice() {
+                [lo, hi] => Op::Pack {
+                    d: a.reg(0)?,
+                    halves: [*lo, *hi],
+                },
+                _ => return a.wrong(1, "{lo, hi}: two .b16 registers"),
+            }
+        }
         ["mov", ty] => {
             a.expect_len(2)?;
             let d = a.reg(0)?;
@@ -150,6 +175,18 @@ pub(super) fn build_op(opcode: &str, args: &[Arg], line: usize) -> Result<Op, Pa
                 d: a.reg(0)?,
                 a: a.src(1)?,
                 b: a.src(2)?,
+            }
+        }
+        // `neg.sN d, a` is `sub.sN d, 0, a` (two's complement), and prints so.
+        ["neg", ty @ ("s32" | "s64")] => {
+            let ty = IntType::parse(ty).ok_or_else(unknown)?;
+            a.expect_len(2)?;
+            Op::Arith {
+                op: ArithOp::Sub,
+                ty,
+                d: a.reg(0)?,
+                a: Operand::Imm(0),
+                b: a.src(1)?,
             }
         }
         [name @ ("and" | "or" | "xor" | "shl"), w] => {
@@ -250,7 +287,10 @@ pub(super) fn build_op(opcode: &str, args: &[Arg], line: usize) -> Result<Op, Pa
         ["cvt", to, from] => {
             a.expect_len(2)?;
             let (d, src) = (a.reg(0)?, a.reg(1)?);
-            let ok = matches!((*to, *from), ("u64", "u32") | ("u32", "u64"));
+            let ok = matches!(
+                (*to, *from),
+                ("u64", "u32") | ("u32", "u64") | ("u16", "u32") | ("u32", "u16")
+            );
             if !ok {
                 return Err(unknown());
             }
