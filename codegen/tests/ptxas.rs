@@ -75,3 +75,28 @@ fn the_ptx_isa_version_is_accepted_for_both_targets() {
         assemble_with(&ptxas, &k.to_string(), target.arch()).unwrap();
     }
 }
+
+/// Triton 3.9's benchmark kernels, read by our parser and printed again (LLVM's pointer
+/// parameters, `%rs`, `mad.wide`, `bfe.s32`, `neg` as `sub`, `mov.b32` packing): ptxas accepts
+/// every printed kernel, as it accepts Triton's own text.
+#[test]
+fn triton_kernels_printed_again_assemble() {
+    let Some(ptxas) = require_ptxas()
+        .expect("REQUIRE_PTXAS=1 but no ptxas was found (set PTXAS or install nvidia-cuda-nvcc)")
+    else {
+        return;
+    };
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../benches/data/triton_ptx");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let kernel = codegen::ptx::parse(&std::fs::read_to_string(&path).unwrap())
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let text = kernel.to_string();
+        if let Err(e) = assemble_with(&ptxas, &text, "sm_90a") {
+            panic!("{}: {e}\n{text}", path.display());
+        }
+        n += 1;
+    }
+    assert_eq!(n, 48);
+}

@@ -9,32 +9,14 @@
 
 use std::collections::BTreeSet;
 
-use crate::ptx::{Kernel, Op, Reg, StateSpace, Stmt};
+use crate::ptx::{Kernel, Op, OpClass, Reg, StateSpace, Stmt};
 
-/// Whether ptxas may delete the op when nothing reads what it writes.
+/// Whether ptxas may delete the op when nothing reads what it writes: every ALU op
+/// ([`OpClass::Alu`], so a new one is covered by its class) and the loads (`ld`, `ld.param`,
+/// `ldmatrix`).
 fn removable(op: &Op) -> bool {
-    matches!(
-        op,
-        Op::Ld { .. }
-            | Op::Mov { .. }
-            | Op::Arith { .. }
-            | Op::Logic { .. }
-            | Op::MulWide { .. }
-            | Op::MadWide { .. }
-            | Op::Pack { .. }
-            | Op::Unpack { .. }
-            | Op::Setp { .. }
-            | Op::Not { .. }
-            | Op::MadLo { .. }
-            | Op::Lop3 { .. }
-            | Op::Bfe { .. }
-            | Op::Bfi { .. }
-            | Op::Prmt { .. }
-            | Op::Cvt { .. }
-            | Op::CvtaGlobal { .. }
-            | Op::LdParam { .. }
-            | Op::Ldmatrix { .. }
-    )
+    op.class() == OpClass::Alu
+        || matches!(op, Op::Ld { .. } | Op::LdParam { .. } | Op::Ldmatrix { .. })
 }
 
 /// The body statements (indices) that are shared loads ptxas deletes: `ld.shared` and

@@ -490,9 +490,9 @@ impl Op {
             | Op::Cvt { d, .. }
             | Op::CvtaGlobal { d, .. }
             | Op::LdParam { d, .. }
+            | Op::Pack { d, .. }
             | Op::MbarrierTryWait { d, .. } => vec![*d],
             Op::Ld { d, .. } | Op::Ldmatrix { d, .. } | Op::TmemLd { d, .. } => d.clone(),
-            Op::Pack { d, .. } => vec![*d],
             Op::Unpack { halves, .. } => halves.iter().flatten().copied().collect(),
             Op::St { .. }
             | Op::Stmatrix { .. }

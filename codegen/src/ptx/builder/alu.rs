@@ -384,14 +384,7 @@ impl Builder {
         pos: impl Into<Operand>,
         len: impl Into<Operand>,
     ) -> Result<Reg, PtxError> {
-        let (a, pos, len) = (a.into(), pos.into(), len.into());
-        self.def(RegType::B32, |d| Op::Bfe {
-            d,
-            a,
-            pos,
-            len,
-            signed: false,
-        })
+        self.bit_field(a.into(), pos.into(), len.into(), false)
     }
 
     /// `bfe.s32 d, a, pos, len`: the field sign-extended.
@@ -410,13 +403,23 @@ impl Builder {
         pos: impl Into<Operand>,
         len: impl Into<Operand>,
     ) -> Result<Reg, PtxError> {
-        let (a, pos, len) = (a.into(), pos.into(), len.into());
+        self.bit_field(a.into(), pos.into(), len.into(), true)
+    }
+
+    /// `bfe.u32` or `bfe.s32` into a fresh `.b32`.
+    fn bit_field(
+        &mut self,
+        a: Operand,
+        pos: Operand,
+        len: Operand,
+        signed: bool,
+    ) -> Result<Reg, PtxError> {
         self.def(RegType::B32, |d| Op::Bfe {
             d,
             a,
             pos,
             len,
-            signed: true,
+            signed,
         })
     }
 
