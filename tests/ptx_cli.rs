@@ -15,7 +15,10 @@ use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
 use codegen::plan_ptx::{AllocationKernel, PlanPtx, PlanPtxOptions};
 use codegen::ptx::parse;
-use codegen::smem::kernels::{access_kernel, round_trip, round_trip_in_rounds, TestKernel};
+use codegen::smem::kernels::{
+    access_kernel, round_trip, round_trip_in_rounds, tile_load, tile_round_trip,
+    tile_round_trip_in_rounds, tile_store, TestKernel,
+};
 use linear_layout::families::{Encoding, SharedEncoding};
 use linear_layout::{AddressMap, BufferMap, LinearLayout};
 use serde_json::Value;
@@ -103,12 +106,30 @@ fn library_kernel(argv: &[String]) -> TestKernel {
     let regs = layout(flag(argv, "--regs").unwrap(), &shape);
     let index = IndexSource::Const(vec![0]);
     let explicit = BufferLowering::Explicit;
+    let global = argv.iter().any(|a| a == "--global");
     if let (Some(dst), Some("auto")) = (flag(argv, "--round-trip"), flag(argv, "--mem")) {
         let load = layout(dst, &shape);
         let scratch = codegen::smem::optimal_scratch(&regs, &load, bits).unwrap();
         let cap = flag(argv, "--max-scratch-bytes").map_or(u64::MAX, |c| c.parse().unwrap());
         let max = cap.min(scratch.bytes);
+        if global {
+            return tile_round_trip_in_rounds(name, &scratch.layout, bits, &regs, &load, max)
+                .unwrap();
+        }
         return round_trip_in_rounds(name, &scratch.layout, bits, &regs, &load, max).unwrap();
+    }
+    if global {
+        assert!(
+            flag(argv, "--max-scratch-bytes").is_none(),
+            "not in the benchmark"
+        );
+        let map = shared_map(flag(argv, "--mem").unwrap(), &shape, bits, 1);
+        return match flag(argv, "--round-trip") {
+            Some(dst) => tile_round_trip(name, &map, &regs, &layout(dst, &shape)),
+            None if argv.iter().any(|a| a == "--load") => tile_load(name, &map, &regs),
+            None => tile_store(name, &map, &regs),
+        }
+        .unwrap();
     }
     if let (Some(dst), Some(cap)) = (
         flag(argv, "--round-trip"),
@@ -377,6 +398,20 @@ fn eight_and_thirty_two_bit_elements_and_json_layouts() {
 #[test]
 fn bad_arguments_exit_2_and_refusals_exit_1() {
     let usage = [
+        (
+            vec![
+                "ptx", "--regs", BLOCKED, "--mem", NVMMA128, "--shape", "64x64", "--global",
+                "--buffers", "2",
+            ],
+            "--global: a tile kernel moves one buffer, index 0",
+        ),
+        (
+            vec![
+                "ptx", "--regs", BLOCKED, "--mem", NVMMA128, "--shape", "64x64", "--global",
+                "--index", "runtime",
+            ],
+            "--global: a tile kernel moves one buffer, index 0",
+        ),
         (
             vec!["ptx", "--regs", BLOCKED, "--mem", NVMMA128],
             "--regs: a layout-family attribute needs the tensor shape",

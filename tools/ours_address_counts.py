@@ -30,9 +30,13 @@ Each pair is built from the pair's own MLIR attribute text, shape, dtype and
   scratch layout ``codegen::smem::optimal_scratch`` chooses (Triton's
   ``optimalSwizzling``), in its rounds.
 
-Constant buffer index 0, one buffer, explicit lowering (no buffer arithmetic:
-Triton's kernels have none either).  The kernels keep Triton's names
-(``store_kernel``...).
+Every command has ``--global``: like Triton's kernels, ours read the tile from
+``in_ptr`` and write it to ``out_ptr`` (row-major tensors in global memory, the
+same four ``.u64`` parameters, the same vector widths of global access) and keep
+the data packed as loaded, so whole-kernel figures (SASS counts, instructions
+executed on a GPU) compare the shared addressing and nothing else.  Constant
+buffer index 0, one buffer, explicit lowering (no buffer arithmetic: Triton's
+kernels have none either).  The kernels keep Triton's names (``store_kernel``...).
 """
 
 import argparse
@@ -56,7 +60,7 @@ def command(p):
     """The ``linalias`` argv (without the program) for pair ``p``."""
     lay = p["layouts"]
     shape = "x".join(str(d) for d in p["shape"])
-    args = ["ptx", "--shape", shape, "--dtype", p["dtype"], "--name", p["kernel_name"]]
+    args = ["ptx", "--shape", shape, "--dtype", p["dtype"], "--name", p["kernel_name"], "--global"]
     group = p["group"]
     if group == "store":
         args += ["--regs", lay["src"]["mlir"], "--mem", lay["shared"]["mlir"], "--store"]
@@ -144,7 +148,8 @@ def main():
         print("%-34s ours %3d instrs / %2d accesses   Triton %3d / %2d%s" % (
             p["name"], c["instructions"], c["accesses"], t["instructions"], t["accesses"], flag), file=sys.stderr)
     data = {"generator": GENERATOR, "counter": "tools/ptx_address_count.py",
-            "emitter": "linalias ptx (codegen::smem::kernels::access_kernel / round_trip)",
+            "emitter": "linalias ptx --global (codegen::smem::kernels::tile_store / tile_load / "
+                       "tile_round_trip / tile_round_trip_in_rounds)",
             "target": "sm_90a", "triton": os.path.relpath(TRITON_JSON, ROOT),
             "counting_rules": "see the module docstring of tools/ptx_address_count.py", "pairs": pairs}
     with open(OUT_JSON, "w") as f:

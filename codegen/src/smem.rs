@@ -63,6 +63,7 @@ mod plan;
 mod rounds;
 mod scratch;
 mod thread;
+mod words;
 
 pub use emit::{Emitted, EmittedAccess, SmemContext};
 pub use error::SmemError;
@@ -70,6 +71,7 @@ pub use plan::{PlannedAccess, SmemPlan, VectorShape};
 pub use rounds::Rounds;
 pub use scratch::{optimal_scratch, Scratch};
 pub use thread::{Diagonal, TidLinear};
+pub use words::Element;
 
 #[doc(no_inline)]
 pub use linear_layout::AddressMap;

@@ -14,7 +14,7 @@ use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
 use codegen::interp::Config;
 use codegen::ptx::{parse, Builder, SpecialReg, Target};
-use codegen::smem::kernels::{address_dump, round_trip};
+use codegen::smem::kernels::{address_dump, round_trip, tile_load, tile_round_trip, tile_store};
 use codegen::smem::TidLinear;
 use linear_layout::families::{Blocked, DistributedEncoding, DotOperand, NvidiaMma};
 use linear_layout::{BufferMap, LinearLayout};
@@ -253,6 +253,26 @@ proptest! {
             check_run(&k, *i).map_err(TestCaseError::fail)?;
         }
         maybe_assemble(&k.kernel);
+    }
+
+    /// Tile kernels (Triton's benchmark form, data from and to global memory, kept packed):
+    /// every shared address is the map's, every stored element is the one `in_ptr` holds there,
+    /// and a round trip's `out_ptr` ends equal to `in_ptr`.
+    #[test]
+    fn tile_kernels_move_the_tensor(c in case()) {
+        let Some(b) = build(&c) else { return Err(TestCaseError::reject("refused by a family")) };
+        let Some(map) = c.shared.map(c.bits, &c.shape, BufferMap::new(0, &[]).unwrap()) else {
+            return Err(TestCaseError::reject("refused by a family"));
+        };
+        let fail = |e: codegen::smem::SmemError| TestCaseError::fail(format!("{e}"));
+        for k in [
+            tile_round_trip("rt", &map, &b.store, &b.load).map_err(fail)?,
+            tile_store("st", &map, &b.store).map_err(fail)?,
+            tile_load("ld", &map, &b.load).map_err(fail)?,
+        ] {
+            check_run(&k, None).map_err(TestCaseError::fail)?;
+            maybe_assemble(&k.kernel);
+        }
     }
 
     /// Address dumps (stores and loads, bijective and arbitrary layouts): the addresses

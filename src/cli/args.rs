@@ -174,6 +174,12 @@ pub struct PtxArgs {
     /// emission and of the kernel.
     #[arg(long)]
     pub stats: bool,
+    /// Triton's benchmark kernel, like for like: the tile comes from `.param .u64 in_ptr`
+    /// and goes to `out_ptr`, row-major tensors in global memory (as Gluon's
+    /// `gl.load(in_ptr + rows[:, None] * N + cols[None, :])`), and stays packed as loaded.
+    /// One buffer, index 0, explicit lowering.
+    #[arg(long)]
+    pub global: bool,
 }
 
 const PTX_HELP: &str = "\
@@ -181,7 +187,8 @@ LAYOUT arguments are read as for `linalias layout` (inline, @FILE or -; JSON, #t
 #ttg.shared_linear or a layout family with --shape).
 The kernel declares `.extern .shared .align 1024 .b8 smem[]` and `.param .u64 out` (a store
 reads each thread's registers from it, a load writes them; a round trip stores each element's
-linear index and writes what it loads), plus `.param .u32 index` for --index runtime.
+linear index and writes what it loads), plus `.param .u32 index` for --index runtime; with
+--global, `.param .u64 in_ptr, out_ptr, global_scratch, profile_scratch` as Triton 3.9's kernels.
 Exit codes: 0 success, 1 the emitter refused the layouts, 2 bad arguments.";
 
 /// `--index`: a constant buffer or the run-time parameter.

@@ -9,7 +9,10 @@ use alias_alloc::DType;
 use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
 use codegen::cost::run_cost;
-use codegen::smem::kernels::{access_kernel, round_trip, round_trip_in_rounds, TestKernel};
+use codegen::smem::kernels::{
+    access_kernel, round_trip, round_trip_in_rounds, tile_load, tile_round_trip,
+    tile_round_trip_in_rounds, tile_store, TestKernel,
+};
 use codegen::smem::optimal_scratch;
 use linear_layout::families::{Encoding, SharedEncoding};
 use linear_layout::{AddressMap, BufferMap, LinearLayout};
@@ -56,7 +59,27 @@ pub fn run(args: PtxArgs) -> Result<String, CliError> {
         IndexArg::Const(i) => IndexSource::Const(vec![i]),
         IndexArg::Runtime => IndexSource::Param,
     };
+    if args.global {
+        global_alone(&args)?;
+    }
     let kernel = match (&reload, args.load) {
+        (Some(load), _) if args.global && args.max_scratch_bytes.is_some() => {
+            let name = args.name.as_deref().unwrap_or("round_trip");
+            let max = args.max_scratch_bytes.unwrap_or(u64::MAX);
+            tile_round_trip_in_rounds(name, &mem.layout, bits, &regs, load, max)
+        }
+        (Some(load), _) if args.global => tile_round_trip(
+            args.name.as_deref().unwrap_or("round_trip"),
+            &map,
+            &regs,
+            load,
+        ),
+        (None, true) if args.global => {
+            tile_load(args.name.as_deref().unwrap_or("load_tile"), &map, &regs)
+        }
+        (None, false) if args.global => {
+            tile_store(args.name.as_deref().unwrap_or("store_tile"), &map, &regs)
+        }
         (Some(load), _) if args.max_scratch_bytes.is_some() => {
             if args.buffers != 1 || index != IndexSource::Const(vec![0]) {
                 return Err(CliError::input(
@@ -88,6 +111,19 @@ pub fn run(args: PtxArgs) -> Result<String, CliError> {
         text.push_str(&shared_cost(&kernel)?);
     }
     Ok(text)
+}
+
+/// `--global` kernels move one buffer, index 0, explicitly lowered, as Triton's do.
+fn global_alone(args: &PtxArgs) -> Result<(), CliError> {
+    if args.buffers != 1 || args.index != IndexArg::Const(0) || args.lowering != Lowering::Explicit
+    {
+        return Err(CliError::input(
+            "--global",
+            "a tile kernel moves one buffer, index 0, explicitly lowered: drop --buffers, \
+             --index and --lowering",
+        ));
+    }
+    Ok(())
 }
 
 /// `--mem auto`: the scratch layout Triton would convert through.
@@ -130,8 +166,11 @@ fn auto_scratch(
         .unwrap_or(u64::MAX)
         .min(scratch.bytes);
     let name = args.name.as_deref().unwrap_or("round_trip");
-    let kernel = round_trip_in_rounds(name, &scratch.layout, bits, regs, &load, max)
-        .map_err(|e| CliError::Refused(e.to_string()))?;
+    let kernel = match args.global {
+        true => tile_round_trip_in_rounds(name, &scratch.layout, bits, regs, &load, max),
+        false => round_trip_in_rounds(name, &scratch.layout, bits, regs, &load, max),
+    }
+    .map_err(|e| CliError::Refused(e.to_string()))?;
     let mut out = kernel.kernel.to_string();
     if args.stats {
         let _ = writeln!(

@@ -128,7 +128,8 @@ impl AllocationPtx {
             AllocationKernel::Smem(k) => match &k.kind {
                 crate::smem::kernels::TestKind::RoundTrip { store, .. } => store,
                 crate::smem::kernels::TestKind::Access { regs, .. }
-                | crate::smem::kernels::TestKind::AddressDump { regs, .. } => regs,
+                | crate::smem::kernels::TestKind::AddressDump { regs, .. }
+                | crate::smem::kernels::TestKind::Tile { regs, .. } => regs,
             },
             AllocationKernel::Tmem { plan, .. } => plan.layout(),
         }

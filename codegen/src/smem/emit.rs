@@ -17,6 +17,7 @@ use super::buffer::{self, BufferPart};
 use super::error::SmemError;
 use super::plan::SmemPlan;
 use super::thread::TidLinear;
+use super::words::{self, Element};
 use crate::access::{BufferIndex, BufferLowering, MemoryOp};
 use crate::ptx::{
     Address, Builder, IntType, MatrixCount, PtxError, Reg, RegType, Role, SpecialReg, StateSpace,
@@ -239,14 +240,18 @@ pub struct EmittedAccess {
 /// What [`SmemPlan::emit`] added.
 ///
 /// ```
-/// let e = codegen::smem::Emitted { values: vec![], accesses: vec![], address_alu: 0 };
+/// let e = codegen::smem::Emitted { values: vec![], elements: vec![], accesses: vec![], address_alu: 0 };
 /// assert!(e.values.is_empty());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Emitted {
-    /// For a load, one `.b32` per register of the layout holding its element (zero-extended;
-    /// registers holding the same element share one); empty for a store.
+    /// For a load by [`SmemPlan::emit`], one `.b32` per register of the layout holding its
+    /// element (zero-extended; registers holding the same element share one); empty for a
+    /// store and for a load by [`SmemPlan::emit_elements`] that does not extract.
     pub values: Vec<Reg>,
+    /// For a load, where each register's element sits (in the loaded words, or in
+    /// [`values`](Emitted::values) at bit 0); empty for a store.
+    pub elements: Vec<Element>,
     /// The accesses, in order.
     pub accesses: Vec<EmittedAccess>,
     /// Address-role ALU instructions this emission added (thread base, buffer part, XORs);
@@ -258,7 +263,7 @@ impl Emitted {
     /// `address_alu / accesses`.
     ///
     /// ```
-    /// let e = codegen::smem::Emitted { values: vec![], accesses: vec![], address_alu: 3 };
+    /// let e = codegen::smem::Emitted { values: vec![], elements: vec![], accesses: vec![], address_alu: 3 };
     /// assert_eq!(e.address_alu_per_access(), None);
     /// ```
     pub fn address_alu_per_access(&self) -> Option<f64> {
@@ -314,6 +319,49 @@ impl SmemPlan {
         index: BufferIndex,
         stored: &[Reg],
     ) -> Result<Emitted, SmemError> {
+        let elements: Vec<Element> = stored.iter().copied().map(Element::alone).collect();
+        self.emit_elements(b, ctx, index, &elements, true)
+    }
+
+    /// [`emit`](SmemPlan::emit) for packed data: `stored` holds one [`Element`] per layout
+    /// register (the words of an earlier load stay as they are), and a load names its
+    /// elements inside the loaded words ([`Emitted::elements`]) instead of extracting each.
+    /// Elements already in an access's order cost no instruction; others are gathered with
+    /// `bfi` (elements alone in their registers), `prmt` (bytes inside packed words) or
+    /// `bfe` + `bfi` (sub-byte elements inside packed words).
+    ///
+    /// Errors: those of [`emit`](SmemPlan::emit), and [`SmemError::RegisterLayout`] for an
+    /// element that is not a whole field of its word.
+    ///
+    /// ```
+    /// use codegen::access::{Access, BufferIndex, BufferLowering};
+    /// use codegen::ptx::{Builder, Target};
+    /// use codegen::smem::{SmemContext, SmemPlan};
+    /// use linear_layout::{AddressMap, BufferMap, families::{Blocked, NvmmaShared, SharedEncoding}};
+    /// let regs = Blocked { size_per_thread: vec![1, 8], threads_per_warp: vec![4, 8],
+    ///     warps_per_cta: vec![4, 1], order: vec![1, 0], cga_layout: vec![] }.to_linear_layout(&[64, 64])?;
+    /// let enc = SharedEncoding::Nvmma(NvmmaShared::new(128, 16, false, false, vec![])?);
+    /// let map = AddressMap::from_shared_encoding(BufferMap::new(0, &[])?, 16, &enc, &[64, 64])?;
+    /// let load = SmemPlan::new(&map, &regs, Access::load(16), BufferLowering::Explicit)?;
+    /// let store = SmemPlan::new(&map, &regs, Access::store(16), BufferLowering::Explicit)?;
+    /// let mut b = Builder::new("copy", Target::Sm90a)?;
+    /// b.extern_shared("smem", 1024)?;
+    /// let mut ctx = SmemContext::new(&mut b, "smem")?;
+    /// let loaded = load.emit_elements(&mut b, &mut ctx, BufferIndex::Const(0), &[], false)?;
+    /// let before = b.kernel().instruction_count();
+    /// store.emit_elements(&mut b, &mut ctx, BufferIndex::Const(0), &loaded.elements, false)?;
+    /// // The 32 f16 elements stay in the 16 loaded words: 4 stores and nothing else.
+    /// assert_eq!(b.kernel().instruction_count() - before, 4);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn emit_elements(
+        &self,
+        b: &mut Builder,
+        ctx: &mut SmemContext,
+        index: BufferIndex,
+        stored: &[Element],
+        extract: bool,
+    ) -> Result<Emitted, SmemError> {
         let expected = match self.access().op {
             MemoryOp::Store => self.registers(),
             MemoryOp::Load => 0,
@@ -324,12 +372,7 @@ impl SmemPlan {
                 found: stored.len(),
             });
         }
-        if let Some(r) = stored.iter().find(|r| r.ty() != RegType::B32) {
-            return Err(SmemError::RegisterClass {
-                what: "a stored value",
-                reg: r.to_string(),
-            });
-        }
+        words::check_elements(stored, self.access().element_bits)?;
         let before = b.kernel().address_alu_count();
         let span = self.thread_base().span();
         let headroom = self
@@ -347,7 +390,8 @@ impl SmemPlan {
             None => p,
         };
         let mut accesses = Vec::with_capacity(self.accesses().len());
-        let mut loaded: Vec<Option<Reg>> = vec![None; self.registers()];
+        let mut loaded: Vec<Option<Element>> = vec![None; self.registers()];
+        let bits = self.access().element_bits;
         for planned in self.accesses() {
             let x = planned.constant & span;
             let y = planned.constant & !span;
@@ -377,9 +421,11 @@ impl SmemPlan {
             let address = Address::new(base, offset);
             let stmt = match (self.access().op, self.matrix()) {
                 (MemoryOp::Store, None) => self.store(b, address, &planned.slots, stored)?,
-                (MemoryOp::Load, None) => self.load(b, address, &planned.slots, &mut loaded)?,
+                (MemoryOp::Load, None) => {
+                    self.load(b, address, &planned.slots, extract, &mut loaded)?
+                }
                 (MemoryOp::Store, Some((count, trans))) => {
-                    let words = self.pack(b, &planned.slots, 4, stored)?;
+                    let words = words::pack(b, bits, &planned.slots, 4, stored)?;
                     let stmt = b.kernel().body.len();
                     b.stmatrix(count, trans, address, &words)?;
                     stmt
@@ -387,7 +433,7 @@ impl SmemPlan {
                 (MemoryOp::Load, Some((count, trans))) => {
                     let stmt = b.kernel().body.len();
                     let words = b.ldmatrix(count, trans, address)?;
-                    self.unpack(b, &words, &planned.slots, 4, &mut loaded)?;
+                    words::unpack(b, bits, &words, &planned.slots, 4, extract, &mut loaded)?;
                     stmt
                 }
             };
@@ -398,7 +444,7 @@ impl SmemPlan {
                 matrix: self.matrix(),
             });
         }
-        let values = match self.access().op {
+        let elements: Vec<Element> = match self.access().op {
             MemoryOp::Store => Vec::new(),
             MemoryOp::Load => loaded
                 .into_iter()
@@ -410,8 +456,13 @@ impl SmemPlan {
                 })
                 .collect::<Result<_, _>>()?,
         };
+        let values = match extract {
+            true => elements.iter().map(|e| e.word).collect(),
+            false => Vec::new(),
+        };
         Ok(Emitted {
             values,
+            elements,
             accesses,
             address_alu: b.kernel().address_alu_count() - before,
         })
@@ -445,9 +496,10 @@ impl SmemPlan {
         b: &mut Builder,
         address: Address,
         slots: &[Vec<usize>],
-        stored: &[Reg],
+        stored: &[Element],
     ) -> Result<usize, SmemError> {
-        let words = self.pack(b, slots, self.vector().ty.bytes(), stored)?;
+        let bits = self.access().element_bits;
+        let words = words::pack(b, bits, slots, self.vector().ty.bytes(), stored)?;
         let stmt = b.kernel().body.len();
         b.st(StateSpace::Shared, self.vector().ty, address, &words)?;
         Ok(stmt)
@@ -458,87 +510,17 @@ impl SmemPlan {
         b: &mut Builder,
         address: Address,
         slots: &[Vec<usize>],
-        loaded: &mut [Option<Reg>],
+        extract: bool,
+        loaded: &mut [Option<Element>],
     ) -> Result<usize, SmemError> {
         let words: Vec<Reg> = (0..self.vector().words)
             .map(|_| b.reg(RegType::B32))
             .collect();
         let stmt = b.kernel().body.len();
         b.ld_into(StateSpace::Shared, self.vector().ty, words.clone(), address)?;
-        self.unpack(b, &words, slots, self.vector().ty.bytes(), loaded)?;
+        let bits = self.access().element_bits;
+        let word_bytes = self.vector().ty.bytes();
+        words::unpack(b, bits, &words, slots, word_bytes, extract, loaded)?;
         Ok(stmt)
     }
-
-    /// The words of `word_bytes` (at most 4) that hold `slots` in order, lowest bits first:
-    /// `word_bytes / element bytes` elements each, packed with `bfi`.
-    fn pack(
-        &self,
-        b: &mut Builder,
-        slots: &[Vec<usize>],
-        word_bytes: u32,
-        stored: &[Reg],
-    ) -> Result<Vec<Reg>, SmemError> {
-        let bits = self.access().element_bits;
-        let per_word = (word_bytes / self.element_bytes()).max(1) as usize;
-        let mut words = Vec::with_capacity(slots.len().div_ceil(per_word));
-        for chunk in slots.chunks(per_word) {
-            let mut parts = chunk.iter().enumerate();
-            let mut word = match parts.next() {
-                Some((_, slot)) => stored_value(slot, stored)?,
-                None => continue,
-            };
-            for (e, slot) in parts {
-                let v = stored_value(slot, stored)?;
-                let pos = e as u32 * bits;
-                word = b.with_role(Role::Data, |b| b.bfi(v, word, pos, bits))?;
-            }
-            words.push(word);
-        }
-        Ok(words)
-    }
-
-    /// Each element of `words` (`word_bytes / element bytes` per word, lowest bits first) to
-    /// the registers of its slot.
-    fn unpack(
-        &self,
-        b: &mut Builder,
-        words: &[Reg],
-        slots: &[Vec<usize>],
-        word_bytes: u32,
-        loaded: &mut [Option<Reg>],
-    ) -> Result<(), SmemError> {
-        let bits = self.access().element_bits;
-        let per_word = (word_bytes / self.element_bytes()).max(1) as usize;
-        for (j, slot) in slots.iter().enumerate() {
-            let word =
-                words
-                    .get(j / per_word)
-                    .copied()
-                    .ok_or_else(|| SmemError::RegisterLayout {
-                        reason: "a slot past the moved words".into(),
-                    })?;
-            let value = if per_word == 1 {
-                word
-            } else {
-                let pos = (j % per_word) as u32 * bits;
-                b.with_role(Role::Data, |b| b.bfe(word, pos, bits))?
-            };
-            for &r in slot {
-                if let Some(v) = loaded.get_mut(r) {
-                    *v = Some(value);
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-/// The register holding the element of `slot` (its first register) among `stored`.
-fn stored_value(slot: &[usize], stored: &[Reg]) -> Result<Reg, SmemError> {
-    slot.first()
-        .and_then(|&r| stored.get(r))
-        .copied()
-        .ok_or_else(|| SmemError::RegisterLayout {
-            reason: "an element held by no register".into(),
-        })
 }

@@ -46,6 +46,41 @@ pub struct Rounds {
     pub load: LinearLayout,
     /// The scratch layout of one round.
     pub scratch: LinearLayout,
+    /// Per round bit `j` (bit `j` of the round number), the bit of the *full* store layout's
+    /// `register` index it takes: round `ρ`'s register `r` is the full register with bits
+    /// `store_registers` equal to `ρ`'s and the others, in order, `r`'s.
+    pub store_registers: Vec<u32>,
+    /// The same for the load layout.
+    pub load_registers: Vec<u32>,
+}
+
+impl Rounds {
+    /// The full layout's register of round `round`'s register `r`, for the round bits at
+    /// `positions` (`store_registers` or `load_registers`).
+    ///
+    /// ```
+    /// use codegen::smem::Rounds;
+    /// // Round bit 0 at full register bit 2, round bit 1 at bit 0; the register's bits fill
+    /// // the others: round 0b01, register 0b1 → 0b110.
+    /// assert_eq!(Rounds::full_register(&[2, 0], 0b01, 0b1), 0b110);
+    /// assert_eq!(Rounds::full_register(&[3], 1, 0), 0b1000);
+    /// ```
+    pub fn full_register(positions: &[u32], round: u64, r: u64) -> u64 {
+        let mut full = 0u64;
+        let mut rest = r;
+        let top = positions.iter().map(|&p| p + 1).max().unwrap_or(0);
+        let total = top.max(positions.len() as u32 + (64 - r.leading_zeros()));
+        for bit in 0..total.min(64) {
+            match positions.iter().position(|&p| p == bit) {
+                Some(j) => full |= (round >> j & 1) << bit,
+                None => {
+                    full |= (rest & 1) << bit;
+                    rest >>= 1;
+                }
+            }
+        }
+        full
+    }
 }
 
 impl Rounds {
@@ -63,9 +98,17 @@ impl Rounds {
             store: store.clone(),
             load: load.clone(),
             scratch: scratch.clone(),
+            store_registers: Vec::new(),
+            load_registers: Vec::new(),
         };
+        let alive = |l: &LinearLayout| -> Result<Vec<u32>, LayoutError> {
+            Ok((0..l.bases_of("register")?.len() as u32).collect())
+        };
+        let (mut store_alive, mut load_alive) = (alive(store)?, alive(load)?);
         while total(&r.scratch) > max_elements {
             if let Some(v) = top_round_vector(&r)? {
+                take(&r.store, &v, &mut store_alive, &mut r.store_registers)?;
+                take(&r.load, &v, &mut load_alive, &mut r.load_registers)?;
                 r.store = project(&r.store, "register", &v)?;
                 r.load = project(&r.load, "register", &v)?;
                 r.scratch = project(&r.scratch, "offset", &v)?;
@@ -79,6 +122,8 @@ impl Rounds {
             let unit: Vec<u64> = (0..r.scratch.out_dims().len())
                 .map(|k| if k == d { bit } else { 0 })
                 .collect();
+            take(&r.store, &unit, &mut store_alive, &mut r.store_registers)?;
+            take(&r.load, &unit, &mut load_alive, &mut r.load_registers)?;
             r.store = project(&r.store, "register", &unit)?;
             r.load = project(&r.load, "register", &unit)?;
             r.scratch = project(&r.scratch, "offset", &unit)?;
@@ -86,6 +131,23 @@ impl Rounds {
         }
         Ok(r)
     }
+}
+
+/// Records the full register bit of the `register` basis of `l` equal to `v` (the one
+/// [`project`] drops) and removes it from `alive` (the full bits of `l`'s registers).
+fn take(
+    l: &LinearLayout,
+    v: &[u64],
+    alive: &mut Vec<u32>,
+    taken: &mut Vec<u32>,
+) -> Result<(), LayoutError> {
+    let bases = l.bases_of("register")?;
+    if let Some(k) = bases.iter().position(|b| b.as_slice() == v) {
+        if k < alive.len() {
+            taken.push(alive.remove(k));
+        }
+    }
+    Ok(())
 }
 
 /// The scratch's top `offset` basis when it is also a `register` basis of both register

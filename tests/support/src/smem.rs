@@ -55,9 +55,18 @@ pub fn check_run(k: &TestKernel, index: Option<u64>) -> Result<Checked, String> 
                 }
             }
             TestKind::Access { regs, .. } | TestKind::AddressDump { regs, .. } => regs,
+            TestKind::Tile { regs, reload, .. } => match (role, reload) {
+                ("load", Some(load)) => load,
+                _ => regs,
+            },
         }
     };
-    let check_values = !matches!(k.kind, TestKind::Access { .. });
+    // A tile kernel in rounds stores each element's full-tensor index through a round's layout.
+    let check_values = match k.kind {
+        TestKind::Access { .. } => false,
+        TestKind::Tile { rounds_log2, .. } => rounds_log2 == 0,
+        _ => true,
+    };
     let compiled: Vec<Coordinates> = k
         .emissions
         .iter()
@@ -174,7 +183,7 @@ pub fn check_run(k: &TestKernel, index: Option<u64>) -> Result<Checked, String> 
         }
     }
     let want = k.expected_out(index).map_err(|e| e.to_string())?;
-    let got: Vec<u32> = out.buffers[0]
+    let got: Vec<u32> = out.buffers[k.out_param()]
         .chunks(4)
         .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
         .collect();

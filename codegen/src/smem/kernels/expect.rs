@@ -24,7 +24,10 @@ impl TestKernel {
         Config::new(self.threads).dynamic_shared(self.dynamic_shared_bytes)
     }
 
-    /// Parameter values: a zeroed `out`, and `index` (0 when `None`) for a run-time index.
+    /// Parameter values: a zeroed `out`, and `index` (0 when `None`) for a run-time index; for
+    /// a tile kernel, `in_ptr` holding the tensor (each element its row-major linear index,
+    /// truncated to the element width, little-endian), a zeroed `out_ptr` of the same size and
+    /// two empty scratch buffers.
     ///
     /// ```
     /// # use codegen::access::{BufferLowering, MemoryOp};
@@ -40,6 +43,15 @@ impl TestKernel {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn params(&self, index: Option<u32>) -> Vec<ParamValue> {
+        if let TestKind::Tile { .. } = self.kind {
+            let bytes = self.tile_bytes();
+            return vec![
+                ParamValue::Buffer(self.tile_input()),
+                ParamValue::Buffer(vec![0; bytes]),
+                ParamValue::Buffer(Vec::new()),
+                ParamValue::Buffer(Vec::new()),
+            ];
+        }
         let words = self.words_per_thread * self.threads as usize;
         let mut p = vec![ParamValue::Buffer(vec![0; words * 4])];
         if self.index == IndexSource::Param {
@@ -75,6 +87,8 @@ impl TestKernel {
     /// each loaded register's element's linear index; for an address dump, each access's
     /// address (the element of its first slot; for `ldmatrix`/`stmatrix`, the first element of
     /// the row the thread supplies). Values are truncated to the element width;
+    /// a tile kernel's `out_ptr` (as `u32` words) ends equal to `in_ptr` after a round trip
+    /// and zero otherwise (a store does not write it; a load reads a zeroed buffer);
     /// an [`access_kernel`] leaves `out` as it is for a store (all zeros here) and its loads
     /// return what shared memory held (zeros).
     ///
@@ -95,6 +109,16 @@ impl TestKernel {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn expected_out(&self, index: Option<u64>) -> Result<Vec<u32>, SmemError> {
+        if let TestKind::Tile { reload, .. } = &self.kind {
+            let bytes = match reload {
+                Some(_) => self.tile_input(),
+                _ => vec![0; self.tile_bytes()],
+            };
+            return Ok(bytes
+                .chunks(4)
+                .map(|c| c.iter().rev().fold(0u32, |w, &b| w << 8 | u32::from(b)))
+                .collect());
+        }
         let indices: Vec<u64> = match &self.index {
             IndexSource::Const(v) => v.clone(),
             IndexSource::Param => vec![index.unwrap_or(0)],
@@ -119,7 +143,7 @@ impl TestKernel {
                         }
                     }
                 }
-                TestKind::Access { .. } => {}
+                TestKind::Access { .. } | TestKind::Tile { .. } => {}
                 TestKind::AddressDump { regs, .. } => {
                     let at = Coordinates::new(regs, &dims)?;
                     for (e, &i) in self.emissions.iter().zip(&indices) {
@@ -143,6 +167,48 @@ impl TestKernel {
             }
         }
         Ok(out)
+    }
+
+    /// The parameter `out` is: 1 (`out_ptr`) for a tile kernel, else 0.
+    ///
+    /// ```
+    /// # use codegen::access::{BufferLowering, MemoryOp, IndexSource};
+    /// # use codegen::smem::kernels::address_dump;
+    /// # use linear_layout::{AddressMap, BufferMap, LinearLayout};
+    /// # let smem = LinearLayout::identity_1d(128, "offset", "dim0")?;
+    /// # let map = AddressMap::shared(BufferMap::new(0, &[(2, 512)])?, 32, &smem)?;
+    /// # let lanes = vec![vec![4], vec![8], vec![16], vec![32], vec![64]];
+    /// # let regs = LinearLayout::from_bases(&[("register", vec![vec![1], vec![2]]), ("lane", lanes)], &[("dim0", 128)], true)?;
+    /// let k = address_dump("dump", &map, &regs, MemoryOp::Store, &IndexSource::Param, BufferLowering::Explicit)?;
+    /// assert_eq!(k.out_param(), 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn out_param(&self) -> usize {
+        match self.kind {
+            TestKind::Tile { .. } => 1,
+            _ => 0,
+        }
+    }
+
+    /// A tile kernel's tensor bytes (0 for other kernels).
+    fn tile_bytes(&self) -> usize {
+        let bytes = u64::from(self.map.element_bits() / 8);
+        match self.kind {
+            TestKind::Tile { elements, .. } => {
+                usize::try_from(elements.saturating_mul(bytes)).unwrap_or(0)
+            }
+            _ => 0,
+        }
+    }
+
+    /// A tile kernel's input tensor: element `i` (row-major) holds `i` truncated to the
+    /// element width, little-endian.
+    fn tile_input(&self) -> Vec<u8> {
+        let bytes = (self.map.element_bits() / 8).max(1) as usize;
+        let elements = self.tile_bytes() / bytes;
+        (0..elements)
+            .flat_map(|i| (i as u64).to_le_bytes().into_iter().take(bytes))
+            .collect()
     }
 }
 

@@ -6,9 +6,12 @@
 //! * [`address_dump`]: performs one layout's accesses and writes each access's computed
 //!   address (relative to the shared array) to global memory;
 //! * [`Probe`]: one warp-level shared access at chosen per-lane offsets, for the hardware's
-//!   counters.
+//!   counters;
+//! * tile kernels ([`tile_store`], [`tile_load`], [`tile_round_trip`],
+//!   [`tile_round_trip_in_rounds`]): Triton's benchmark kernels like for like, the tile read
+//!   from and written to a row-major tensor in global memory.
 //!
-//! Both declare `.extern .shared .align 1024 .b8 smem[]`, `.param .u64 out` and, for a
+//! All declare `.extern .shared .align 1024 .b8 smem[]`; all but the tile kernels `.param .u64 out` and, for a
 //! run-time index, `.param .u32 index`; `out` holds `u32` words, thread `t`'s block of words
 //! starting at `t · words_per_thread`. [`TestKernel::expected_out`] computes what `out` must
 //! hold from the [`AddressMap`] and the layouts alone, not from the emitter.
@@ -32,10 +35,12 @@
 
 mod expect;
 mod probe;
+mod tile;
 
 use expect::linear_index_layout;
 pub use expect::{coordinates, expected_address, linear_index, Coordinates};
 pub use probe::{Probe, ProbeAccess};
+pub use tile::{tile_load, tile_round_trip, tile_round_trip_in_rounds, tile_store, TILE_PARAMS};
 
 use linear_layout::{AddressMap, BufferMap, Dim, LinearLayout};
 
@@ -100,6 +105,22 @@ pub enum TestKind {
         regs: LinearLayout,
         /// Load or store.
         op: MemoryOp,
+    },
+    /// A tile kernel ([`tile_store`], [`tile_load`], [`tile_round_trip`],
+    /// [`tile_round_trip_in_rounds`]): `in_ptr` holds the tensor row-major (each element its
+    /// linear index, truncated to the element width) and `out_ptr` receives it.
+    Tile {
+        /// The layout (of one round) of the first shared access: the store's, or a load-only
+        /// kernel's load.
+        regs: LinearLayout,
+        /// What the first shared access does.
+        op: MemoryOp,
+        /// A round trip's load layout (of one round).
+        reload: Option<LinearLayout>,
+        /// `log2` of the rounds (0: one pass through the whole tile).
+        rounds_log2: u32,
+        /// Elements of the whole tensor.
+        elements: u64,
     },
 }
 
