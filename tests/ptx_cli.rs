@@ -400,8 +400,16 @@ fn bad_arguments_exit_2_and_refusals_exit_1() {
     let usage = [
         (
             vec![
-                "ptx", "--regs", BLOCKED, "--mem", NVMMA128, "--shape", "64x64", "--global",
-                "--buffers", "2",
+                "ptx",
+                "--regs",
+                BLOCKED,
+                "--mem",
+                NVMMA128,
+                "--shape",
+                "64x64",
+                "--global",
+                "--buffers",
+                "2",
             ],
             "--global: a tile kernel moves one buffer, index 0",
         ),
