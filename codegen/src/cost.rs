@@ -12,6 +12,7 @@
 //! | [`dead_shared_loads`] | loads ptxas deletes (nothing reads them) | `cost/liveness.rs` |
 //! | [`kernel_cost`], [`run_cost`], [`KernelCost`], [`CostError`] | a launch, per statement and in total | `cost/kernel.rs` |
 //! | [`copy_cost`], [`CopyCost`] | a register ↔ shared copy at the layout level: Triton's figure beside the hardware's | `cost/layout.rs` |
+//! | [`fewest_wavefronts_scratch`], [`ScratchChoice`] | a conversion's scratch chosen by the hardware's wavefronts, beside Triton's pick | `cost/scratch.rs` |
 //!
 //! ```
 //! use codegen::cost::run_cost;
@@ -28,12 +29,14 @@ mod counters;
 mod kernel;
 mod layout;
 mod liveness;
+mod scratch;
 mod wavefront;
 
 pub use counters::SharedCounters;
 pub use kernel::{kernel_cost, run_cost, CostError, KernelCost, StatementCost};
 pub use layout::{copy_cost, CopyCost};
 pub use liveness::dead_shared_loads;
+pub use scratch::{fewest_wavefronts_scratch, ScratchChoice};
 pub use wavefront::{
     access_cost, AccessError, LaneAccess, SharedAccessClass, WavefrontCost, SHARED_BANKS,
 };

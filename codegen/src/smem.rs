@@ -69,7 +69,7 @@ pub use emit::{Emitted, EmittedAccess, SmemContext};
 pub use error::SmemError;
 pub use plan::{PlannedAccess, SmemPlan, VectorShape};
 pub use rounds::Rounds;
-pub use scratch::{optimal_scratch, Scratch};
+pub use scratch::{optimal_scratch, scratch_candidates, Scratch};
 pub use thread::{Diagonal, TidLinear};
 pub use words::Element;
 

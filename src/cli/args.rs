@@ -128,7 +128,8 @@ pub struct PtxArgs {
     pub regs: String,
     /// The shared-memory layout (`offset` in-dim, or a shared attribute); `auto` with
     /// --round-trip and --dtype: the scratch Triton 3.9 would convert through (its
-    /// `optimalSwizzling`), in its rounds.
+    /// `optimalSwizzling`), in its rounds; `auto-hw`: among the scratches Triton weighs, the
+    /// one with the fewest shared wavefronts on an H100 (the cost model's).
     #[arg(long, value_name = "LAYOUT")]
     pub mem: String,
     /// Tensor shape for layout-family attributes, e.g. `64x64`.

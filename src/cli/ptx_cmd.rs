@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use alias_alloc::DType;
 use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
-use codegen::cost::run_cost;
+use codegen::cost::{fewest_wavefronts_scratch, run_cost};
 use codegen::smem::kernels::{
     access_kernel, round_trip, round_trip_in_rounds, tile_load, tile_round_trip,
     tile_round_trip_in_rounds, tile_store, TestKernel,
@@ -27,7 +27,7 @@ use crate::cli::ptx_cost_cmd::statement_lines;
 pub fn run(args: PtxArgs) -> Result<String, CliError> {
     let mut reader = LayoutReader::with_shape(args.shape.as_ref().map(|s| s.0.clone()));
     let regs = read_registers(&mut reader, "--regs", &args.regs)?;
-    if args.mem == AUTO {
+    if args.mem == AUTO || args.mem == AUTO_HW {
         return auto_scratch(&args, &mut reader, &regs);
     }
     let mem = reader.read_encoded("--mem", &args.mem)?;
@@ -128,9 +128,13 @@ fn global_alone(args: &PtxArgs) -> Result<(), CliError> {
 
 /// `--mem auto`: the scratch layout Triton would convert through.
 const AUTO: &str = "auto";
+/// `--mem auto-hw`: among the scratch layouts Triton weighs, the one with the fewest shared
+/// wavefronts on an H100 (the cost model's).
+const AUTO_HW: &str = "auto-hw";
 
-/// `--round-trip` through the scratch [`optimal_scratch`] chooses, in its rounds (and no
-/// more bytes than `--max-scratch-bytes`); `--stats` adds the choice.
+/// `--round-trip` through the scratch [`optimal_scratch`] chooses (`auto`) or
+/// [`fewest_wavefronts_scratch`] (`auto-hw`), in its rounds (and no more bytes than
+/// `--max-scratch-bytes`); `--stats` adds the choice.
 fn auto_scratch(
     args: &PtxArgs,
     reader: &mut LayoutReader,
@@ -159,8 +163,23 @@ fn auto_scratch(
             "a conversion through an automatic scratch uses one buffer, index 0",
         ));
     }
-    let scratch =
-        optimal_scratch(regs, &load, bits).map_err(|e| CliError::Refused(e.to_string()))?;
+    let (scratch, how) = match args.mem.as_str() {
+        AUTO_HW => {
+            let c = fewest_wavefronts_scratch(regs, &load, bits)
+                .map_err(|e| CliError::Refused(e.to_string()))?;
+            let how = format!(
+                "auto-hw (the fewest H100 wavefronts of {} candidates: {}; Triton's pick: {})",
+                c.candidates,
+                c.counters.wavefronts(),
+                c.triton_counters.wavefronts()
+            );
+            (c.scratch, how)
+        }
+        _ => (
+            optimal_scratch(regs, &load, bits).map_err(|e| CliError::Refused(e.to_string()))?,
+            "auto (Triton's optimalSwizzling)".to_string(),
+        ),
+    };
     let max = args
         .max_scratch_bytes
         .unwrap_or(u64::MAX)
@@ -175,7 +194,7 @@ fn auto_scratch(
     if args.stats {
         let _ = writeln!(
             out,
-            "// scratch: auto (Triton's optimalSwizzling): {} bytes, {} rounds, {} read / {} write bank conflicts",
+            "// scratch: {how}: {} bytes, {} rounds, {} read / {} write bank conflicts",
             scratch.bytes,
             1u64 << scratch.rounds_log2,
             scratch.read_conflicts,

@@ -40,6 +40,9 @@ pub enum CostError {
     /// The interpreter stopped.
     #[error(transparent)]
     Interp(#[from] InterpError),
+    /// The kernel to cost could not be emitted.
+    #[error(transparent)]
+    Emit(#[from] crate::smem::SmemError),
     /// One warp-level access is not one the rules cover.
     #[error("statement {stmt} ({opcode}): {source}")]
     Access {

@@ -370,7 +370,8 @@ fn bank_tile(tile: Tile, regs: &[u64], lanes: &[u64], vector: &[u64]) -> Option<
 }
 
 /// The scratch layout Triton 3.9 converts `src` to `dst` through (see the module docs), for
-/// `bits`-bit elements, one CTA.
+/// `bits`-bit elements, one CTA: among [`scratch_candidates`], the one with the fewest bank
+/// conflicts by Triton's count (ties: more rounds), else the plain `ld`/`st` one.
 ///
 /// Errors: [`SmemError::Layout`] for layouts that are not register layouts of one tensor
 /// (in-dims `register`, `lane`, `warp`), [`SmemError::Scratch`] for a conversion across CTAs.
@@ -379,85 +380,172 @@ pub fn optimal_scratch(
     dst: &LinearLayout,
     bits: u32,
 ) -> Result<Scratch, SmemError> {
-    let dims = src.out_dims();
-    let prep = |l: &LinearLayout| -> Result<LinearLayout, SmemError> {
-        if l.has_in_dim("block")
-            && l.bases_of("block")?
-                .iter()
-                .any(|b| b.iter().any(|&x| x != 0))
-        {
+    let c = Candidates::new(src, dst, bits)?;
+    let mut best: Option<&Pair> = None;
+    for p in &c.pairs {
+        let better = match best {
+            None => true,
+            Some(b) => p.conflicts < b.conflicts || (p.conflicts == b.conflicts && p.reps > b.reps),
+        };
+        if better {
+            best = Some(p);
+        }
+    }
+    match best {
+        Some(b) => b.scratch.clone(),
+        None => c.plain,
+    }
+}
+
+/// Every scratch Triton 3.9's `optimalSwizzling` weighs for the conversion: one per pair of
+/// instruction tiles whose vectors both layouts fill (`st`/`ld.shared`, `stmatrix`/`ldmatrix`
+/// and, for 16-bit elements, their `.trans`; in Triton's order, duplicates dropped), then the
+/// plain `ld`/`st` one (`optimalSwizzlingLdSt`) when it can be built. [`optimal_scratch`] is
+/// Triton's pick among them; `codegen::cost::fewest_wavefronts_scratch` the hardware's.
+///
+/// Errors: as [`optimal_scratch`], and the plain scratch's when no tile pair fits.
+///
+/// ```
+/// use codegen::smem::{optimal_scratch, scratch_candidates};
+/// use linear_layout::LinearLayout;
+/// let l = |reg: &str, lane: &str| LinearLayout::from_bases(
+///     &[("register", (0..5).map(|b| if reg == "c" { vec![0, 1 << b] } else { vec![1 << b, 0] }).collect()),
+///       ("lane", (0..5).map(|b| if lane == "c" { vec![0, 1 << b] } else { vec![1 << b, 0] }).collect()),
+///       ("warp", vec![])],
+///     &[("dim0", 32), ("dim1", 32)], true);
+/// let (src, dst) = (l("c", "r")?, l("r", "c")?);
+/// let all = scratch_candidates(&src, &dst, 32)?;
+/// assert!(all.contains(&optimal_scratch(&src, &dst, 32)?));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn scratch_candidates(
+    src: &LinearLayout,
+    dst: &LinearLayout,
+    bits: u32,
+) -> Result<Vec<Scratch>, SmemError> {
+    let c = Candidates::new(src, dst, bits)?;
+    let mut all: Vec<Scratch> = c.pairs.into_iter().filter_map(|p| p.scratch.ok()).collect();
+    match c.plain {
+        Ok(p) => all.push(p),
+        Err(e) if all.is_empty() => return Err(e),
+        Err(_) => {}
+    }
+    let mut unique: Vec<Scratch> = Vec::with_capacity(all.len());
+    for s in all {
+        if !unique.iter().any(|u| u.layout == s.layout) {
+            unique.push(s);
+        }
+    }
+    Ok(unique)
+}
+
+/// One tile pair's scratch (built only to be looked at: Triton ranks the pairs first), with
+/// Triton's bank conflicts and rounds.
+struct Pair {
+    scratch: Result<Scratch, SmemError>,
+    conflicts: u32,
+    reps: usize,
+}
+
+/// The tile pairs' scratches, in Triton's order, and the plain one.
+struct Candidates {
+    pairs: Vec<Pair>,
+    plain: Result<Scratch, SmemError>,
+}
+
+impl Candidates {
+    fn new(src: &LinearLayout, dst: &LinearLayout, bits: u32) -> Result<Candidates, SmemError> {
+        let dims = src.out_dims();
+        let prep = |l: &LinearLayout| -> Result<LinearLayout, SmemError> {
+            if l.has_in_dim("block")
+                && l.bases_of("block")?
+                    .iter()
+                    .any(|b| b.iter().any(|&x| x != 0))
+            {
+                return Err(SmemError::Scratch {
+                    reason: "the conversion crosses CTAs".into(),
+                });
+            }
+            // Drop broadcast registers (actionRemoveBroadcastedRegs), then flatten.
+            let mut bases = l.bases();
+            if let Some((_, regs)) = bases.iter_mut().find(|(d, _)| d.to_string() == "register") {
+                regs.retain(|b| b.iter().any(|&x| x != 0));
+            }
+            Ok(LinearLayout::from_bases(&bases, &l.out_dims(), false)?.flatten_outs()?)
+        };
+        let (s, d) = (prep(src)?, prep(dst)?);
+        if bits == 0 || bits > 128 || !bits.is_power_of_two() {
             return Err(SmemError::Scratch {
-                reason: "the conversion crosses CTAs".into(),
+                reason: format!("{bits}-bit elements"),
             });
         }
-        // Drop broadcast registers (actionRemoveBroadcastedRegs), then flatten.
-        let mut bases = l.bases();
-        if let Some((_, regs)) = bases.iter_mut().find(|(d, _)| d.to_string() == "register") {
-            regs.retain(|b| b.iter().any(|&x| x != 0));
+        let sides = Sides {
+            reg_src: flat(&s, "register")?,
+            reg_dst: flat(&d, "register")?,
+            lane_src: flat(&s, "lane")?,
+            lane_dst: flat(&d, "lane")?,
+            warp_src: remove_zeros(&flat(&s, "warp")?),
+            warp_dst: remove_zeros(&flat(&d, "warp")?),
+            dim: s.total_out_dim_size_log2(),
+        };
+        let flat_name = s
+            .out_dims()
+            .first()
+            .map(|(d, _)| *d)
+            .unwrap_or_else(|| Dim::new("dim0"));
+        let total = log2_floor(u64::from(128 / bits)) as usize;
+        let mut src_tiles = vec![LD_ST];
+        let mut dst_tiles = vec![LD_ST];
+        if bits <= 32 {
+            src_tiles.push(MATRIX);
+            dst_tiles.push(MATRIX);
         }
-        Ok(LinearLayout::from_bases(&bases, &l.out_dims(), false)?.flatten_outs()?)
-    };
-    let (s, d) = (prep(src)?, prep(dst)?);
-    if bits == 0 || bits > 128 || !bits.is_power_of_two() {
-        return Err(SmemError::Scratch {
-            reason: format!("{bits}-bit elements"),
-        });
-    }
-    let sides = Sides {
-        reg_src: flat(&s, "register")?,
-        reg_dst: flat(&d, "register")?,
-        lane_src: flat(&s, "lane")?,
-        lane_dst: flat(&d, "lane")?,
-        warp_src: remove_zeros(&flat(&s, "warp")?),
-        warp_dst: remove_zeros(&flat(&d, "warp")?),
-        dim: s.total_out_dim_size_log2(),
-    };
-    let total = log2_floor(u64::from(128 / bits)) as usize;
-    let mut src_tiles = vec![LD_ST];
-    let mut dst_tiles = vec![LD_ST];
-    if bits <= 32 {
-        src_tiles.push(MATRIX);
-        dst_tiles.push(MATRIX);
-    }
-    if bits == 16 {
-        src_tiles.push(MATRIX_TRANS);
-        dst_tiles.push(MATRIX_TRANS);
-    }
-    let mut best: Option<(u32, Groups, (u32, u32))> = None;
-    for ts in &src_tiles {
-        for td in &dst_tiles {
-            let (ns, nd) = (
-                total.saturating_sub(ts.contig.len()),
-                total.saturating_sub(td.contig.len()),
-            );
-            let Some(vector) = swizzling_tile(&s, &d, ns, nd, ts.contig, td.contig)? else {
-                continue;
-            };
-            let (Some(tile_src), Some(tile_dst)) = (
-                bank_tile(*ts, &sides.reg_src, &sides.lane_src, &vector),
-                bank_tile(*td, &sides.reg_dst, &sides.lane_dst, &vector),
-            ) else {
-                continue;
-            };
-            let missing = |t: &Tile| t.contig.len() + t.addr.len() - 3;
-            let leave = missing(ts).min(missing(td));
-            let g = sides.swizzle(bits, &vector, &tile_src, &tile_dst, leave);
-            let (read, write) = bank_conflicts(&tile_src, &tile_dst, &g.segment, sides.dim);
-            let better = match &best {
-                None => true,
-                Some((c, bg, _)) => {
-                    read + write < *c || (read + write == *c && g.reps.len() > bg.reps.len())
-                }
-            };
-            if better {
-                best = Some((read + write, g, (read, write)));
+        if bits == 16 {
+            src_tiles.push(MATRIX_TRANS);
+            dst_tiles.push(MATRIX_TRANS);
+        }
+        let mut pairs = Vec::new();
+        for ts in &src_tiles {
+            for td in &dst_tiles {
+                let (ns, nd) = (
+                    total.saturating_sub(ts.contig.len()),
+                    total.saturating_sub(td.contig.len()),
+                );
+                let Some(vector) = swizzling_tile(&s, &d, ns, nd, ts.contig, td.contig)? else {
+                    continue;
+                };
+                let (Some(tile_src), Some(tile_dst)) = (
+                    bank_tile(*ts, &sides.reg_src, &sides.lane_src, &vector),
+                    bank_tile(*td, &sides.reg_dst, &sides.lane_dst, &vector),
+                ) else {
+                    continue;
+                };
+                let missing = |t: &Tile| t.contig.len() + t.addr.len() - 3;
+                let leave = missing(ts).min(missing(td));
+                let g = sides.swizzle(bits, &vector, &tile_src, &tile_dst, leave);
+                let c = bank_conflicts(&tile_src, &tile_dst, &g.segment, sides.dim);
+                pairs.push(Pair {
+                    scratch: scratch(&g, c, &sides, bits, flat_name, &dims),
+                    conflicts: c.0 + c.1,
+                    reps: g.reps.len(),
+                });
             }
         }
+        let plain =
+            ld_st(&sides, bits).and_then(|(g, c)| scratch(&g, c, &sides, bits, flat_name, &dims));
+        Ok(Candidates { pairs, plain })
     }
-    let (groups, (read, write)) = match best {
-        Some((_, g, c)) => (g, c),
-        None => ld_st(&sides, bits)?,
-    };
+}
+
+/// The scratch of `groups`: vector, bank and segment bits, the reps on top.
+fn scratch(
+    groups: &Groups,
+    (read, write): (u32, u32),
+    sides: &Sides,
+    bits: u32,
+    flat_name: Dim,
+    dims: &[(Dim, u64)],
+) -> Result<Scratch, SmemError> {
     let mut offset: Vec<u64> = groups.vector.clone();
     offset.extend(&groups.bank);
     offset.extend(&groups.segment);
@@ -473,18 +561,13 @@ pub fn optimal_scratch(
             ),
         });
     }
-    let flat_name = s
-        .out_dims()
-        .first()
-        .map(|(d, _)| *d)
-        .unwrap_or_else(|| Dim::new("dim0"));
     let bases: Vec<Vec<u64>> = offset.iter().map(|&b| vec![b]).collect();
     let layout = LinearLayout::from_bases(
         &[("offset", bases)],
         &[(flat_name, 1u64 << sides.dim)],
         true,
     )?
-    .reshape_outs(&dims)?;
+    .reshape_outs(dims)?;
     Ok(Scratch {
         layout,
         rounds_log2: groups.reps.len() as u32,
