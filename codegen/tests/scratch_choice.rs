@@ -76,7 +76,7 @@ fn random_conversions(n: usize) -> Vec<Conversion> {
         let bits = [8u32, 16, 16, 32][rng.below(4)];
         let shape = [[64u64, 64], [32, 64], [64, 32], [16, 128]][rng.below(4)];
         let warps = 1u32 << rng.below(3);
-        let mut side = |rng: &mut Rng| {
+        let side = |rng: &mut Rng| {
             if rng.below(3) > 0 {
                 random_gf2_layout(shape, warps, rng.next_u64(), rng.below(6))
             } else {
