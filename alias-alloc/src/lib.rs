@@ -39,6 +39,7 @@ mod capacity;
 pub mod checker;
 mod distinct_packing;
 pub mod error;
+pub mod hazard;
 mod intended;
 pub mod lifetime;
 pub mod lowering;

@@ -6,6 +6,7 @@
 //! |---|---|---|
 //! | [`golden`] | the one golden-file helper: compare, unified diff, `BLESS=1` rewrites | — |
 //! | [`cli`] | runs the real `linalias` binary as a user does | — |
+//! | `pipelines` | small random producer/consumer pipelines with aliased buffers, unrolled into hazard-check traces | `alloc` |
 //! | `random_tree` | random valid storage-alias programs (property tests, planning bench) | `alloc` |
 //! | [`dsa_cases`] | the public DSA packing cases with their known peaks | — |
 //! | `smem` | SMEM test kernels: run the printed text, check every access against the `AddressMap` | `kernels` |
@@ -20,6 +21,8 @@ pub mod cli;
 pub mod dsa_cases;
 pub mod golden;
 
+#[cfg(feature = "alloc")]
+pub mod pipelines;
 #[cfg(feature = "alloc")]
 pub mod random_tree;
 #[cfg(feature = "kernels")]

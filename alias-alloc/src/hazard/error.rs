@@ -1,0 +1,78 @@
+//! [`HazardError`]: what the hazard check refuses.
+
+use thiserror::Error;
+
+/// Why a trace could not be built or checked.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum HazardError {
+    /// An event id past the trace.
+    #[error("event {event} is not in the trace")]
+    NoSuchEvent {
+        /// The id.
+        event: usize,
+    },
+    /// A barrier id past the trace.
+    #[error("barrier {barrier} is not in the trace")]
+    NoSuchBarrier {
+        /// The id.
+        barrier: usize,
+    },
+    /// A timeline id past the trace.
+    #[error("timeline {timeline} is not in the trace")]
+    NoSuchTimeline {
+        /// The id.
+        timeline: usize,
+    },
+    /// A sync group that is missing or does not list its member.
+    #[error("named-barrier group {group} is not in the trace or does not list its member")]
+    NoSuchSyncGroup {
+        /// The group.
+        group: usize,
+    },
+    /// An op that only a partition issues, given another timeline.
+    #[error("timeline {timeline} is not a partition: only partitions issue ops")]
+    NotAPartition {
+        /// The timeline.
+        timeline: usize,
+    },
+    /// A structural predecessor that does not come first.
+    #[error("event {event} comes after {predecessor}, which is not earlier in the trace")]
+    PredecessorAfter {
+        /// The event.
+        event: usize,
+        /// Its predecessor.
+        predecessor: usize,
+    },
+    /// `init_barrier b, 0`.
+    #[error("barrier '{barrier}': an arrival count of 0 completes no phase")]
+    ZeroCount {
+        /// The barrier.
+        barrier: String,
+    },
+    /// A wait's phase that is neither 0 nor 1.
+    #[error("{label}: the phase parity must be 0 or 1, got {parity}")]
+    BadParity {
+        /// The op.
+        label: String,
+        /// The value.
+        parity: u64,
+    },
+    /// One named barrier used with two thread counts.
+    #[error("named barrier {id}: taken by {first} threads first, now by {now}")]
+    SyncThreads {
+        /// The barrier id.
+        id: u32,
+        /// The first count.
+        first: u32,
+        /// The count now.
+        now: u32,
+    },
+    /// The explorer ran out of its state budget.
+    #[error("the explorer visited {states} states without finishing (budget {budget})")]
+    Budget {
+        /// The states visited.
+        states: usize,
+        /// The budget.
+        budget: usize,
+    },
+}

@@ -1,0 +1,52 @@
+//! The hazard check: is every pair of accesses to aliased cells ordered by the kernel's
+//! synchronisation? The semantics are stated in `docs/hazard-check.md` before any code.
+//!
+//! | concept | file |
+//! |---|---|
+//! | a kernel as timelines of events ([`Trace`], [`TraceBuilder`], [`Cells`]) | `trace.rs` |
+//! | a set of events ([`EventSet`]) | `bitset.rs` |
+//! | one execution, step by step: the mbarrier's rules ([`Machine`]) | `machine.rs` |
+//! | every execution of a small trace: the oracle ([`explore`]) | `explore.rs` |
+//! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
+//! | a verdict per conflicting pair, witnesses replayed ([`check`]) | `verdict.rs` |
+//! | what is refused ([`HazardError`]) | `error.rs` |
+//!
+//! ```
+//! use alias_alloc::hazard::{check, explore, Cells, Space, TraceBuilder};
+//! // A one-slot ring: the producer fills the slot, the consumer reads it and frees it.
+//! let mut t = TraceBuilder::new();
+//! let (p, c) = (t.partition("producer"), t.partition("consumer"));
+//! let (full, empty) = (t.barrier("full", 1)?, t.barrier("empty", 1)?);
+//! let slot = Cells::range(Space::Smem, 0, 128);
+//! for i in 0..2u8 {
+//!     t.wait(p, "wait empty", empty, 1 - i % 2)?; // parity 1 passes on a fresh barrier
+//!     t.access(p, "local_store", slot.clone(), true)?;
+//!     t.arrive(p, "arrive full", full, 1)?;
+//!     t.wait(c, "wait full", full, i % 2)?;
+//!     t.access(c, "local_load", slot.clone(), false)?;
+//!     t.arrive(c, "arrive empty", empty, 1)?;
+//! }
+//! let trace = t.build()?;
+//! assert!(check(&trace).all_verified());
+//! assert!(explore(&trace, 100_000)?.races.is_empty());
+//! # Ok::<(), alias_alloc::hazard::HazardError>(())
+//! ```
+
+mod bitset;
+mod error;
+mod explore;
+mod happens_before;
+mod machine;
+mod trace;
+mod verdict;
+
+pub use bitset::EventSet;
+pub use error::HazardError;
+pub use explore::{explore, Exploration};
+pub use happens_before::{happens_before, HappensBefore};
+pub use machine::{BarrierState, Fault, Machine};
+pub use trace::{
+    Barrier, BarrierId, Cells, Event, EventId, EventKind, Space, SyncGroup, Timeline, TimelineId,
+    TimelineKind, Trace, TraceBuilder,
+};
+pub use verdict::{check, Proof, Report, UnknownReason, Verdict, Witness, SEARCH_BUDGET};

@@ -1,0 +1,250 @@
+//! [`check`]: a [`Verdict`] for every conflicting pair of a [`Trace`] — verified by the static
+//! relation, a hazard with a replayed witness, or unknown with its reason — and the protocol
+//! findings (`docs/hazard-check.md`, *The static check*).
+
+use std::collections::HashSet;
+
+use super::bitset::EventSet;
+use super::happens_before::{happens_before, HappensBefore};
+use super::machine::Machine;
+use super::trace::{EventId, EventKind, Trace};
+
+/// Why a pair is safe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Proof {
+    /// `first` happens before `second` in every execution.
+    Ordered {
+        /// The earlier access.
+        first: EventId,
+        /// The later one.
+        second: EventId,
+    },
+    /// Every execution that runs both was searched, and none runs them unordered (the static
+    /// relation alone did not order them).
+    Exhaustive,
+    /// `event` runs in no execution (the kernel hangs before it: see the protocol findings).
+    NeverRuns {
+        /// The access that never runs.
+        event: EventId,
+    },
+}
+
+/// An execution in which the pair runs unordered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Witness {
+    /// The access that ran first.
+    pub first: EventId,
+    /// The access that ran second, with nothing ordering `first` before it.
+    pub second: EventId,
+    /// Every event of the execution, in the order it ran, up to `second`.
+    pub schedule: Vec<EventId>,
+}
+
+/// Why the check could not decide a pair.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnknownReason {
+    /// The static relation leaves the pair unordered, the schedules tried ordered it, and the
+    /// search of every execution ran out of its budget before deciding.
+    SearchBudget,
+}
+
+/// The check's answer for one conflicting pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// No execution races.
+    Verified(Proof),
+    /// An execution races: the witness replays it.
+    Hazard(Witness),
+    /// Undecided.
+    Unknown(UnknownReason),
+}
+
+/// The verdicts of a trace.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// Every conflicting pair `(a, b)`, `a < b`, with its verdict.
+    pub pairs: Vec<((EventId, EventId), Verdict)>,
+    /// The static relation the verdicts rest on.
+    pub happens_before: HappensBefore,
+}
+
+impl Report {
+    /// The pairs with a hazard verdict.
+    pub fn hazards(&self) -> impl Iterator<Item = (EventId, EventId)> + '_ {
+        self.pairs
+            .iter()
+            .filter(|(_, v)| matches!(v, Verdict::Hazard(_)))
+            .map(|(p, _)| *p)
+    }
+
+    /// The pairs with an unknown verdict.
+    pub fn unknowns(&self) -> impl Iterator<Item = (EventId, EventId)> + '_ {
+        self.pairs
+            .iter()
+            .filter(|(_, v)| matches!(v, Verdict::Unknown(_)))
+            .map(|(p, _)| *p)
+    }
+
+    /// Whether every pair is verified and no wait is stuck.
+    pub fn all_verified(&self) -> bool {
+        self.happens_before.never_complete.is_empty()
+            && self.happens_before.tx_mismatch.is_empty()
+            && self
+                .pairs
+                .iter()
+                .all(|(_, v)| matches!(v, Verdict::Verified(_)))
+    }
+}
+
+/// Events the static relation puts after `first` or `second` (neither itself): no execution
+/// needs them to run both accesses, so a search for a race between the two holds them back.
+fn held_back(trace: &Trace, hb: &HappensBefore, first: EventId, second: EventId) -> EventSet {
+    let mut held = trace.empty_set();
+    for e in trace.ids() {
+        if e != first && e != second && (hb.ordered(first, e) || hb.ordered(second, e)) {
+            held.insert(e);
+        }
+    }
+    held
+}
+
+/// The witness if `m` ran the pair unordered.
+fn witnessed(m: &Machine<'_>, a: EventId, b: EventId) -> Option<Witness> {
+    let &(first, second) = m
+        .races
+        .iter()
+        .find(|&&(x, y)| (x, y) == (a, b) || (x, y) == (b, a))?;
+    let end = m.schedule.iter().position(|&e| e == second)?;
+    Some(Witness {
+        first,
+        second,
+        schedule: m.schedule.iter().take(end + 1).copied().collect(),
+    })
+}
+
+/// One cheap schedule: waits pass as soon as they may, `first` runs before `second`, the
+/// held-back events never run.
+fn greedy(trace: &Trace, held: &EventSet, first: EventId, second: EventId) -> Option<Witness> {
+    let mut m = Machine::new(trace);
+    while !m.ran(second) {
+        let enabled: Vec<EventId> = m
+            .enabled_events()
+            .into_iter()
+            .filter(|&e| !held.contains(e) && (e != second || m.ran(first)))
+            .collect();
+        let is_wait = |e: &&EventId| {
+            matches!(
+                trace.events.get(e.0).map(|x| &x.kind),
+                Some(EventKind::Wait { .. })
+            )
+        };
+        let pick = enabled
+            .iter()
+            .find(is_wait)
+            .or_else(|| enabled.iter().find(|&&e| e == first))
+            .or_else(|| enabled.first())
+            .copied()?;
+        m.step(pick);
+    }
+    witnessed(&m, first, second)
+}
+
+/// Every execution that runs the pair, up to `budget` states: `Ok(Some)` a race, `Ok(None)`
+/// none races (exhaustive), `Err(())` the budget ran out.
+fn search(
+    trace: &Trace,
+    held: &EventSet,
+    a: EventId,
+    b: EventId,
+    budget: usize,
+) -> Result<Option<Witness>, ()> {
+    let mut seen = HashSet::new();
+    let mut stack = vec![Machine::new(trace)];
+    while let Some(mut m) = stack.pop() {
+        m.run_accesses(|e| !held.contains(e));
+        if let Some(w) = witnessed(&m, a, b) {
+            return Ok(Some(w));
+        }
+        if (m.ran(a) && m.ran(b)) || !seen.insert(m.key()) {
+            continue;
+        }
+        if seen.len() > budget {
+            return Err(());
+        }
+        for e in m.enabled_events() {
+            if held.contains(e) {
+                continue;
+            }
+            let mut next = m.clone();
+            next.step(e);
+            stack.push(next);
+        }
+    }
+    Ok(None)
+}
+
+/// States the search of one pair may visit before it answers unknown.
+pub const SEARCH_BUDGET: usize = 20_000;
+
+/// The verdict of one conflicting pair under `hb`.
+fn verdict(trace: &Trace, hb: &HappensBefore, a: EventId, b: EventId) -> Verdict {
+    if let Some(e) = [a, b].into_iter().find(|&e| hb.never_run.contains(e)) {
+        return Verdict::Verified(Proof::NeverRuns { event: e });
+    }
+    if hb.ordered(a, b) {
+        return Verdict::Verified(Proof::Ordered {
+            first: a,
+            second: b,
+        });
+    }
+    if hb.ordered(b, a) {
+        return Verdict::Verified(Proof::Ordered {
+            first: b,
+            second: a,
+        });
+    }
+    let held = held_back(trace, hb, a, b);
+    if let Some(w) = greedy(trace, &held, a, b).or_else(|| greedy(trace, &held, b, a)) {
+        return Verdict::Hazard(w);
+    }
+    match search(trace, &held, a, b, SEARCH_BUDGET) {
+        Ok(Some(w)) => Verdict::Hazard(w),
+        Ok(None) => Verdict::Verified(Proof::Exhaustive),
+        Err(()) => Verdict::Unknown(UnknownReason::SearchBudget),
+    }
+}
+
+/// Checks every conflicting pair of `trace`.
+///
+/// ```
+/// use alias_alloc::hazard::{check, Cells, Space, TraceBuilder, Verdict};
+/// // A TMEM slot two MMAs of one partition share (the TLX fork's reuse-slot hazard spec):
+/// // the computation partition stores dsT and arrives; the gemm partition's dq MMA writes the
+/// // slot before the wait, and its dk MMA reads dsT after it.
+/// let mut t = TraceBuilder::new();
+/// let (compute, gemm) = (t.partition("computation"), t.partition("gemm"));
+/// let ds_full = t.barrier("dsT_full", 1)?;
+/// let slot = Cells::tmem_columns(0, 128);
+/// let (a, b) = (Cells::range(Space::Smem, 0, 32768), Cells::range(Space::Smem, 32768, 32768));
+/// let store = t.access(compute, "tmem_store dsT", slot.clone(), true)?;
+/// t.arrive(compute, "arrive_barrier dsT_full", ds_full, 1)?;
+/// let dq = t.mma(gemm, "tc_gen5_mma dq", &[a, b.clone()], &[slot.clone()], &[])?;
+/// t.wait(gemm, "wait_barrier dsT_full", ds_full, 0)?;
+/// t.mma(gemm, "tc_gen5_mma dk", &[slot, b], &[Cells::tmem_columns(128, 128)], &[])?;
+/// let report = check(&t.build()?);
+/// let hazards: Vec<_> = report.hazards().collect();
+/// assert_eq!(hazards, [(store, dq[2])]); // dq's write of the slot races with dsT's store
+/// # Ok::<(), alias_alloc::hazard::HazardError>(())
+/// ```
+pub fn check(trace: &Trace) -> Report {
+    let hb = happens_before(trace);
+    let pairs = trace
+        .conflicting_pairs()
+        .into_iter()
+        .map(|(a, b)| ((a, b), verdict(trace, &hb, a, b)))
+        .collect();
+    Report {
+        pairs,
+        happens_before: hb,
+    }
+}

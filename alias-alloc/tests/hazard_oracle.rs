@@ -1,0 +1,142 @@
+//! The static hazard check against the explorer (`docs/hazard-check.md`): on small random
+//! pipelines with aliased buffers, every race some interleaving has is not `verified`, every
+//! `hazard` is a race the explorer finds, and a wait the check says never completes leaves
+//! some execution stuck.
+#![allow(clippy::restriction)] // test code: a failed check panics
+
+use alias_alloc::hazard::{check, explore, Proof, Trace, Verdict};
+use proptest::prelude::*;
+use test_support::pipelines::{generate, shape, Mutation, Pipeline};
+use test_support::random_tree::{Choices, XorShift};
+
+const BUDGET: usize = 200_000;
+
+/// Holds the check against the explorer on one trace; returns (pairs, hazards, unknowns,
+/// pairs the static relation left to the search).
+fn agree(p: &Pipeline, trace: &Trace) -> (usize, usize, usize, usize) {
+    let found = explore(trace, BUDGET).unwrap_or_else(|e| panic!("{e}: {p:#?}"));
+    let report = check(trace);
+    let name = |e: alias_alloc::hazard::EventId| trace.events[e.0].label.clone();
+    for &(a, b) in &found.races {
+        let v = report.pairs.iter().find(|(pair, _)| *pair == (a, b));
+        assert!(
+            !matches!(v, Some((_, Verdict::Verified(_)))),
+            "verified, but the explorer races\n  {}\n  {}\n{p:#?}",
+            name(a),
+            name(b)
+        );
+    }
+    for (a, b) in report.hazards() {
+        assert!(
+            found.races.contains(&(a, b)),
+            "a hazard the explorer never runs into\n  {}\n  {}\n{p:#?}",
+            name(a),
+            name(b)
+        );
+    }
+    if !report.happens_before.never_complete.is_empty() {
+        assert!(
+            !found.stuck.is_empty(),
+            "a wait that never completes, yet no execution is stuck\n{p:#?}"
+        );
+    }
+    let searched = report
+        .pairs
+        .iter()
+        .filter(|(_, v)| matches!(v, Verdict::Verified(Proof::Exhaustive)))
+        .count();
+    (
+        report.pairs.len(),
+        report.hazards().count(),
+        report.unknowns().count(),
+        searched,
+    )
+}
+
+#[test]
+fn every_correct_shape_is_verified_and_race_free() {
+    for kind in 0..5 {
+        for slots in 1..=3 {
+            for iterations in 2..=4 {
+                for aliased in [true, false] {
+                    let p = shape(kind, slots, iterations, aliased);
+                    let trace = p.trace().unwrap();
+                    let found = explore(&trace, BUDGET).unwrap();
+                    assert!(found.races.is_empty() && found.stuck.is_empty(), "{p:#?}");
+                    let report = check(&trace);
+                    assert!(report.all_verified(), "{:?}\n{p:#?}", report.pairs);
+                    // …by the static relation alone, not by the search's fallback.
+                    for (pair, v) in &report.pairs {
+                        assert!(
+                            matches!(v, Verdict::Verified(Proof::Ordered { .. })),
+                            "{pair:?} {v:?}\n{p:#?}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_check_agrees_with_the_explorer_on_seeded_pipelines() {
+    let mut rng = XorShift(0x5eed_7a11);
+    let (mut programs, mut pairs, mut hazards, mut unknowns, mut buggy, mut searched) =
+        (0, 0, 0, 0, 0, 0);
+    for _ in 0..400 {
+        let (p, m) = generate(&mut rng);
+        let trace = p.trace().unwrap();
+        let (n, h, u, s) = agree(&p, &trace);
+        searched += s;
+        programs += 1;
+        pairs += n;
+        hazards += h;
+        unknowns += u;
+        buggy += usize::from(m.is_some());
+    }
+    eprintln!("{programs} programs ({buggy} mutated): {pairs} pairs, {hazards} hazards, {unknowns} unknown, {searched} verified by search");
+    assert!(hazards > 0 && buggy > 100);
+    assert!(
+        unknowns * 20 <= pairs,
+        "{unknowns} of {pairs} pairs unknown"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    #[test]
+    fn the_check_agrees_with_the_explorer(data in proptest::collection::vec(any::<u32>(), 0..8)) {
+        let (p, _) = generate(&mut Choices::new(&data));
+        let trace = p.trace().unwrap();
+        agree(&p, &trace);
+    }
+}
+
+#[test]
+fn each_mutation_is_caught_somewhere() {
+    use Mutation::*;
+    for m in [
+        DeleteWait,
+        DeleteArrive,
+        FlipPhase,
+        ConstPhase,
+        SlotPlusOne,
+        ArriveEarlier,
+        ShrinkRing,
+        CommitToArrive,
+    ] {
+        let mut caught = 0;
+        for kind in 0..5 {
+            for at in 0..6 {
+                let mut p = shape(kind, 2, 4, true);
+                if !p.mutate(m, at) {
+                    continue;
+                }
+                let trace = p.trace().unwrap();
+                let report = check(&trace);
+                caught += usize::from(!report.all_verified());
+            }
+        }
+        assert!(caught > 0, "{m:?} never flagged");
+    }
+}

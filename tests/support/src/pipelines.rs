@@ -1,0 +1,530 @@
+//! Small random producer/consumer pipelines with aliased buffers, unrolled into hazard-check
+//! [`Trace`]s: the generator the oracle tests hold the static check against the explorer with
+//! (`alias-alloc/tests/hazard_oracle.rs`).
+//!
+//! A [`Pipeline`] is a few threads, each one loop body run `iterations` times; ring slots are
+//! `(i + shift) mod slots` and phases `((i + shift) / slots + flip) & 1`, as TLX kernels compute
+//! them from their accumulated counters. [`generate`] draws one of five correct shapes (an SMEM
+//! ring, a TMA producer, an MMA consumer, three threads over two barriers, named barriers) with
+//! 1–3 slots and 2–4 iterations, where a second buffer aliases the ring's bytes as a `shared`
+//! reuse group makes it; then, more often than not, one seeded bug ([`Mutation`]).
+
+use alias_alloc::hazard::{Cells, HazardError, Space, TimelineId, Trace, TraceBuilder};
+
+use crate::random_tree::Source;
+
+/// A wait's phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// `((i + shift) / slots + flip) & 1`.
+    Lap {
+        /// 0 for a consumer's "full" wait, 1 for a producer's "empty" wait.
+        flip: u32,
+    },
+    /// A constant parity.
+    Const(u8),
+}
+
+/// One op of a loop body; `shift` offsets the slot index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Op {
+    /// `wait_barrier bar[s], phase`.
+    Wait {
+        /// The barrier ring.
+        bar: usize,
+        /// The slot offset.
+        shift: u32,
+        /// The phase.
+        phase: Phase,
+    },
+    /// `arrive_barrier bar[s], 1`.
+    Arrive {
+        /// The barrier ring.
+        bar: usize,
+        /// The slot offset.
+        shift: u32,
+    },
+    /// A read or write of `buf[s]`.
+    Access {
+        /// The buffer ring.
+        buf: usize,
+        /// The slot offset.
+        shift: u32,
+        /// Whether it writes.
+        write: bool,
+    },
+    /// `barrier_expect bar[s], bytes of buf`.
+    Expect {
+        /// The barrier ring.
+        bar: usize,
+        /// The buffer whose slot bytes are expected.
+        buf: usize,
+        /// The slot offset.
+        shift: u32,
+    },
+    /// `async_tma_copy_global_to_local` into `buf[s]`, completing on `bar[s]`.
+    Tma {
+        /// The buffer ring.
+        buf: usize,
+        /// The barrier ring.
+        bar: usize,
+        /// The slot offset.
+        shift: u32,
+    },
+    /// `tc_gen5_mma` reading `read[s]`, accumulating into `acc` (one slot), arriving on
+    /// `bars[s]` when done.
+    Mma {
+        /// The operand ring.
+        read: usize,
+        /// The accumulator.
+        acc: usize,
+        /// The slot offset.
+        shift: u32,
+        /// Barrier rings the MMA arrives on.
+        bars: Vec<usize>,
+    },
+    /// `tc_gen5_commit bar[s]`.
+    Commit {
+        /// The barrier ring.
+        bar: usize,
+        /// The slot offset.
+        shift: u32,
+    },
+    /// `bar.sync id` among `threads` threads.
+    Named {
+        /// The named barrier.
+        id: u32,
+        /// The threads taking part.
+        threads: u32,
+    },
+}
+
+/// A ring of mbarriers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ring {
+    /// Its name.
+    pub name: &'static str,
+    /// Its slots.
+    pub slots: u32,
+    /// Arrivals per phase.
+    pub count: u32,
+}
+
+/// A ring of buffers: slot `s` is `base + s · slot_bytes … + slot_bytes` of `space`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Buffer {
+    /// Its name.
+    pub name: &'static str,
+    /// Its memory.
+    pub space: Space,
+    /// Its first cell.
+    pub base: u64,
+    /// Cells per slot.
+    pub slot_bytes: u64,
+    /// Its slots.
+    pub slots: u32,
+}
+
+/// A pipeline: threads looping over one body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pipeline {
+    /// Loop trip count.
+    pub iterations: u32,
+    /// Barrier rings.
+    pub barriers: Vec<Ring>,
+    /// Buffer rings.
+    pub buffers: Vec<Buffer>,
+    /// Threads: name and body.
+    pub threads: Vec<(&'static str, Vec<Op>)>,
+}
+
+/// A seeded bug.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mutation {
+    /// Delete a wait.
+    DeleteWait,
+    /// Delete an arrive, commit or named barrier.
+    DeleteArrive,
+    /// Flip a wait's phase.
+    FlipPhase,
+    /// Make a wait's phase constant.
+    ConstPhase,
+    /// Take the next slot in one op.
+    SlotPlusOne,
+    /// Move an arrive one op earlier.
+    ArriveEarlier,
+    /// Shrink the buffer rings by one slot (the barriers keep theirs).
+    ShrinkRing,
+    /// Replace a commit by a plain arrive (it no longer waits for the MMAs).
+    CommitToArrive,
+}
+
+impl Pipeline {
+    fn slot(slots: u32, i: u32, shift: u32) -> u32 {
+        (i + shift) % slots.max(1)
+    }
+
+    /// The trace of every thread running its body `iterations` times.
+    pub fn trace(&self) -> Result<Trace, HazardError> {
+        let mut t = TraceBuilder::new();
+        let threads: Vec<TimelineId> = self.threads.iter().map(|(n, _)| t.partition(n)).collect();
+        let mut bars = Vec::new();
+        for r in &self.barriers {
+            let ids: Vec<_> = (0..r.slots)
+                .map(|s| t.barrier(&format!("{}[{s}]", r.name), r.count))
+                .collect::<Result<_, _>>()?;
+            bars.push(ids);
+        }
+        let cells = |buf: usize, i: u32, shift: u32| {
+            let b = &self.buffers[buf];
+            let s = u64::from(Self::slot(b.slots, i, shift));
+            Cells::range(b.space, b.base + s * b.slot_bytes, b.slot_bytes)
+        };
+        let bar = |ring: usize, i: u32, shift: u32| {
+            let r = &self.barriers[ring];
+            bars[ring][Self::slot(r.slots, i, shift) as usize]
+        };
+        for (k, (name, body)) in self.threads.iter().enumerate() {
+            let th = threads[k];
+            for i in 0..self.iterations {
+                for op in body {
+                    let label = format!("{name} it{i} {op:?}");
+                    match op {
+                        Op::Wait {
+                            bar: r,
+                            shift,
+                            phase,
+                        } => {
+                            let slots = self.barriers[*r].slots;
+                            let parity = match phase {
+                                Phase::Lap { flip } => (((i + shift) / slots + flip) & 1) as u8,
+                                Phase::Const(p) => *p,
+                            };
+                            t.wait(th, &label, bar(*r, i, *shift), parity)?;
+                        }
+                        Op::Arrive { bar: r, shift } => {
+                            t.arrive(th, &label, bar(*r, i, *shift), 1)?;
+                        }
+                        Op::Access { buf, shift, write } => {
+                            t.access(th, &label, cells(*buf, i, *shift), *write)?;
+                        }
+                        Op::Expect { bar: r, buf, shift } => {
+                            let bytes = self.buffers[*buf].slot_bytes;
+                            t.expect(th, &label, bar(*r, i, *shift), bytes)?;
+                        }
+                        Op::Tma { buf, bar: r, shift } => {
+                            let bytes = self.buffers[*buf].slot_bytes;
+                            t.tma_load(
+                                th,
+                                &label,
+                                cells(*buf, i, *shift),
+                                bar(*r, i, *shift),
+                                bytes,
+                            )?;
+                        }
+                        Op::Mma {
+                            read,
+                            acc,
+                            shift,
+                            bars: rs,
+                        } => {
+                            let arrive: Vec<_> = rs.iter().map(|&r| bar(r, i, *shift)).collect();
+                            let d = cells(*acc, 0, 0);
+                            t.mma(
+                                th,
+                                &label,
+                                &[cells(*read, i, *shift), d.clone()],
+                                &[d],
+                                &arrive,
+                            )?;
+                        }
+                        Op::Commit { bar: r, shift } => {
+                            t.commit(th, &label, bar(*r, i, *shift))?;
+                        }
+                        Op::Named { id, threads } => {
+                            t.named_barrier(th, &label, *id, *threads)?;
+                        }
+                    }
+                }
+            }
+        }
+        t.build()
+    }
+
+    /// Applies `m` at the `at`-th place it fits (counted over every thread's ops, wrapping);
+    /// returns whether anything changed.
+    pub fn mutate(&mut self, m: Mutation, at: u32) -> bool {
+        if m == Mutation::ShrinkRing {
+            let mut changed = false;
+            for b in self.buffers.iter_mut().filter(|b| b.slots > 1) {
+                b.slots -= 1;
+                changed = true;
+            }
+            return changed;
+        }
+        let fits = |op: &Op| match m {
+            Mutation::DeleteWait | Mutation::FlipPhase | Mutation::ConstPhase => {
+                matches!(op, Op::Wait { .. })
+            }
+            Mutation::DeleteArrive => {
+                matches!(op, Op::Arrive { .. } | Op::Commit { .. } | Op::Named { .. })
+            }
+            Mutation::SlotPlusOne => matches!(
+                op,
+                Op::Wait { .. } | Op::Arrive { .. } | Op::Access { .. } | Op::Commit { .. }
+            ),
+            Mutation::ArriveEarlier => matches!(op, Op::Arrive { .. } | Op::Commit { .. }),
+            Mutation::CommitToArrive => matches!(op, Op::Commit { .. }),
+            Mutation::ShrinkRing => false,
+        };
+        let places: Vec<(usize, usize)> = self
+            .threads
+            .iter()
+            .enumerate()
+            .flat_map(|(k, (_, body))| {
+                body.iter()
+                    .enumerate()
+                    .filter(|(_, op)| fits(op))
+                    .map(move |(j, _)| (k, j))
+            })
+            .filter(|&(_, j)| m != Mutation::ArriveEarlier || j > 0)
+            .collect();
+        if places.is_empty() {
+            return false;
+        }
+        let (k, j) = places[at as usize % places.len()];
+        let body = &mut self.threads[k].1;
+        match (m, &mut body[j]) {
+            (Mutation::DeleteWait | Mutation::DeleteArrive, _) => {
+                body.remove(j);
+            }
+            (Mutation::FlipPhase, Op::Wait { phase, .. }) => {
+                *phase = match *phase {
+                    Phase::Lap { flip } => Phase::Lap { flip: flip ^ 1 },
+                    Phase::Const(p) => Phase::Const(p ^ 1),
+                };
+            }
+            (Mutation::ConstPhase, Op::Wait { phase, .. }) => {
+                *phase = match *phase {
+                    Phase::Lap { flip } => Phase::Const(flip as u8),
+                    Phase::Const(p) => Phase::Const(p ^ 1),
+                };
+            }
+            (
+                Mutation::SlotPlusOne,
+                Op::Wait { shift, .. }
+                | Op::Arrive { shift, .. }
+                | Op::Access { shift, .. }
+                | Op::Commit { shift, .. },
+            ) => *shift += 1,
+            (Mutation::ArriveEarlier, _) => body.swap(j - 1, j),
+            (Mutation::CommitToArrive, Op::Commit { bar, shift }) => {
+                body[j] = Op::Arrive {
+                    bar: *bar,
+                    shift: *shift,
+                };
+            }
+            _ => return false,
+        }
+        true
+    }
+}
+
+const A: usize = 0;
+const B: usize = 1;
+const D: usize = 2;
+
+fn lap(flip: u32) -> Phase {
+    Phase::Lap { flip }
+}
+
+/// A correct pipeline of the given shape (0–4), ring and trip count.
+pub fn shape(kind: u32, slots: u32, iterations: u32, aliased: bool) -> Pipeline {
+    let ring = |name, count| Ring { name, slots, count };
+    // A: the ring; B: A's reuse-group partner (the same bytes) or its own bytes; D: a TMEM
+    // accumulator.
+    let buffers = vec![
+        Buffer {
+            name: "a",
+            space: Space::Smem,
+            base: 0,
+            slot_bytes: 64,
+            slots,
+        },
+        Buffer {
+            name: "b",
+            space: Space::Smem,
+            base: if aliased { 0 } else { 1024 },
+            slot_bytes: 64,
+            slots,
+        },
+        Buffer {
+            name: "d",
+            space: Space::Tmem,
+            base: 0,
+            slot_bytes: 128 * 32,
+            slots: 1,
+        },
+    ];
+    let (full, empty, mid) = (0, 1, 2);
+    let wait = |bar, flip| Op::Wait {
+        bar,
+        shift: 0,
+        phase: lap(flip),
+    };
+    let arrive = |bar| Op::Arrive { bar, shift: 0 };
+    let access = |buf, write| Op::Access {
+        buf,
+        shift: 0,
+        write,
+    };
+    let (barriers, threads) = match kind % 5 {
+        0 => (
+            vec![ring("full", 1), ring("empty", 1)],
+            vec![
+                (
+                    "producer",
+                    vec![wait(empty, 1), access(A, true), arrive(full)],
+                ),
+                (
+                    "consumer",
+                    vec![
+                        wait(full, 0),
+                        access(A, false),
+                        access(B, true),
+                        arrive(empty),
+                    ],
+                ),
+            ],
+        ),
+        1 => (
+            vec![ring("full", 1), ring("empty", 1)],
+            vec![
+                (
+                    "producer",
+                    vec![
+                        wait(empty, 1),
+                        Op::Expect {
+                            bar: full,
+                            buf: A,
+                            shift: 0,
+                        },
+                        Op::Tma {
+                            buf: A,
+                            bar: full,
+                            shift: 0,
+                        },
+                    ],
+                ),
+                (
+                    "consumer",
+                    vec![
+                        wait(full, 0),
+                        access(A, false),
+                        access(B, true),
+                        arrive(empty),
+                    ],
+                ),
+            ],
+        ),
+        2 => (
+            vec![ring("full", 1), ring("empty", 1)],
+            vec![
+                (
+                    "producer",
+                    vec![
+                        wait(empty, 1),
+                        access(B, true),
+                        access(A, true),
+                        arrive(full),
+                    ],
+                ),
+                (
+                    "mma",
+                    vec![
+                        wait(full, 0),
+                        Op::Mma {
+                            read: A,
+                            acc: D,
+                            shift: 0,
+                            bars: vec![],
+                        },
+                        Op::Commit {
+                            bar: empty,
+                            shift: 0,
+                        },
+                    ],
+                ),
+            ],
+        ),
+        3 => (
+            vec![ring("full", 1), ring("empty", 1), ring("mid", 1)],
+            vec![
+                (
+                    "producer",
+                    vec![wait(empty, 1), access(A, true), arrive(full)],
+                ),
+                (
+                    "consumer1",
+                    vec![wait(full, 0), access(A, false), arrive(mid)],
+                ),
+                (
+                    "consumer2",
+                    vec![wait(mid, 0), access(B, true), arrive(empty)],
+                ),
+            ],
+        ),
+        _ => (
+            vec![],
+            vec![
+                (
+                    "producer",
+                    vec![
+                        access(A, true),
+                        Op::Named { id: 1, threads: 2 },
+                        Op::Named { id: 2, threads: 2 },
+                    ],
+                ),
+                (
+                    "consumer",
+                    vec![
+                        Op::Named { id: 1, threads: 2 },
+                        access(B, false),
+                        Op::Named { id: 2, threads: 2 },
+                    ],
+                ),
+            ],
+        ),
+    };
+    Pipeline {
+        iterations,
+        barriers,
+        buffers,
+        threads,
+    }
+}
+
+/// A random pipeline: a correct shape, then (three times in five) one seeded bug.
+pub fn generate(src: &mut impl Source) -> (Pipeline, Option<Mutation>) {
+    let kind = src.below(5);
+    let slots = 1 + src.below(3);
+    let iterations = 2 + src.below(3);
+    let aliased = !src.chance(20);
+    let mut p = shape(kind, slots, iterations, aliased);
+    if src.chance(40) {
+        return (p, None);
+    }
+    let m = src.pick(&[
+        Mutation::DeleteWait,
+        Mutation::DeleteArrive,
+        Mutation::FlipPhase,
+        Mutation::ConstPhase,
+        Mutation::SlotPlusOne,
+        Mutation::ArriveEarlier,
+        Mutation::ShrinkRing,
+        Mutation::CommitToArrive,
+    ]);
+    let at = src.below(16);
+    let changed = p.mutate(m, at);
+    (p, changed.then_some(m))
+}
