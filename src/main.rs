@@ -31,6 +31,9 @@ fn main() -> ExitCode {
             Err(e) => fail(&format!("cannot write output: {e}"), 1),
         },
         Err(e) => {
+            if let Some(report) = e.stdout() {
+                let _ = std::io::stdout().lock().write_all(report.as_bytes());
+            }
             for w in e.warnings() {
                 let _ = writeln!(std::io::stderr(), "warning: {w}");
             }

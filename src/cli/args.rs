@@ -33,6 +33,50 @@ pub enum Command {
     /// access counts as one hardware access unless nothing uses its result (ptxas deletes
     /// it); ptxas merging or narrowing accesses is not modelled.
     PtxCost(PtxCostArgs),
+    /// Check the synchronisation of every aliased buffer of a warp-specialized kernel (TTGIR
+    /// before the storage-alias lowering): each pair of accesses to the same bytes of shared
+    /// memory or cells of tensor memory, one a write, is verified ordered by the kernel's
+    /// mbarriers, commits and named barriers, or shown racing by a replayed execution.
+    Check(CheckArgs),
+}
+
+/// `linalias check …`.
+#[derive(Debug, Args)]
+#[command(after_help = CHECK_HELP)]
+pub struct CheckArgs {
+    /// The kernel's TTGIR (before tlx-storage-alias-lowering), or - to read stdin.
+    #[arg(value_name = "KERNEL.mlir")]
+    pub kernel: std::path::PathBuf,
+    /// Whose placement the footprints follow: TLX's (fbtriton 3.7.4) or the intended one.
+    #[arg(long, value_enum, default_value_t = PlanMode::Tlx)]
+    pub mode: PlanMode,
+    /// An integer parameter of the kernel, e.g. `--param N_CTX=512` (default: a loop bound
+    /// 4 laps of its step, any other 1).
+    #[arg(long, value_name = "NAME=V", value_parser = parse_i64_param)]
+    pub param: Vec<(String, i64)>,
+    /// JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+const CHECK_HELP: &str = "\
+The kernel runs on its integer arithmetic for the parameters given (slot indices, phases,
+predicates, loop bounds); an op outside the model or a value the synchronisation depends on
+that cannot be computed is named, never guessed (docs/hazard-check.md).
+Exit codes: 0 every pair verified, 1 a hazard or a protocol fault (a wait that never completes,
+tx bytes that differ from barrier_expect), 2 an unreadable file or argument, 3 no hazard but
+something the check cannot decide (an op outside the model, a pair left unknown).";
+
+/// `NAME=V` with an `i64` value.
+fn parse_i64_param(s: &str) -> Result<(String, i64), String> {
+    let (name, value) = s
+        .split_once('=')
+        .ok_or_else(|| format!("{s:?}: expected NAME=VALUE"))?;
+    let value = value
+        .trim()
+        .parse::<i64>()
+        .map_err(|e| format!("{value:?}: {e}"))?;
+    Ok((name.trim().to_string(), value))
 }
 
 /// `linalias ptx-cost …`.

@@ -31,6 +31,17 @@ pub enum CliError {
         /// What the planner warned about before it failed (printed before the error).
         warnings: Vec<String>,
     },
+    /// `linalias check` found a hazard (exit code 1) or could not decide (exit code 3): the
+    /// report goes to stdout, the summary after `error: `.
+    #[error("{summary}")]
+    Findings {
+        /// What stdout gets.
+        report: String,
+        /// The one-line summary.
+        summary: String,
+        /// 1 or 3.
+        code: u8,
+    },
     /// The buffers were read but do not fit the capacity (or the packer refused them).
     /// Exit code 1.
     #[error("{file}: {message}")]
@@ -51,6 +62,14 @@ impl CliError {
         }
     }
 
+    /// What stdout gets before the error line (a check's report).
+    pub fn stdout(&self) -> Option<&str> {
+        match self {
+            CliError::Findings { report, .. } => Some(report),
+            _ => None,
+        }
+    }
+
     /// Warnings to print before the error (`warning: …` lines).
     pub fn warnings(&self) -> &[String] {
         match self {
@@ -59,8 +78,8 @@ impl CliError {
         }
     }
 
-    /// The process exit code: 2 for bad arguments, 1 for refused layout operations and plans and
-    /// for buffers that do not fit.
+    /// The process exit code: 2 for bad arguments, 1 for refused layout operations and plans,
+    /// for buffers that do not fit and for a check's hazards, 3 for a check that cannot decide.
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Input { .. } => 2,
@@ -68,6 +87,7 @@ impl CliError {
             | CliError::Refused(_)
             | CliError::Plan { .. }
             | CliError::Pack { .. } => 1,
+            CliError::Findings { code, .. } => *code,
         }
     }
 }

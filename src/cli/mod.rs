@@ -1,8 +1,9 @@
 //! The `linalias` command line: argument definitions ([`args`]), reading layout arguments
 //! ([`input`]), rendering results ([`output`]), the `layout` subcommands ([`layout_cmd`]) and
-//! `plan` ([`plan_cmd`]), `pack` ([`pack_cmd`]), `ptx` ([`ptx_cmd`]) and `ptx-cost` ([`ptx_cost_cmd`]).
+//! `plan` ([`plan_cmd`]), `pack` ([`pack_cmd`]), `ptx` ([`ptx_cmd`]), `ptx-cost` ([`ptx_cost_cmd`]) and `check` ([`check_cmd`]).
 
 pub mod args;
+pub mod check_cmd;
 pub mod error;
 pub mod input;
 pub mod layout_cmd;
@@ -25,5 +26,6 @@ pub fn run(cli: Cli) -> Result<String, CliError> {
         Command::Ptx(ptx) => ptx_cmd::run(ptx),
         Command::PtxCost(args) => ptx_cost_cmd::run(args),
         Command::Pack(pack) => pack_cmd::run(pack),
+        Command::Check(args) => check_cmd::run(args),
     }
 }

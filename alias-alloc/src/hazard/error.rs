@@ -75,4 +75,49 @@ pub enum HazardError {
         /// The budget.
         budget: usize,
     },
+    /// The module could not be read or planned.
+    #[error("the module: {message}")]
+    Module {
+        /// What the reader or the planner said.
+        message: String,
+    },
+    /// An op the model does not have, or a value the synchronisation depends on that the
+    /// check cannot compute.
+    #[error("line {line}: {op}: {reason}")]
+    Unsupported {
+        /// The op.
+        op: String,
+        /// Its line.
+        line: usize,
+        /// Why.
+        reason: String,
+    },
+    /// A `memdesc_index` past its buffers.
+    #[error("line {line}: buffer index {index} of '{buffer}', which has {buffers} buffers")]
+    IndexOutOfRange {
+        /// The buffer.
+        buffer: String,
+        /// The index.
+        index: i64,
+        /// Its buffers.
+        buffers: u64,
+        /// The line.
+        line: usize,
+    },
+    /// The trace grew past its limit.
+    #[error("the trace passed {max} events with {params}: give smaller loop bounds with --param NAME=VALUE")]
+    TooManyEvents {
+        /// The limit.
+        max: usize,
+        /// The parameters used.
+        params: String,
+    },
+    /// A parameter the kernel does not have.
+    #[error("no integer parameter '{name}' (the kernel's: {params})")]
+    NoSuchParam {
+        /// The name given.
+        name: String,
+        /// The kernel's.
+        params: String,
+    },
 }

@@ -112,8 +112,9 @@ impl Barriers {
     }
 }
 
-/// `barrier_expect`s whose bytes are not the bytes of the copies completing on them.
-fn tx_mismatches(trace: &Trace) -> BTreeSet<EventId> {
+/// `barrier_expect`s whose bytes are not the bytes of the copies completing on them, and among
+/// them those that expect more than arrives (their phase never completes).
+fn tx_mismatches(trace: &Trace) -> (BTreeSet<EventId>, BTreeSet<EventId>) {
     let mut landed = vec![0u64; trace.events.len()];
     for x in &trace.events {
         if let EventKind::CompleteTx {
@@ -127,15 +128,20 @@ fn tx_mismatches(trace: &Trace) -> BTreeSet<EventId> {
             }
         }
     }
-    trace
-        .ids()
-        .filter(|&e| match trace.events.get(e.0).map(|x| &x.kind) {
-            Some(EventKind::Arrive { tx, .. }) => {
-                *tx > 0 && landed.get(e.0).copied().unwrap_or(0) != *tx
+    let mut mismatch = BTreeSet::new();
+    let mut over = BTreeSet::new();
+    for e in trace.ids() {
+        if let Some(EventKind::Arrive { tx, .. }) = trace.events.get(e.0).map(|x| &x.kind) {
+            let got = landed.get(e.0).copied().unwrap_or(0);
+            if *tx > 0 && got != *tx {
+                mismatch.insert(e);
+                if got < *tx {
+                    over.insert(e);
+                }
             }
-            _ => false,
-        })
-        .collect()
+        }
+    }
+    (mismatch, over)
 }
 
 /// Every event's predecessors: structural, and for a complete named-barrier generation every
@@ -234,7 +240,7 @@ fn closure(preds: &[BTreeSet<EventId>], events: usize) -> (Vec<EventSet>, Vec<Ev
 pub fn happens_before(trace: &Trace) -> HappensBefore {
     let n = trace.events.len();
     let bars = Barriers::of(trace);
-    let tx_mismatch = tx_mismatches(trace);
+    let (tx_mismatch, over_expect) = tx_mismatches(trace);
     let (mut preds, sync_stuck) = base_predecessors(trace);
     let mut least: Vec<Option<u32>> = trace
         .events
@@ -318,7 +324,17 @@ pub fn happens_before(trace: &Trace) -> HappensBefore {
                     .filter(|&&(a, _)| runs(a) && !after(w, a))
                     .map(|&(_, c)| u64::from(c))
                     .sum();
-                if u64::from(phases) > reachable / count && never_complete.insert(w) {
+                // A barrier_expect whose copies bring fewer bytes: its phase never completes,
+                // so no more phases complete than the ones that may come before it.
+                let capped = arrivals
+                    .iter()
+                    .zip(&may_precede)
+                    .filter(|((a, _), _)| runs(*a) && over_expect.contains(a))
+                    .map(|(_, may)| may / count)
+                    .min();
+                let never = u64::from(phases) > reachable / count
+                    || capped.is_some_and(|cap| u64::from(phases) > cap);
+                if never && never_complete.insert(w) {
                     changed = true;
                 }
                 let mut new: Vec<EventId> = arrivals

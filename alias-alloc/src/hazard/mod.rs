@@ -37,6 +37,7 @@ mod error;
 mod explore;
 mod happens_before;
 mod machine;
+mod read;
 mod trace;
 mod verdict;
 
@@ -45,6 +46,7 @@ pub use error::HazardError;
 pub use explore::{explore, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
 pub use machine::{BarrierState, Fault, Machine};
+pub use read::{read_kernel, KernelTrace, Origin, ReadOptions};
 pub use trace::{
     Barrier, BarrierId, Cells, Event, EventId, EventKind, Space, SyncGroup, Timeline, TimelineId,
     TimelineKind, Trace, TraceBuilder,

@@ -374,6 +374,7 @@ impl Trace {
 pub struct TraceBuilder {
     trace: Trace,
     last: Vec<Option<EventId>>,
+    pending: Vec<Vec<EventId>>,
     tensor_core: BTreeMap<TimelineId, TimelineId>,
     last_expect: BTreeMap<(TimelineId, BarrierId), EventId>,
     syncs_seen: BTreeMap<(u32, TimelineId), usize>,
@@ -394,7 +395,81 @@ impl TraceBuilder {
     fn timeline(&mut self, name: String, kind: TimelineKind) -> TimelineId {
         self.trace.timelines.push(Timeline { name, kind });
         self.last.push(None);
+        self.pending.push(Vec::new());
         TimelineId(self.trace.timelines.len() - 1)
+    }
+
+    /// A new partition whose first event comes after everything `parent` did so far (the
+    /// partitions of a `ttg.warp_specialize` start after the ops before it).
+    pub fn partition_after(
+        &mut self,
+        name: &str,
+        parent: TimelineId,
+    ) -> Result<TimelineId, HazardError> {
+        let from = self.last_of(parent)?;
+        let t = self.partition(name);
+        if let (Some(p), Some(e)) = (self.pending.get_mut(t.0), from) {
+            p.push(e);
+        }
+        Ok(t)
+    }
+
+    /// The next event of `t` comes after `e` (a synchronous MMA's completion, a joined
+    /// partition, a TMA store waited for).
+    pub fn depend(&mut self, t: TimelineId, e: EventId) -> Result<(), HazardError> {
+        self.trace.event(e)?;
+        self.pending
+            .get_mut(t.0)
+            .ok_or(HazardError::NoSuchTimeline { timeline: t.0 })?
+            .push(e);
+        Ok(())
+    }
+
+    /// The last event of `t` so far.
+    pub fn last_event(&self, t: TimelineId) -> Option<EventId> {
+        self.last.get(t.0).copied().flatten()
+    }
+
+    /// The last event on the tensor core of partition `t` so far.
+    pub fn last_tensor_core_event(&self, t: TimelineId) -> Option<EventId> {
+        self.tensor_core.get(&t).and_then(|&tc| self.last_event(tc))
+    }
+
+    /// The arrival count of barrier `b`.
+    pub fn barrier_count(&self, b: BarrierId) -> Option<u32> {
+        self.trace.barriers.get(b.0).map(|x| x.count)
+    }
+
+    /// The number of events so far.
+    pub fn len(&self) -> usize {
+        self.trace.events.len()
+    }
+
+    /// Whether no event was added yet.
+    pub fn is_empty(&self) -> bool {
+        self.trace.events.is_empty()
+    }
+
+    /// `async_tma_copy_local_to_global` from `cells`: a timeline of its own that reads them.
+    pub fn tma_store(
+        &mut self,
+        t: TimelineId,
+        label: &str,
+        cells: Cells,
+    ) -> Result<EventId, HazardError> {
+        self.partition_of(t)?;
+        let issue: Vec<EventId> = self.last_of(t)?.into_iter().collect();
+        let name = format!("{}.tma-store", self.trace.timeline_name(t));
+        let copy = self.timeline(name, TimelineKind::Tma { issuer: t });
+        self.push(
+            copy,
+            label,
+            EventKind::Access {
+                cells,
+                write: false,
+            },
+            issue,
+        )
     }
 
     /// A new mbarrier whose phases complete on `count` arrivals.
@@ -427,6 +502,9 @@ impl TraceBuilder {
     ) -> Result<EventId, HazardError> {
         if let Some(prev) = self.last_of(t)? {
             after.push(prev);
+        }
+        if let Some(p) = self.pending.get_mut(t.0) {
+            after.append(p);
         }
         after.sort_unstable();
         after.dedup();

@@ -188,6 +188,56 @@ impl Operation {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The words its custom form writes after its name and before its type signature, operands
+    /// and attribute dictionaries left out: `["1"]` for `ttng.init_barrier %b, 1 : …`,
+    /// `["slt"]` for `arith.cmpi slt, %a, %b : i32`, `["128"]` for `arith.constant 128 : i32`.
+    pub fn words(&self) -> Vec<String> {
+        let mut text = String::new();
+        for p in &self.pieces {
+            match p {
+                Piece::Text(t) => text.push_str(t),
+                Piece::Use(_) | Piece::Def(_) => text.push(' '),
+                Piece::Type { .. } | Piece::Region(_) | Piece::Location => break,
+            }
+        }
+        let after = text
+            .find(self.name.as_str())
+            .map_or("", |i| text.get(i + self.name.len()..).unwrap_or(""));
+        let mut words = Vec::new();
+        let (mut depth, mut word) = (0usize, String::new());
+        for c in after.chars() {
+            match c {
+                '{' | '<' => depth += 1,
+                '}' | '>' => depth = depth.saturating_sub(1),
+                ':' if depth == 0 => break,
+                _ if depth > 0 => {}
+                c if c.is_whitespace() || ",[]()=".contains(c) => {
+                    if !word.is_empty() {
+                        words.push(std::mem::take(&mut word));
+                    }
+                }
+                c => word.push(c),
+            }
+        }
+        if !word.is_empty() {
+            words.push(word);
+        }
+        words
+    }
+
+    /// Its own text as written, without its regions, operand names, types and location: the
+    /// keywords and literals between them (`ttg.warp_specialize` gives its
+    /// `num_warps(4)` words here).
+    pub fn keywords(&self) -> String {
+        self.pieces
+            .iter()
+            .filter_map(|p| match p {
+                Piece::Text(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// Its location (`loc(#loc12)`), as written.
     pub fn location(&self) -> Option<&str> {
         self.location.as_deref()

@@ -205,3 +205,20 @@ fn bad_text_is_refused_at_its_place() {
     let e = Module::parse("module {\n  %a = x.y\n  %a = x.y\n}\n").unwrap_err();
     assert_eq!((e.line, e.kind), (3, MlirErrorKind::Redefined("a".into())));
 }
+
+#[test]
+fn words_are_the_literals_between_name_and_signature() {
+    let text = "module {\n  tt.func @k(%a: i32, %b: !ttg.memdesc<1xi64, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #ttg.shared_memory, mutable>) {\n    %c = arith.constant 128 : i32\n    %t = arith.constant true\n    %x = arith.cmpi slt, %a, %c : i32\n    ttng.init_barrier %b, 1 : !ttg.memdesc<1xi64, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #ttg.shared_memory, mutable>\n    ttng.barrier_expect %b, 32768, %t : !ttg.memdesc<1xi64, #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>, #ttg.shared_memory, mutable>\n    tt.return\n  }\n}\n";
+    let m = Module::parse(text).unwrap();
+    let words: Vec<Vec<String>> = m
+        .walk()
+        .into_iter()
+        .map(|o| m.op(o).unwrap().words())
+        .collect();
+    let w = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+    assert!(words.contains(&w(&["128"])));
+    assert!(words.contains(&w(&["true"])));
+    assert!(words.contains(&w(&["slt"])));
+    assert!(words.contains(&w(&["1"])));
+    assert!(words.contains(&w(&["32768"])));
+}

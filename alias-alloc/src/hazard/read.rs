@@ -1,0 +1,1143 @@
+//! [`read_kernel`]: a TTGIR module before the storage-alias lowering, run on its integer
+//! arithmetic for one set of parameters, → the [`Trace`] of what its partitions, tensor cores
+//! and TMA copies do (`docs/hazard-check.md`, *Reading a kernel*).
+//!
+//! Every slot index (`memdesc_index`), phase, predicate, loop bound and branch condition is
+//! evaluated exactly on `arith` ops; a value the reader cannot compute (tensor data, a CLC
+//! response) where the synchronisation depends on it is refused with the op that needs it,
+//! never guessed. Footprints come from the allocation plan: buffer `i` of an allocation covers
+//! `placement(i) … + unit` of its region (bytes of SMEM, 32-bit columns × 128 lanes of TMEM),
+//! so the `shared` aliasing of a reuse tree and the legacy `reuse=` views overlap exactly
+//! where the plan puts them; distinct regions never overlap.
+
+use std::collections::{BTreeMap, HashMap};
+
+use linear_layout::mlir::{Module, OpId, OpKind, Operation, RegionId, TypedOp, ValueDef, ValueId};
+
+use super::error::HazardError;
+use super::trace::{BarrierId, Cells, Space, TimelineId, Trace, TraceBuilder};
+use crate::mlir::{read_module, MemDesc};
+use crate::{Mode, Plan, PlanOptions, Storage};
+
+/// What [`read_kernel`] needs besides the module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadOptions {
+    /// The plan mode whose placement the footprints follow.
+    pub mode: Mode,
+    /// Values of the kernel's integer parameters, by name; see [`ReadOptions::laps`] for the
+    /// ones left out.
+    pub params: BTreeMap<String, i64>,
+    /// A parameter left out that bounds a loop (`scf.for … to %N_CTX step 128`, or to
+    /// `N_CTX / 128` step 1; through the partitions' captures) is `laps · 128`; any other is 1.
+    pub laps: i64,
+    /// `tt.get_program_id`.
+    pub program_id: i64,
+    /// `tt.get_num_programs`.
+    pub num_programs: i64,
+    /// The most events the trace may have.
+    pub max_events: usize,
+    /// Warps of the default region where the module does not say (`ttg.num-warps`).
+    pub default_warps: u64,
+}
+
+impl Default for ReadOptions {
+    fn default() -> Self {
+        Self {
+            mode: Mode::TlxCompatible,
+            params: BTreeMap::new(),
+            laps: 4,
+            program_id: 0,
+            num_programs: 1,
+            max_events: 20_000,
+            default_warps: 4,
+        }
+    }
+}
+
+/// Where an event of the trace comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Origin {
+    /// The op's name.
+    pub op: String,
+    /// Its 1-based line.
+    pub line: usize,
+    /// Its location, as written (`loc(#loc33)`).
+    pub location: Option<String>,
+    /// The buffer it touches or the barrier it uses (`kv_tiles[1]`), where one.
+    pub buffer: Option<String>,
+    /// The iteration of every loop around it, outermost first.
+    pub iteration: Vec<i64>,
+}
+
+/// A kernel read into a trace.
+#[derive(Debug, Clone)]
+pub struct KernelTrace {
+    /// The trace.
+    pub trace: Trace,
+    /// Per event, where it comes from.
+    pub origins: Vec<Origin>,
+    /// The parameter values the trace was read with.
+    pub params: BTreeMap<String, i64>,
+}
+
+/// A value of the interpreter.
+#[derive(Debug, Clone)]
+enum Val {
+    Int(i64),
+    Mem(Box<Mem>),
+    Opaque,
+}
+
+/// A view of an allocation: where it lies in its region, and how it splits further.
+#[derive(Debug, Clone)]
+struct Mem {
+    /// The allocation's name and the indices taken so far.
+    name: String,
+    /// Its plan (`Some` while no buffer index has been taken).
+    root: Option<usize>,
+    region: usize,
+    space: Space,
+    /// First unit (byte or column) in the region, and how many.
+    start: u64,
+    len: u64,
+    /// The memdesc type (shape, element).
+    desc: MemDesc,
+}
+
+impl Mem {
+    fn cells(&self) -> Cells {
+        let region = self.region as u64;
+        match self.space {
+            Space::Smem => Cells::range(Space::Smem, (region << 32) + self.start, self.len),
+            Space::Tmem => Cells::tmem_columns((region << 16) + self.start, self.len),
+        }
+    }
+
+    fn is_barrier(&self) -> bool {
+        self.space == Space::Smem && self.desc.element == "i64"
+    }
+}
+
+/// Element width in bits of an MLIR element type.
+fn bits(element: &str) -> u64 {
+    let digits: String = element.chars().filter(char::is_ascii_digit).collect();
+    match element {
+        e if e.starts_with("f8") || e.contains("E4M3") || e.contains("E5M2") => 8,
+        e if e.starts_with("f4") || e.contains("E2M1") => 4,
+        _ => digits
+            .get(..2)
+            .or(digits.get(..1))
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(32),
+    }
+}
+
+fn memdesc_of(m: &Module, v: ValueId) -> Option<MemDesc> {
+    let ty = m.value(v)?.ty()?;
+    let body = ty.trim().strip_prefix("!ttg.memdesc<")?.strip_suffix('>')?;
+    MemDesc::parse(body).ok()
+}
+
+struct Interp<'m> {
+    m: &'m Module,
+    plan: Plan,
+    /// Allocation ops → their plan index.
+    roots: HashMap<OpId, usize>,
+    env: HashMap<ValueId, Val>,
+    b: TraceBuilder,
+    origins: Vec<Origin>,
+    barriers: HashMap<(usize, u64), BarrierId>,
+    iteration: Vec<i64>,
+    /// Per partition: TMA stores not yet waited for.
+    stores: HashMap<TimelineId, Vec<super::trace::EventId>>,
+    opts: ReadOptions,
+    params: BTreeMap<String, i64>,
+    partitions: usize,
+    /// Warps per timeline (named barriers count threads).
+    warps: HashMap<TimelineId, u64>,
+    /// Named barriers: the mbarrier each id stands for, and each timeline's generations so far.
+    named: HashMap<i64, BarrierId>,
+    named_seen: HashMap<(TimelineId, i64), u64>,
+}
+
+fn unsupported(op: &Operation, reason: impl Into<String>) -> HazardError {
+    HazardError::Unsupported {
+        op: op.name().to_string(),
+        line: op.position().0,
+        reason: reason.into(),
+    }
+}
+
+/// Ops that synchronise or move data asynchronously and that the model does not have: a kernel
+/// using one is refused, not checked without it.
+fn outside_the_model(name: &str) -> bool {
+    ["barrier", "async", "clc", "fence", "cluster", "remote"]
+        .iter()
+        .any(|w| name.contains(w))
+}
+
+impl<'m> Interp<'m> {
+    fn val(&self, v: ValueId) -> Val {
+        self.env.get(&v).cloned().unwrap_or(Val::Opaque)
+    }
+
+    fn int(&self, op: &Operation, v: ValueId, what: &str) -> Result<i64, HazardError> {
+        match self.val(v) {
+            Val::Int(i) => Ok(i),
+            _ => Err(unsupported(
+                op,
+                format!("its {what} depends on a value the check cannot compute (tensor data, a CLC response, an unknown op)"),
+            )),
+        }
+    }
+
+    /// Whether an optional predicate holds (absent: it does).
+    fn pred(&self, op: &Operation, v: Option<ValueId>) -> Result<bool, HazardError> {
+        match v {
+            None => Ok(true),
+            Some(v) => Ok(self.int(op, v, "predicate")? != 0),
+        }
+    }
+
+    fn mem(&self, op: &Operation, v: ValueId) -> Result<Mem, HazardError> {
+        match self.val(v) {
+            Val::Mem(m) => Ok(*m),
+            _ => Err(unsupported(
+                op,
+                "a buffer operand that no allocation the check read defines",
+            )),
+        }
+    }
+
+    fn word(op: &Operation, k: usize) -> Result<u64, HazardError> {
+        op.words()
+            .get(k)
+            .and_then(|w| w.parse().ok())
+            .ok_or_else(|| unsupported(op, "an integer literal its custom form should write"))
+    }
+
+    fn label(&self, op: &Operation, buffer: Option<&str>) -> String {
+        let mut s = format!("{} line {}", op.name(), op.position().0);
+        if let Some(b) = buffer {
+            s.push_str(&format!(" {b}"));
+        }
+        if !self.iteration.is_empty() {
+            let its: Vec<String> = self.iteration.iter().map(i64::to_string).collect();
+            s.push_str(&format!(" iteration {}", its.join(",")));
+        }
+        s
+    }
+
+    /// Records the origin of every event added since `from`.
+    fn record(
+        &mut self,
+        op: &Operation,
+        buffer: Option<&str>,
+        from: usize,
+    ) -> Result<(), HazardError> {
+        while self.origins.len() < self.b.len() {
+            self.origins.push(Origin {
+                op: op.name().to_string(),
+                line: op.position().0,
+                location: op.location().map(str::to_string),
+                buffer: buffer.map(str::to_string),
+                iteration: self.iteration.clone(),
+            });
+        }
+        let _ = from;
+        if self.b.len() > self.opts.max_events {
+            return Err(HazardError::TooManyEvents {
+                max: self.opts.max_events,
+                params: self
+                    .params
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            });
+        }
+        Ok(())
+    }
+
+    fn barrier(&mut self, op: &Operation, v: ValueId) -> Result<(BarrierId, String), HazardError> {
+        let mem = self.mem(op, v)?;
+        let id = self
+            .barriers
+            .get(&(mem.region, mem.start))
+            .copied()
+            .ok_or_else(|| {
+                unsupported(
+                    op,
+                    format!("barrier {} is used before any init_barrier", mem.name),
+                )
+            })?;
+        Ok((id, mem.name))
+    }
+
+    fn root(&self, op: &Operation, id: OpId, result: ValueId) -> Result<Mem, HazardError> {
+        let &k = self
+            .roots
+            .get(&id)
+            .ok_or_else(|| unsupported(op, "an allocation the plan does not have"))?;
+        let a = self
+            .plan
+            .allocs
+            .get(k)
+            .ok_or_else(|| unsupported(op, "an allocation the plan does not have"))?;
+        let region = self
+            .plan
+            .specs
+            .get(a.region)
+            .ok_or_else(|| unsupported(op, "an allocation without a region"))?;
+        let space = match region.storage {
+            Storage::Tmem => Space::Tmem,
+            _ => Space::Smem,
+        };
+        let desc = memdesc_of(self.m, result)
+            .ok_or_else(|| unsupported(op, "a result that is not a memdesc"))?;
+        let first = a
+            .placement
+            .offset(0)
+            .map_err(|e| unsupported(op, e.to_string()))?;
+        let last = a
+            .placement
+            .offset(a.num.saturating_sub(1))
+            .map_err(|e| unsupported(op, e.to_string()))?;
+        Ok(Mem {
+            name: a.name.clone(),
+            root: Some(k),
+            region: a.region,
+            space,
+            start: first.min(last),
+            len: first.max(last) - first.min(last) + a.unit,
+            desc,
+        })
+    }
+
+    fn index(&self, op: &Operation, mem: Mem, i: i64, result: ValueId) -> Result<Mem, HazardError> {
+        let desc = memdesc_of(self.m, result)
+            .ok_or_else(|| unsupported(op, "a result that is not a memdesc"))?;
+        let n = mem.desc.shape.first().copied().unwrap_or(1);
+        let i = u64::try_from(i).ok().filter(|&i| i < n).ok_or_else(|| {
+            HazardError::IndexOutOfRange {
+                buffer: mem.name.clone(),
+                index: i,
+                buffers: n,
+                line: op.position().0,
+            }
+        })?;
+        let (start, len) = match mem.root.and_then(|k| self.plan.allocs.get(k)) {
+            Some(a) => (
+                a.placement
+                    .offset(i)
+                    .map_err(|e| unsupported(op, e.to_string()))?,
+                a.unit,
+            ),
+            None => {
+                let stride = mem.len / n.max(1);
+                (mem.start + i * stride, stride)
+            }
+        };
+        Ok(Mem {
+            name: format!("{}[{i}]", mem.name),
+            root: None,
+            start,
+            len,
+            desc,
+            ..mem
+        })
+    }
+
+    fn define(&mut self, op: &Operation, vals: Vec<Val>) {
+        for (&r, v) in op.results().iter().zip(vals) {
+            self.env.insert(r, v);
+        }
+    }
+
+    /// Runs the first block of `region` with `args`; returns the values its terminator passes.
+    fn region(
+        &mut self,
+        t: TimelineId,
+        region: RegionId,
+        args: &[Val],
+    ) -> Result<Vec<Val>, HazardError> {
+        let Some(block) = self
+            .m
+            .region(region)
+            .and_then(|r| r.blocks().first().copied())
+            .and_then(|b| self.m.block(b))
+        else {
+            return Ok(vec![]);
+        };
+        for (&a, v) in block.arguments().iter().zip(args) {
+            self.env.insert(a, v.clone());
+        }
+        for &id in block.ops() {
+            if let Some(out) = self.op(t, id)? {
+                return Ok(out);
+            }
+        }
+        Ok(vec![])
+    }
+
+    /// Runs one op; a terminator returns the values it passes.
+    fn op(&mut self, t: TimelineId, id: OpId) -> Result<Option<Vec<Val>>, HazardError> {
+        let m = self.m;
+        let op = m.op(id).ok_or(HazardError::NoSuchEvent { event: 0 })?;
+        let typed = m.typed(id).map_err(|e| unsupported(op, e.to_string()))?;
+        let from = self.b.len();
+        let Some(typed) = typed else {
+            self.generic(t, op)?;
+            self.record(op, None, from)?;
+            return Ok(None);
+        };
+        match typed {
+            TypedOp::Terminator { values, .. } | TypedOp::Condition { values, .. } => {
+                return Ok(Some(values.iter().map(|&v| self.val(v)).collect()));
+            }
+            TypedOp::Module { body } | TypedOp::Func { body } => {
+                self.region(t, body, &[])?;
+            }
+            TypedOp::StorageAliasSpec { .. }
+            | TypedOp::ReuseGroup { .. }
+            | TypedOp::SetBufferOverlap { .. }
+            | TypedOp::InvalBarrier { .. }
+            | TypedOp::FenceAsyncShared => self.define(op, vec![Val::Opaque]),
+            TypedOp::StorageAliasLocalAlloc { .. } | TypedOp::Alloc { .. } => {
+                let r = *op
+                    .results()
+                    .first()
+                    .ok_or_else(|| unsupported(op, "no result"))?;
+                let mem = self.root(op, id, r)?;
+                if let TypedOp::Alloc { init: Some(_), .. } = typed {
+                    let label = self.label(op, Some(&mem.name));
+                    self.b.access(t, &label, mem.cells(), true)?;
+                }
+                let name = mem.name.clone();
+                self.env.insert(r, Val::Mem(Box::new(mem)));
+                self.record(op, Some(&name), from)?;
+            }
+            TypedOp::View { kind, src } => {
+                let r = *op
+                    .results()
+                    .first()
+                    .ok_or_else(|| unsupported(op, "no result"))?;
+                if kind == OpKind::LocalAlias {
+                    let mem = self.root(op, id, r)?;
+                    self.env.insert(r, Val::Mem(Box::new(mem)));
+                    return Ok(None);
+                }
+                let mut mem = self.mem(op, src)?;
+                let desc = memdesc_of(m, r)
+                    .ok_or_else(|| unsupported(op, "a result that is not a memdesc"))?;
+                if kind == OpKind::TmemSubslice {
+                    let n: u64 = op
+                        .attribute("N")
+                        .and_then(|v| v.split(':').next())
+                        .and_then(|v| v.trim().parse().ok())
+                        .ok_or_else(|| unsupported(op, "tmem_subslice without N"))?;
+                    let b = bits(&mem.desc.element);
+                    let cols = |elems: u64| (elems * b).div_ceil(32);
+                    let width = cols(desc.shape.last().copied().unwrap_or(1));
+                    mem.start += cols(n);
+                    mem.len = width.min(mem.len.saturating_sub(cols(n)));
+                }
+                // Other views keep their source's whole footprint (a superset: never a missed
+                // overlap).
+                mem.desc = desc;
+                mem.root = None;
+                self.env.insert(r, Val::Mem(Box::new(mem)));
+            }
+            TypedOp::MemdescIndex { src, index } => {
+                let r = *op
+                    .results()
+                    .first()
+                    .ok_or_else(|| unsupported(op, "no result"))?;
+                let mem = self.mem(op, src)?;
+                let i = self.int(op, index, "buffer index")?;
+                let mem = self.index(op, mem, i, r)?;
+                self.env.insert(r, Val::Mem(Box::new(mem)));
+            }
+            TypedOp::InitBarrier { barrier } => {
+                let mem = self.mem(op, barrier)?;
+                let count = u32::try_from(Self::word(op, 0)?)
+                    .map_err(|_| unsupported(op, "a count past u32"))?;
+                let id = self.b.barrier(&mem.name, count)?;
+                self.barriers.insert((mem.region, mem.start), id);
+            }
+            TypedOp::BarrierExpect { barrier, pred } => {
+                if self.pred(op, pred)? {
+                    let (bar, name) = self.barrier(op, barrier)?;
+                    let label = self.label(op, Some(&name));
+                    self.b.expect(t, &label, bar, Self::word(op, 0)?)?;
+                    self.record(op, Some(&name), from)?;
+                }
+            }
+            TypedOp::ArriveBarrier { barrier, pred } => {
+                if self.pred(op, pred)? {
+                    let (bar, name) = self.barrier(op, barrier)?;
+                    // `{perThread}`: every thread of the partition arrives.
+                    let threads = if op.attributes().iter().any(|(k, _)| k == "perThread") {
+                        self.warps
+                            .get(&t)
+                            .copied()
+                            .unwrap_or(self.opts.default_warps)
+                            * 32
+                    } else {
+                        1
+                    };
+                    let count = u32::try_from(Self::word(op, 0)?.saturating_mul(threads))
+                        .map_err(|_| unsupported(op, "a count past u32"))?;
+                    let label = self.label(op, Some(&name));
+                    self.b.arrive(t, &label, bar, count)?;
+                    self.record(op, Some(&name), from)?;
+                }
+            }
+            TypedOp::WaitBarrier {
+                barrier,
+                phase,
+                rest,
+            } => {
+                if self.pred(op, rest.first().copied())? {
+                    let (bar, name) = self.barrier(op, barrier)?;
+                    let phase = self.int(op, phase, "phase")?;
+                    let label = self.label(op, Some(&name));
+                    self.b.wait(t, &label, bar, u8::from(phase & 1 == 1))?;
+                    self.record(op, Some(&name), from)?;
+                }
+            }
+            TypedOp::TmaLoad {
+                dst, barrier, pred, ..
+            } => {
+                if self.pred(op, Some(pred))? {
+                    let mem = self.mem(op, dst)?;
+                    let (bar, _) = self.barrier(op, barrier)?;
+                    let label = self.label(op, Some(&mem.name));
+                    let bytes =
+                        mem.desc.shape.iter().product::<u64>() * bits(&mem.desc.element) / 8;
+                    self.b.tma_load(t, &label, mem.cells(), bar, bytes)?;
+                    self.record(op, Some(&mem.name), from)?;
+                }
+            }
+            TypedOp::TmaStore { src, .. } => {
+                let mem = self.mem(op, src)?;
+                let label = self.label(op, Some(&mem.name));
+                let e = self.b.tma_store(t, &label, mem.cells())?;
+                self.stores.entry(t).or_default().push(e);
+                self.record(op, Some(&mem.name), from)?;
+            }
+            TypedOp::TmaStoreWait { pendings } => {
+                let keep: usize = pendings
+                    .and_then(|p| p.split(':').next())
+                    .and_then(|p| p.trim().parse().ok())
+                    .unwrap_or(0);
+                let pending = self.stores.entry(t).or_default();
+                let done = pending.len().saturating_sub(keep);
+                let waited: Vec<_> = pending.drain(..done).collect();
+                for e in waited {
+                    self.b.depend(t, e)?;
+                }
+            }
+            TypedOp::Mma { a, b, d, rest, .. } => self.mma(t, id, op, a, b, d, rest)?,
+            TypedOp::Commit { barrier, pred } => {
+                if self.pred(op, pred)? {
+                    let (bar, name) = self.barrier(op, barrier)?;
+                    let label = self.label(op, Some(&name));
+                    self.b.commit(t, &label, bar)?;
+                    self.record(op, Some(&name), from)?;
+                }
+            }
+            TypedOp::TmemCopy { src, dst, barrier } => {
+                let (s, d) = (self.mem(op, src)?, self.mem(op, dst)?);
+                let bars = match barrier {
+                    Some(b) => vec![self.barrier(op, b)?.0],
+                    None => vec![],
+                };
+                let label = self.label(op, Some(&d.name));
+                self.b.mma(t, &label, &[s.cells()], &[d.cells()], &bars)?;
+                self.record(op, Some(&d.name), from)?;
+            }
+            TypedOp::Load { src, .. } => {
+                let mem = self.mem(op, src)?;
+                let label = self.label(op, Some(&mem.name));
+                self.b.access(t, &label, mem.cells(), false)?;
+                self.define(op, vec![Val::Opaque]);
+                self.record(op, Some(&mem.name), from)?;
+            }
+            TypedOp::Store { dst, pred, .. } => {
+                if self.pred(op, pred)? {
+                    let mem = self.mem(op, dst)?;
+                    let label = self.label(op, Some(&mem.name));
+                    self.b.access(t, &label, mem.cells(), true)?;
+                    self.record(op, Some(&mem.name), from)?;
+                }
+            }
+            TypedOp::WarpSpecialize {
+                captures,
+                default,
+                partitions,
+            } => {
+                let args: Vec<Val> = captures.iter().map(|&v| self.val(v)).collect();
+                let text = op.keywords();
+                let warps: Vec<u64> = text
+                    .split("num_warps(")
+                    .skip(1)
+                    .filter_map(|w| w.split(')').next()?.trim().parse().ok())
+                    .collect();
+                let mut lanes = Vec::new();
+                for (k, &p) in partitions.iter().enumerate() {
+                    self.partitions += 1;
+                    let lane = self.b.partition_after(&format!("partition{k}"), t)?;
+                    let w = warps.get(k).copied().ok_or_else(|| {
+                        unsupported(op, format!("partition{k} without num_warps"))
+                    })?;
+                    self.warps.insert(lane, w);
+                    self.region(lane, p, &args)?;
+                    lanes.push(lane);
+                }
+                let out = self.region(t, default, &[])?;
+                for lane in lanes {
+                    if let Some(e) = self.b.last_event(lane) {
+                        self.b.depend(t, e)?;
+                    }
+                }
+                self.define(op, out);
+            }
+            TypedOp::For {
+                lower,
+                upper,
+                step,
+                inits,
+                body,
+            } => {
+                let (lo, hi, st) = (
+                    self.int(op, lower, "lower bound")?,
+                    self.int(op, upper, "upper bound")?,
+                    self.int(op, step, "step")?,
+                );
+                if st <= 0 {
+                    return Err(unsupported(op, format!("a step of {st}")));
+                }
+                let mut carried: Vec<Val> = inits.iter().map(|&v| self.val(v)).collect();
+                let (mut iv, mut k) = (lo, 0i64);
+                while iv < hi {
+                    self.iteration.push(k);
+                    let mut args = vec![Val::Int(iv)];
+                    args.extend(carried.iter().cloned());
+                    carried = self.region(t, body, &args)?;
+                    self.iteration.pop();
+                    iv = iv.saturating_add(st);
+                    k += 1;
+                }
+                self.define(op, carried);
+            }
+            TypedOp::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let c = self.int(op, cond, "condition")?;
+                let out = match (c != 0, otherwise) {
+                    (true, _) => self.region(t, then, &[])?,
+                    (false, Some(e)) => self.region(t, e, &[])?,
+                    (false, None) => vec![],
+                };
+                self.define(op, out);
+            }
+            TypedOp::While { .. } => {
+                return Err(unsupported(
+                    op,
+                    "an scf.while loop: its trip count is data-dependent (CLC scheduling)",
+                ));
+            }
+            TypedOp::ClcTryCancel { .. } => {
+                return Err(unsupported(op, "CLC scheduling is outside the model"));
+            }
+            TypedOp::Constant { value } => {
+                let v = match value.trim() {
+                    "true" => Val::Int(1),
+                    "false" => Val::Int(0),
+                    w => w.parse().map_or(Val::Opaque, Val::Int),
+                };
+                self.define(op, vec![v]);
+            }
+        }
+        Ok(None)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn mma(
+        &mut self,
+        t: TimelineId,
+        id: OpId,
+        op: &Operation,
+        a: ValueId,
+        b: ValueId,
+        d: ValueId,
+        rest: &[ValueId],
+    ) -> Result<(), HazardError> {
+        let from = self.b.len();
+        let (ma, mb, md) = (self.mem(op, a)?, self.mem(op, b)?, self.mem(op, d)?);
+        // rest: [scales…,] useD, pred, then barriers each with its predicate.
+        let mut reads = vec![ma.cells(), mb.cells()];
+        let mut flags = Vec::new();
+        let mut bars = Vec::new();
+        let mut k = 0;
+        while let Some(&v) = rest.get(k) {
+            match self.val(v) {
+                Val::Mem(x) if x.is_barrier() => {
+                    let on = match rest.get(k + 1).map(|&p| self.val(p)) {
+                        Some(Val::Int(p)) => {
+                            k += 1;
+                            p != 0
+                        }
+                        _ => true,
+                    };
+                    if on {
+                        bars.push(self.barrier(op, v)?.0);
+                    }
+                }
+                Val::Mem(x) => reads.push(x.cells()),
+                other => flags.push(other),
+            }
+            k += 1;
+        }
+        let use_d = flags.first().cloned();
+        let pred = flags.get(1).cloned();
+        match pred {
+            Some(Val::Int(0)) => return Ok(()),
+            Some(Val::Opaque) => {
+                return Err(unsupported(
+                    op,
+                    "its predicate depends on a value the check cannot compute",
+                ))
+            }
+            _ => {}
+        }
+        if !matches!(use_d, Some(Val::Int(0))) {
+            reads.push(md.cells());
+        }
+        let label = self.label(op, Some(&md.name));
+        let events = self.b.mma(t, &label, &reads, &[md.cells()], &bars)?;
+        let asynchronous = op.attributes().iter().any(|(k, _)| k == "is_async");
+        if !asynchronous {
+            // A synchronous MMA: the issuer waits for its completion.
+            if let Some(&last) = events.last() {
+                self.b.depend(t, last)?;
+            }
+        }
+        let _ = id;
+        self.record(op, Some(&md.name), from)
+    }
+
+    /// `ttng.arrive_barrier_named` / `ttng.wait_barrier_named %id, %threads`: the named
+    /// barrier as an mbarrier of `threads` arrivals, each partition arriving with its threads;
+    /// a wait also waits for the generation it arrived in.
+    fn named_barrier(
+        &mut self,
+        t: TimelineId,
+        op: &Operation,
+        wait: bool,
+    ) -> Result<(), HazardError> {
+        let (id, threads) = match op.operands() {
+            [a, b] => (
+                self.int(op, *a, "barrier id")?,
+                self.int(op, *b, "thread count")?,
+            ),
+            _ => {
+                return Err(unsupported(
+                    op,
+                    "a named barrier without its id and thread count",
+                ))
+            }
+        };
+        let threads =
+            u32::try_from(threads).map_err(|_| unsupported(op, "a thread count past u32"))?;
+        let bar = match self.named.get(&id) {
+            Some(&b) => {
+                if self.b.barrier_count(b) != Some(threads) {
+                    return Err(unsupported(
+                        op,
+                        format!("named barrier {id} used with two thread counts"),
+                    ));
+                }
+                b
+            }
+            None => {
+                let b = self.b.barrier(&format!("named barrier {id}"), threads)?;
+                self.named.insert(id, b);
+                b
+            }
+        };
+        let warps = self
+            .warps
+            .get(&t)
+            .copied()
+            .unwrap_or(self.opts.default_warps);
+        let mine = u32::try_from(warps * 32).map_err(|_| unsupported(op, "too many warps"))?;
+        let generation = self.named_seen.entry((t, id)).or_insert(0);
+        let parity = u8::from(*generation % 2 == 1);
+        *generation += 1;
+        let label = self.label(op, Some(&format!("named barrier {id}")));
+        self.b.arrive(t, &label, bar, mine)?;
+        if wait {
+            self.b.wait(t, &label, bar, parity)?;
+        }
+        Ok(())
+    }
+
+    /// An op outside the [`OpKind`] table: integer arithmetic is computed, program ids read
+    /// from the options, named barriers, bulk copies and TMA reductions run, anything else
+    /// that synchronises or touches a buffer refused, the rest opaque.
+    fn generic(&mut self, t: TimelineId, op: &Operation) -> Result<(), HazardError> {
+        let name = op.name();
+        let mems: Vec<Mem> = op
+            .operands()
+            .iter()
+            .filter_map(|&v| match self.val(v) {
+                Val::Mem(m) => Some(*m),
+                _ => None,
+            })
+            .collect();
+        match name {
+            "ttng.wait_barrier_named" => return self.named_barrier(t, op, true),
+            "ttng.arrive_barrier_named" => return self.named_barrier(t, op, false),
+            "ttng.async_tma_reduce" => {
+                let src = mems
+                    .first()
+                    .ok_or_else(|| unsupported(op, "no shared-memory source"))?;
+                let label = self.label(op, Some(&src.name));
+                let e = self.b.tma_store(t, &label, src.cells())?;
+                self.stores.entry(t).or_default().push(e);
+                return Ok(());
+            }
+            "ttg.async_copy_global_to_local" if op.attribute("useBulk") == Some("true") => {
+                let (bars, dsts): (Vec<&Mem>, Vec<&Mem>) =
+                    mems.iter().partition(|m| m.is_barrier());
+                let (Some(dst), Some(bar)) = (dsts.first(), bars.first()) else {
+                    return Err(unsupported(
+                        op,
+                        "a bulk copy without its destination and barrier",
+                    ));
+                };
+                let bytes = op
+                    .operands()
+                    .iter()
+                    .find_map(|&v| match self.val(v) {
+                        Val::Int(i) => u64::try_from(i).ok(),
+                        _ => None,
+                    })
+                    .ok_or_else(|| {
+                        unsupported(op, "a bulk copy whose size the check cannot compute")
+                    })?;
+                let id = self
+                    .barriers
+                    .get(&(bar.region, bar.start))
+                    .copied()
+                    .ok_or_else(|| {
+                        unsupported(
+                            op,
+                            format!("barrier {} is used before any init_barrier", bar.name),
+                        )
+                    })?;
+                let label = self.label(op, Some(&dst.name));
+                self.b.tma_load(t, &label, dst.cells(), id, bytes)?;
+                self.define(op, vec![Val::Opaque]);
+                return Ok(());
+            }
+            _ => {}
+        }
+        if outside_the_model(name) || !mems.is_empty() {
+            return Err(unsupported(
+                op,
+                "an op outside the model that synchronises or touches a buffer",
+            ));
+        }
+        let ints: Vec<Option<i64>> = op
+            .operands()
+            .iter()
+            .map(|&v| match self.val(v) {
+                Val::Int(i) => Some(i),
+                _ => None,
+            })
+            .collect();
+        let arg = |k: usize| ints.get(k).copied().flatten();
+        let bin = |f: fn(i64, i64) -> Option<i64>| match (arg(0), arg(1)) {
+            (Some(a), Some(b)) => f(a, b),
+            _ => None,
+        };
+        let v = match name {
+            "arith.addi" => bin(i64::checked_add),
+            "arith.subi" => bin(i64::checked_sub),
+            "arith.muli" => bin(i64::checked_mul),
+            "arith.divsi" | "arith.divui" => bin(i64::checked_div),
+            "arith.remsi" | "arith.remui" => bin(i64::checked_rem),
+            "arith.ceildivsi" => bin(|a, b| {
+                if b == 0 {
+                    None
+                } else {
+                    Some((a + b - 1).div_euclid(b))
+                }
+            }),
+            "arith.andi" => bin(|a, b| Some(a & b)),
+            "arith.ori" => bin(|a, b| Some(a | b)),
+            "arith.xori" => bin(|a, b| Some(a ^ b)),
+            "arith.shli" => bin(|a, b| u32::try_from(b).ok().and_then(|b| a.checked_shl(b))),
+            "arith.shrsi" | "arith.shrui" => {
+                bin(|a, b| u32::try_from(b).ok().and_then(|b| a.checked_shr(b)))
+            }
+            "arith.maxsi" | "arith.maxui" => bin(|a, b| Some(a.max(b))),
+            "arith.minsi" | "arith.minui" => bin(|a, b| Some(a.min(b))),
+            "arith.extui" | "arith.extsi" | "arith.trunci" | "arith.index_cast" => arg(0),
+            "arith.select" => match arg(0) {
+                Some(c) => arg(if c != 0 { 1 } else { 2 }),
+                None => None,
+            },
+            "arith.cmpi" => {
+                let pred = op.words().first().cloned().unwrap_or_default();
+                bin(match pred.as_str() {
+                    "eq" => |a, b| Some(i64::from(a == b)),
+                    "ne" => |a, b| Some(i64::from(a != b)),
+                    "slt" | "ult" => |a, b| Some(i64::from(a < b)),
+                    "sle" | "ule" => |a, b| Some(i64::from(a <= b)),
+                    "sgt" | "ugt" => |a, b| Some(i64::from(a > b)),
+                    "sge" | "uge" => |a, b| Some(i64::from(a >= b)),
+                    _ => |_, _| None,
+                })
+            }
+            "tt.get_program_id" => Some(self.opts.program_id),
+            "tt.get_num_programs" => Some(self.opts.num_programs),
+            _ => None,
+        };
+        let out = op
+            .results()
+            .iter()
+            .map(|_| v.map_or(Val::Opaque, Val::Int))
+            .collect();
+        self.define(op, out);
+        Ok(())
+    }
+}
+
+/// The integer an `arith.constant` result holds.
+fn constant(m: &Module, v: ValueId) -> Option<i64> {
+    let ValueDef::Result { op, .. } = m.value(v)?.def() else {
+        return None;
+    };
+    let op = m.op(op)?;
+    (op.kind() == Some(OpKind::Constant))
+        .then(|| op.words().first().and_then(|w| w.parse().ok()))
+        .flatten()
+}
+
+/// The function parameters that bound a loop, with the factor each is divided by on the way:
+/// `scf.for … to %N_CTX step 128` gives `N_CTX → 128`, `to %n` with `%n = N_CTX / 128` and
+/// step 1 the same. The way back goes through the partitions' captures, divisions by a
+/// constant, the first factor of a product and additions of a constant.
+fn loop_bounds(m: &Module) -> BTreeMap<ValueId, i64> {
+    let mut out = BTreeMap::new();
+    for id in m.walk() {
+        let Ok(Some(TypedOp::For { upper, step, .. })) = m.typed(id) else {
+            continue;
+        };
+        let mut scale = constant(m, step).unwrap_or(1).max(1);
+        let mut v = upper;
+        for _ in 0..16 {
+            let Some(def) = m.value(v).map(|x| x.def()) else {
+                break;
+            };
+            let next = match def {
+                ValueDef::BlockArgument { block, index } => {
+                    let owner = m
+                        .block(block)
+                        .map(|b| b.parent())
+                        .and_then(|r| m.region(r))
+                        .map(|r| r.parent());
+                    owner.and_then(|o| match m.typed(o) {
+                        Ok(Some(TypedOp::WarpSpecialize { captures, .. })) => {
+                            captures.get(index).copied()
+                        }
+                        _ => None,
+                    })
+                }
+                ValueDef::Result { op, .. } => m.op(op).and_then(|o| {
+                    let (a, b) = (o.operands().first().copied()?, o.operands().get(1).copied());
+                    match o.name() {
+                        "arith.divsi" | "arith.divui" | "arith.ceildivsi" => {
+                            scale = scale.saturating_mul(constant(m, b?)?);
+                            Some(a)
+                        }
+                        "arith.muli" => Some(a),
+                        "arith.addi" | "arith.subi" if b.and_then(|b| constant(m, b)).is_some() => {
+                            Some(a)
+                        }
+                        _ => None,
+                    }
+                }),
+                _ => None,
+            };
+            match next {
+                Some(n) => v = n,
+                None => break,
+            }
+        }
+        out.entry(v).or_insert(scale);
+    }
+    out
+}
+
+/// Reads `text` (a kernel's TTGIR before `tlx-storage-alias-lowering`) into the trace of one
+/// CTA's execution with `opts`' parameters.
+///
+/// Errors: what [`read_module`] refuses (as [`HazardError::Module`]), an op outside the model
+/// or a value the synchronisation depends on that cannot be computed
+/// ([`HazardError::Unsupported`], naming the op and its line), a buffer index past its
+/// allocation ([`HazardError::IndexOutOfRange`]), a trace past `max_events`.
+///
+/// ```
+/// use alias_alloc::hazard::{check, read_kernel, ReadOptions};
+/// let text = r#"
+/// #shared = #ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [0]}>
+/// #smem = #ttg.shared_memory
+/// module attributes {"ttg.num-warps" = 4 : i32, ttg.target = "cuda:100"} {
+///   tt.func public @k(%n: i32) {
+///     %c0 = arith.constant 0 : i32
+///     %c1 = arith.constant 1 : i32
+///     %tile = ttg.local_alloc : () -> !ttg.memdesc<1x64xf32, #shared, #smem, mutable>
+///     %bars = ttg.local_alloc : () -> !ttg.memdesc<1xi64, #shared, #smem, mutable>
+///     %bar = ttg.memdesc_index %bars[%c0] : !ttg.memdesc<1xi64, #shared, #smem, mutable> -> !ttg.memdesc<1xi64, #shared, #smem, mutable>
+///     ttng.init_barrier %bar, 1 : !ttg.memdesc<1xi64, #shared, #smem, mutable>
+///     %t = ttg.memdesc_index %tile[%c0] : !ttg.memdesc<1x64xf32, #shared, #smem, mutable> -> !ttg.memdesc<64xf32, #shared, #smem, mutable>
+///     ttg.warp_specialize(%t, %bar)
+///     default {
+///       ttg.warp_yield
+///     }
+///     partition0(%a: !ttg.memdesc<64xf32, #shared, #smem, mutable>, %b: !ttg.memdesc<1xi64, #shared, #smem, mutable>) num_warps(1) {
+///       %x = ttg.local_load %a : !ttg.memdesc<64xf32, #shared, #smem, mutable> -> tensor<64xf32>
+///       ttng.arrive_barrier %b, 1 : !ttg.memdesc<1xi64, #shared, #smem, mutable>
+///       ttg.warp_return
+///     }
+///     partition1(%a: !ttg.memdesc<64xf32, #shared, #smem, mutable>, %b: !ttg.memdesc<1xi64, #shared, #smem, mutable>) num_warps(1) {
+///       %c0_1 = arith.constant 0 : i32
+///       ttng.wait_barrier %b, %c0_1 : !ttg.memdesc<1xi64, #shared, #smem, mutable>
+///       %z = arith.constant dense<0.0> : tensor<64xf32>
+///       ttg.local_store %z, %a : tensor<64xf32> -> !ttg.memdesc<64xf32, #shared, #smem, mutable>
+///       ttg.warp_return
+///     } : (!ttg.memdesc<64xf32, #shared, #smem, mutable>, !ttg.memdesc<1xi64, #shared, #smem, mutable>) -> ()
+///     tt.return
+///   }
+/// }
+/// "#;
+/// let k = read_kernel(text, &ReadOptions::default())?;
+/// assert_eq!(k.trace.timelines.len(), 3); // the default region and two partitions
+/// assert!(check(&k.trace).all_verified()); // the store waits for the load's arrive
+/// # Ok::<(), alias_alloc::hazard::HazardError>(())
+/// ```
+pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, HazardError> {
+    let km = read_module(text).map_err(|e| HazardError::Module {
+        message: e.to_string(),
+    })?;
+    let target = km.target().map_err(|e| HazardError::Module {
+        message: e.to_string(),
+    })?;
+    let mut plan_opts = PlanOptions::new(opts.mode);
+    plan_opts.target = target;
+    let plan = km
+        .program
+        .plan(&plan_opts)
+        .map_err(|e| HazardError::Module {
+            message: e.to_string(),
+        })?;
+    let m = &km.module;
+    let mut roots = HashMap::new();
+    for a in &km.allocs {
+        if let Some(k) = plan.allocs.iter().position(|p| p.alloc == a.alloc) {
+            roots.insert(a.op_id, k);
+        }
+    }
+    let func = m
+        .walk()
+        .into_iter()
+        .find(|&o| m.op(o).and_then(Operation::kind) == Some(OpKind::Func))
+        .ok_or_else(|| HazardError::Module {
+            message: "no tt.func in the module".into(),
+        })?;
+    let bounds = loop_bounds(m);
+    let mut interp = Interp {
+        m,
+        plan,
+        roots,
+        env: HashMap::new(),
+        b: TraceBuilder::new(),
+        origins: Vec::new(),
+        barriers: HashMap::new(),
+        iteration: Vec::new(),
+        stores: HashMap::new(),
+        opts: opts.clone(),
+        params: BTreeMap::new(),
+        partitions: 0,
+        warps: HashMap::new(),
+        named: HashMap::new(),
+        named_seen: HashMap::new(),
+    };
+    // The parameters: integers from the options or the defaults, the rest opaque.
+    let body = match m.typed(func) {
+        Ok(Some(TypedOp::Func { body })) => body,
+        _ => {
+            return Err(HazardError::Module {
+                message: "a tt.func without a body".into(),
+            })
+        }
+    };
+    let args: Vec<ValueId> = m
+        .region(body)
+        .and_then(|r| r.blocks().first().copied())
+        .and_then(|b| m.block(b))
+        .map(|b| b.arguments().to_vec())
+        .unwrap_or_default();
+    for &a in &args {
+        let Some(v) = m.value(a) else { continue };
+        let is_int = v.ty().is_some_and(|t| {
+            let t = t.trim();
+            t.starts_with('i')
+                && t.get(1..)
+                    .is_some_and(|r| r.chars().all(|c| c.is_ascii_digit()))
+                && t != "i1"
+        });
+        if !is_int {
+            continue;
+        }
+        let value = opts
+            .params
+            .get(v.name())
+            .copied()
+            .or_else(|| bounds.get(&a).map(|step| step.saturating_mul(opts.laps)))
+            .unwrap_or(1);
+        interp.params.insert(v.name().to_string(), value);
+        interp.env.insert(a, Val::Int(value));
+    }
+    if let Some(unknown) = opts.params.keys().find(|k| !interp.params.contains_key(*k)) {
+        return Err(HazardError::NoSuchParam {
+            name: unknown.clone(),
+            params: interp.params.keys().cloned().collect::<Vec<_>>().join(", "),
+        });
+    }
+    let main = interp.b.partition("default");
+    let default_warps = km.attributes.num_warps.unwrap_or(4);
+    interp.opts.default_warps = default_warps;
+    interp.warps.insert(main, default_warps);
+    interp.region(main, body, &[])?;
+    if interp.partitions == 0 {
+        return Err(HazardError::Module {
+            message: "no ttg.warp_specialize: the kernel has one thread, nothing to order".into(),
+        });
+    }
+    let Interp {
+        b, origins, params, ..
+    } = interp;
+    Ok(KernelTrace {
+        trace: b.build()?,
+        origins,
+        params,
+    })
+}

@@ -1,0 +1,53 @@
+//! The hazard check on the real TLX kernels (`alias-alloc/tests/data/tlx_kernels/`), unmutated:
+//! no hazard on any, and every kernel the check does not read is refused with its reason. The
+//! table in `docs/hazard-check.md` is this test's output (`BLESS=1` rewrites it).
+#![allow(clippy::restriction)] // test code: a failed check panics
+
+use alias_alloc::hazard::{check, read_kernel, ReadOptions};
+use test_support::tlx_kernels::{dump, KERNELS};
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+#[test]
+fn the_real_kernels_have_no_hazard_and_every_refusal_names_its_op() {
+    let mut table = String::from(
+        "\n| kernel | threads | events | pairs | verified | hazards | unknown | protocol findings | refused |\n\
+         |---|---|---|---|---|---|---|---|---|\n",
+    );
+    for k in KERNELS {
+        let text = dump(k, "before");
+        match read_kernel(&text, &ReadOptions::default()) {
+            Err(e) => {
+                let reason = e.to_string();
+                assert!(reason.starts_with("line "), "{k}: {reason}");
+                table.push_str(&format!("| {k} | | | | | | | | {reason} |\n"));
+            }
+            Ok(kt) => {
+                let r = check(&kt.trace);
+                let hazards = r.hazards().count();
+                assert_eq!(hazards, 0, "{k}: a hazard on an unmutated kernel");
+                let unknown = r.unknowns().count();
+                let hb = &r.happens_before;
+                let partitions = kt
+                    .trace
+                    .timelines
+                    .iter()
+                    .filter(|t| t.kind == alias_alloc::hazard::TimelineKind::Partition)
+                    .count();
+                let protocol = hb.never_complete.len() + hb.tx_mismatch.len();
+                table.push_str(&format!(
+                    "| {k} | {partitions} | {} | {} | {} | {hazards} | {unknown} | {protocol} | |\n",
+                    kt.trace.events.len(),
+                    r.pairs.len(),
+                    r.pairs.len() - hazards - unknown,
+                ));
+            }
+        }
+    }
+    test_support::golden::check_section(
+        format!("{ROOT}/docs/hazard-check.md"),
+        "<!-- kernels:begin -->\n",
+        "<!-- kernels:end -->",
+        &format!("{table}\n"),
+    );
+}

@@ -1,0 +1,295 @@
+//! `linalias check KERNEL.mlir [--mode tlx|intended] [--param NAME=V] [--json]`: the hazard
+//! check of `alias_alloc::hazard` on a kernel's TTGIR, one line per pair of allocations whose
+//! accesses overlap, a witness for each hazard, the protocol findings and a summary.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use alias_alloc::hazard::{
+    check, read_kernel, EventId, EventKind, HazardError, KernelTrace, ReadOptions, Report, Verdict,
+};
+use alias_alloc::Mode;
+use serde_json::{json, Value};
+
+use crate::cli::args::{CheckArgs, PlanMode};
+use crate::cli::error::CliError;
+
+/// The verdicts of one pair of allocations.
+#[derive(Default)]
+struct Group {
+    verified: usize,
+    hazards: Vec<(EventId, EventId)>,
+    unknown: usize,
+}
+
+/// The allocation an event touches (`kv_tiles` of `kv_tiles[1]`).
+fn alloc_of(k: &KernelTrace, e: EventId) -> String {
+    k.origins
+        .get(e.0)
+        .and_then(|o| o.buffer.as_deref())
+        .map(|b| b.split('[').next().unwrap_or(b).to_string())
+        .unwrap_or_else(|| "?".into())
+}
+
+/// `partition2.tensor-core: ttng.tc_gen5_mma line 418 kv_tiles[0] iteration 3 (reads)`.
+fn describe(k: &KernelTrace, e: EventId) -> String {
+    let Some(ev) = k.trace.events.get(e.0) else {
+        return format!("event {}", e.0);
+    };
+    let what = match &ev.kind {
+        EventKind::Access { write: true, .. } => "writes",
+        EventKind::Access { write: false, .. } => "reads",
+        _ => "syncs",
+    };
+    format!(
+        "{}: {} ({what})",
+        k.trace.timeline_name(ev.timeline),
+        ev.label
+    )
+}
+
+fn groups(k: &KernelTrace, r: &Report) -> BTreeMap<(String, String), Group> {
+    let mut out: BTreeMap<(String, String), Group> = BTreeMap::new();
+    for &((a, b), ref v) in &r.pairs {
+        let (x, y) = (alloc_of(k, a), alloc_of(k, b));
+        let key = if x <= y { (x, y) } else { (y, x) };
+        let g = out.entry(key).or_default();
+        match v {
+            Verdict::Verified(_) => g.verified += 1,
+            Verdict::Hazard(w) => g.hazards.push((w.first, w.second)),
+            Verdict::Unknown(_) => g.unknown += 1,
+        }
+    }
+    out
+}
+
+/// Protocol findings as lines, one per op (its iterations counted).
+fn protocol(k: &KernelTrace, r: &Report) -> Vec<String> {
+    // One line per op: iterations and ring slots folded (`kv_fulls[*]`), counted.
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for line in protocol_events(k, r) {
+        let mut key = String::new();
+        let mut rest = line.as_str();
+        while let Some(i) = rest.find('[') {
+            let (head, tail) = rest.split_at(i);
+            key.push_str(head);
+            match tail.find(']') {
+                Some(j)
+                    if tail
+                        .get(1..j)
+                        .is_some_and(|d| d.chars().all(|c| c.is_ascii_digit())) =>
+                {
+                    key.push_str("[*]");
+                    rest = tail.get(j + 1..).unwrap_or("");
+                }
+                _ => {
+                    key.push('[');
+                    rest = tail.get(1..).unwrap_or("");
+                }
+            }
+        }
+        key.push_str(rest);
+        if let Some(i) = key.find(" iteration ") {
+            let after = key.get(i + " iteration ".len()..).unwrap_or("");
+            let tail = after
+                .find(' ')
+                .map_or(String::new(), |j| after.get(j..).unwrap_or("").to_string());
+            key = format!("{}{tail}", key.get(..i).unwrap_or(""));
+        }
+        match seen.iter_mut().find(|(l, _)| *l == key) {
+            Some((_, n)) => *n += 1,
+            None => seen.push((key, 1)),
+        }
+    }
+    seen.into_iter()
+        .map(|(l, n)| if n > 1 { format!("{l} (×{n})") } else { l })
+        .collect()
+}
+
+/// Protocol findings, one per event.
+fn protocol_events(k: &KernelTrace, r: &Report) -> Vec<String> {
+    let hb = &r.happens_before;
+    let mut lines: Vec<String> = hb
+        .never_complete
+        .iter()
+        .map(|&w| format!("never completes: {}", describe(k, w)))
+        .collect();
+    for &e in &hb.tx_mismatch {
+        let expected = match k.trace.events.get(e.0).map(|x| &x.kind) {
+            Some(EventKind::Arrive { tx, .. }) => *tx,
+            _ => 0,
+        };
+        let landed: u64 = k
+            .trace
+            .events
+            .iter()
+            .filter_map(|x| match x.kind {
+                EventKind::CompleteTx {
+                    bytes,
+                    expect: Some(p),
+                    ..
+                } if p == e => Some(bytes),
+                _ => None,
+            })
+            .sum();
+        lines.push(format!(
+            "tx bytes: {} expects {expected} bytes, its copies bring {landed}",
+            describe(k, e)
+        ));
+    }
+    lines
+}
+
+fn params_text(k: &KernelTrace) -> String {
+    k.params
+        .iter()
+        .filter(|(n, _)| !n.contains('.'))
+        .map(|(n, v)| format!("{n}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Runs `linalias check`.
+pub fn run(args: CheckArgs) -> Result<String, CliError> {
+    let file = args.kernel.display().to_string();
+    let text = if file == "-" {
+        std::io::read_to_string(std::io::stdin()).map_err(|e| CliError::input("KERNEL.mlir", e))?
+    } else {
+        std::fs::read_to_string(&args.kernel)
+            .map_err(|e| CliError::input("KERNEL.mlir", format!("{file}: {e}")))?
+    };
+    let opts = ReadOptions {
+        mode: match args.mode {
+            PlanMode::Tlx => Mode::TlxCompatible,
+            PlanMode::Intended => Mode::Intended,
+        },
+        params: args.param.iter().cloned().collect(),
+        ..ReadOptions::default()
+    };
+    if let Some((name, _)) = args
+        .param
+        .iter()
+        .enumerate()
+        .find(|(i, (n, _))| args.param.iter().take(*i).any(|(m, _)| m == n))
+        .map(|(_, p)| p)
+    {
+        return Err(CliError::input("--param", format!("{name} is given twice")));
+    }
+    let k = match read_kernel(&text, &opts) {
+        Ok(k) => k,
+        Err(e @ (HazardError::Module { .. } | HazardError::NoSuchParam { .. })) => {
+            let arg = if matches!(e, HazardError::NoSuchParam { .. }) {
+                "--param"
+            } else {
+                "KERNEL.mlir"
+            };
+            return Err(CliError::input(arg, format!("{file}: {e}")));
+        }
+        Err(e @ HazardError::IndexOutOfRange { .. }) => {
+            return Err(CliError::Findings {
+                report: String::new(),
+                summary: format!("{file}: {e}"),
+                code: 1,
+            })
+        }
+        Err(e) => {
+            return Err(CliError::Findings {
+                report: String::new(),
+                summary: format!("{file}: the check cannot decide: {e}"),
+                code: 3,
+            })
+        }
+    };
+    let r = check(&k.trace);
+    let groups = groups(&k, &r);
+    let protocol = protocol(&k, &r);
+    let (pairs, hazards, unknown) = (r.pairs.len(), r.hazards().count(), r.unknowns().count());
+    let partitions = k
+        .trace
+        .timelines
+        .iter()
+        .filter(|t| t.kind == alias_alloc::hazard::TimelineKind::Partition)
+        .count();
+    let summary = format!(
+        "{pairs} pairs: {} verified, {hazards} hazards, {unknown} unknown; {} protocol findings",
+        pairs - hazards - unknown,
+        protocol.len()
+    );
+    let report = if args.json {
+        let groups: Vec<Value> = groups
+            .iter()
+            .map(|((a, b), g)| {
+                json!({
+                    "buffers": [a, b],
+                    "verified": g.verified,
+                    "hazards": g.hazards.len(),
+                    "unknown": g.unknown,
+                    "witness": g.hazards.first().map(|&(x, y)| json!({
+                        "first": describe(&k, x),
+                        "second": describe(&k, y),
+                    })),
+                })
+            })
+            .collect();
+        let params: BTreeMap<&String, &i64> =
+            k.params.iter().filter(|(n, _)| !n.contains('.')).collect();
+        let v = json!({
+            "kernel": file,
+            "params": params,
+            "partitions": partitions,
+            "events": k.trace.events.len(),
+            "pairs": groups,
+            "protocol": protocol,
+            "summary": {"pairs": pairs, "hazards": hazards, "unknown": unknown},
+        });
+        format!("{v:#}\n")
+    } else {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "{file}: {partitions} threads, {} events; {}",
+            k.trace.events.len(),
+            params_text(&k)
+        );
+        for ((a, b), g) in &groups {
+            let total = g.verified + g.hazards.len() + g.unknown;
+            if let Some(&(x, y)) = g.hazards.first() {
+                let _ = writeln!(
+                    out,
+                    "hazard    {a} × {b}: {} of {total} pairs",
+                    g.hazards.len()
+                );
+                let _ = writeln!(out, "  {}", describe(&k, x));
+                let _ = writeln!(out, "  {}", describe(&k, y));
+                let _ = writeln!(
+                    out,
+                    "  run in this order with nothing ordering the first before the second"
+                );
+            } else if g.unknown > 0 {
+                let _ = writeln!(out, "unknown   {a} × {b}: {} of {total} pairs", g.unknown);
+            } else {
+                let _ = writeln!(out, "verified  {a} × {b}: {total} pairs");
+            }
+        }
+        for line in &protocol {
+            let _ = writeln!(out, "protocol  {line}");
+        }
+        let _ = writeln!(out, "summary: {summary}");
+        out
+    };
+    if hazards > 0 || !protocol.is_empty() {
+        Err(CliError::Findings {
+            report,
+            summary: format!("{file}: {summary}"),
+            code: 1,
+        })
+    } else if unknown > 0 {
+        Err(CliError::Findings {
+            report,
+            summary: format!("{file}: {summary}"),
+            code: 3,
+        })
+    } else {
+        Ok(report)
+    }
+}
