@@ -34,6 +34,12 @@ fn agree(p: &Pipeline, trace: &Trace) -> (usize, usize, usize, usize) {
             name(b)
         );
     }
+    if report.hang.is_some() {
+        assert!(
+            !found.stuck.is_empty(),
+            "a hang the explorer never runs into\n{p:#?}"
+        );
+    }
     if !report.happens_before.never_complete.is_empty() {
         assert!(
             !found.stuck.is_empty(),

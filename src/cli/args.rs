@@ -54,6 +54,10 @@ pub struct CheckArgs {
     /// 4 laps of its step, any other 1).
     #[arg(long, value_name = "NAME=V", value_parser = parse_i64_param)]
     pub param: Vec<(String, i64)>,
+    /// Also run N random executions (seeded) and report what they run into: every race and
+    /// hang they find is real, and none may contradict a verified pair.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub sample: usize,
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,

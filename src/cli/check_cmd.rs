@@ -6,7 +6,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use alias_alloc::hazard::{
-    check, read_kernel, EventId, EventKind, HazardError, KernelTrace, ReadOptions, Report, Verdict,
+    check, read_kernel, sample, EventId, EventKind, HazardError, KernelTrace, ReadOptions, Report,
+    Verdict,
 };
 use alias_alloc::Mode;
 use serde_json::{json, Value};
@@ -109,11 +110,20 @@ fn protocol(k: &KernelTrace, r: &Report) -> Vec<String> {
 /// Protocol findings, one per event.
 fn protocol_events(k: &KernelTrace, r: &Report) -> Vec<String> {
     let hb = &r.happens_before;
-    let mut lines: Vec<String> = hb
-        .never_complete
-        .iter()
-        .map(|&w| format!("never completes: {}", describe(k, w)))
-        .collect();
+    let mut lines: Vec<String> = Vec::new();
+    if let Some(h) = &r.hang {
+        let blocked: Vec<String> = h.blocked.iter().take(3).map(|&e| describe(k, e)).collect();
+        lines.push(format!(
+            "an execution hangs after {} events, blocked at: {}",
+            h.schedule.len(),
+            blocked.join("; ")
+        ));
+    }
+    lines.extend(
+        hb.never_complete
+            .iter()
+            .map(|&w| format!("never completes: {}", describe(k, w))),
+    );
     for &e in &hb.tx_mismatch {
         let expected = match k.trace.events.get(e.0).map(|x| &x.kind) {
             Some(EventKind::Arrive { tx, .. }) => *tx,
@@ -185,7 +195,11 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
             };
             return Err(CliError::input(arg, format!("{file}: {e}")));
         }
-        Err(e @ HazardError::IndexOutOfRange { .. }) => {
+        Err(
+            e @ (HazardError::IndexOutOfRange { .. }
+            | HazardError::Uninitialized { .. }
+            | HazardError::Reinitialized { .. }),
+        ) => {
             return Err(CliError::Findings {
                 report: String::new(),
                 summary: format!("{file}: {e}"),
@@ -210,11 +224,37 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
         .iter()
         .filter(|t| t.kind == alias_alloc::hazard::TimelineKind::Partition)
         .count();
-    let summary = format!(
+    let mut summary = format!(
         "{pairs} pairs: {} verified, {hazards} hazards, {unknown} unknown; {} protocol findings",
         pairs - hazards - unknown,
         protocol.len()
     );
+    // Random executions: what they find is real; a race on a verified pair would be a bug of
+    // the check, reported as such.
+    let sampled = (args.sample > 0).then(|| sample(&k.trace, args.sample, 0x5eed));
+    let mut contradicted = 0;
+    if let Some(s) = &sampled {
+        contradicted = r
+            .pairs
+            .iter()
+            .filter(|(p, v)| matches!(v, Verdict::Verified(_)) && s.races.contains(p))
+            .count();
+        summary.push_str(&format!(
+            "; {} random executions: {} racing pairs, {}",
+            args.sample,
+            s.races.len(),
+            if s.stuck.is_empty() {
+                "none hangs"
+            } else {
+                "one hangs"
+            }
+        ));
+        if contradicted > 0 {
+            summary.push_str(&format!(
+                "; {contradicted} verified pairs raced: a bug of the check, please report it"
+            ));
+        }
+    }
     let report = if args.json {
         let groups: Vec<Value> = groups
             .iter()
@@ -241,6 +281,12 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
             "pairs": groups,
             "protocol": protocol,
             "summary": {"pairs": pairs, "hazards": hazards, "unknown": unknown},
+            "sampled": sampled.as_ref().map(|s| json!({
+                "executions": args.sample,
+                "racing_pairs": s.races.len(),
+                "stuck": !s.stuck.is_empty(),
+                "verified_but_raced": contradicted,
+            })),
         });
         format!("{v:#}\n")
     } else {
@@ -277,7 +323,8 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
         let _ = writeln!(out, "summary: {summary}");
         out
     };
-    if hazards > 0 || !protocol.is_empty() {
+    let hangs = sampled.as_ref().is_some_and(|s| !s.stuck.is_empty());
+    if hazards > 0 || !protocol.is_empty() || contradicted > 0 || hangs {
         Err(CliError::Findings {
             report,
             summary: format!("{file}: {summary}"),

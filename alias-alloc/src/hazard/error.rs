@@ -120,4 +120,22 @@ pub enum HazardError {
         /// The kernel's.
         params: String,
     },
+    /// A barrier used (arrive, wait, expect, copy) where no `init_barrier` initialised it.
+    #[error("line {line}: {op} uses barrier '{barrier}', which no init_barrier initialised")]
+    Uninitialized {
+        /// The barrier.
+        barrier: String,
+        /// The op.
+        op: String,
+        /// Its line.
+        line: usize,
+    },
+    /// An `init_barrier` of a barrier already initialised (and not invalidated).
+    #[error("line {line}: init_barrier of '{barrier}', which is already initialised")]
+    Reinitialized {
+        /// The barrier.
+        barrier: String,
+        /// The line.
+        line: usize,
+    },
 }

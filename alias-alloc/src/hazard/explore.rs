@@ -72,3 +72,65 @@ pub fn explore(trace: &Trace, budget: usize) -> Result<Exploration, HazardError>
     }
     Ok(out)
 }
+
+/// `runs` random executions of `trace`, seeded: each step picks uniformly among the events that
+/// may run. What they find is real — every race and every stuck state happened in an
+/// execution — but what they miss is not proved absent (that is [`explore`]'s job, on small
+/// traces). `states` counts the steps taken.
+///
+/// ```
+/// use alias_alloc::hazard::{sample, Cells, Space, TraceBuilder};
+/// let mut t = TraceBuilder::new();
+/// let (p, c) = (t.partition("producer"), t.partition("consumer"));
+/// let tile = Cells::range(Space::Smem, 0, 64);
+/// t.access(p, "local_store", tile.clone(), true)?;
+/// t.access(c, "local_load", tile, false)?; // nothing orders them
+/// assert_eq!(sample(&t.build()?, 4, 1).races.len(), 1);
+/// # Ok::<(), alias_alloc::hazard::HazardError>(())
+/// ```
+pub fn sample(trace: &Trace, runs: usize, seed: u64) -> Exploration {
+    let successors = trace.successors();
+    let mut out = Exploration::default();
+    let mut state = seed | 1;
+    for _ in 0..runs {
+        let m = random_run(trace, &successors, &mut state);
+        out.states += m.schedule.len();
+        for &(a, b) in &m.races {
+            out.races.insert((a.min(b), a.max(b)));
+        }
+        out.faults.extend(m.faults.iter().copied());
+        if !m.finished() {
+            out.stuck.extend(trace.ids().filter(|&e| !m.ran(e)));
+        }
+    }
+    out
+}
+
+/// One execution picking uniformly among the events that may run, from the xorshift state
+/// `state` (advanced). `successors` is [`Trace::successors`].
+pub fn random_run<'t>(
+    trace: &'t Trace,
+    successors: &[Vec<EventId>],
+    state: &mut u64,
+) -> Machine<'t> {
+    let mut m = Machine::new(trace);
+    m.run_with(
+        successors,
+        |_| true,
+        |m| m.finished(),
+        |m, waits, others| {
+            let ready: Vec<EventId> = waits
+                .iter()
+                .chain(others.iter())
+                .copied()
+                .filter(|&e| m.enabled(e))
+                .collect();
+            *state ^= *state << 13;
+            *state ^= *state >> 7;
+            *state ^= *state << 17;
+            let k = usize::try_from(*state % (ready.len().max(1) as u64)).unwrap_or(0);
+            ready.get(k).copied()
+        },
+    );
+    m
+}

@@ -2,6 +2,8 @@
 //! (*The mbarrier*), step by step. The explorer branches it, the static check's replay drives
 //! it along one schedule; the rules live here and nowhere else.
 
+use std::collections::BTreeSet;
+
 use super::bitset::EventSet;
 use super::trace::{BarrierId, EventId, EventKind, Trace};
 
@@ -122,6 +124,15 @@ impl<'t> Machine<'t> {
         }
     }
 
+    /// The events not run whose structural predecessors all ran: where a stuck execution
+    /// waits.
+    pub fn blocked(&self) -> Vec<EventId> {
+        self.trace
+            .ids()
+            .filter(|&e| !self.done.contains(e) && self.preds_ran(e))
+            .collect()
+    }
+
     /// Every event that may run now (a sync group appears once, by its first member).
     pub fn enabled_events(&self) -> Vec<EventId> {
         self.trace
@@ -157,6 +168,97 @@ impl<'t> Machine<'t> {
             }
             for e in local {
                 self.step(e);
+            }
+        }
+    }
+
+    /// Runs greedily until `until` holds or nothing `allowed` may run: waits first, as soon as
+    /// they may pass (a wait passing early acquires the least), then `prefer`, then the lowest
+    /// id. `successors` is [`Trace::successors`]. Apart from race checks, linear in the trace.
+    pub fn run_greedy(
+        &mut self,
+        successors: &[Vec<EventId>],
+        allowed: impl Fn(EventId) -> bool,
+        prefer: Option<EventId>,
+        until: impl Fn(&Machine<'_>) -> bool,
+    ) {
+        self.run_with(successors, allowed, until, |m, waits, others| {
+            waits
+                .iter()
+                .copied()
+                .find(|&w| m.enabled(w))
+                .or_else(|| prefer.filter(|p| others.contains(p) && m.enabled(*p)))
+                .or_else(|| others.iter().copied().find(|&e| m.enabled(e)))
+        });
+    }
+
+    /// Runs until `until` holds or nothing `allowed` may run, `choose` picking each next event
+    /// among the ready waits and the other ready events (it may pick one that is not
+    /// enabled: a wait that cannot pass yet, a sync whose group is not complete — it is set
+    /// aside until something changes).
+    pub fn run_with(
+        &mut self,
+        successors: &[Vec<EventId>],
+        allowed: impl Fn(EventId) -> bool,
+        until: impl Fn(&Machine<'_>) -> bool,
+        mut choose: impl FnMut(&Machine<'_>, &BTreeSet<EventId>, &BTreeSet<EventId>) -> Option<EventId>,
+    ) {
+        let trace = self.trace;
+        let is_wait = |e: EventId| {
+            matches!(
+                trace.events.get(e.0).map(|x| &x.kind),
+                Some(EventKind::Wait { .. })
+            )
+        };
+        let mut missing: Vec<usize> = trace
+            .events
+            .iter()
+            .map(|x| x.after.iter().filter(|&&p| !self.done.contains(p)).count())
+            .collect();
+        let mut waits = BTreeSet::new();
+        let mut others = BTreeSet::new();
+        let push = |e: EventId, waits: &mut BTreeSet<EventId>, others: &mut BTreeSet<EventId>| {
+            if allowed(e) {
+                if is_wait(e) {
+                    waits.insert(e);
+                } else {
+                    others.insert(e);
+                }
+            }
+        };
+        for e in trace.ids() {
+            if !self.done.contains(e) && missing.get(e.0) == Some(&0) {
+                push(e, &mut waits, &mut others);
+            }
+        }
+        while !until(self) {
+            let Some(e) = choose(self, &waits, &others) else {
+                break;
+            };
+            let before = self.schedule.len();
+            if !self.step(e) {
+                // Not enabled: the chooser's business; a greedy one never picks it.
+                if !self
+                    .enabled_events()
+                    .into_iter()
+                    .any(|x| waits.contains(&x) || others.contains(&x))
+                {
+                    break;
+                }
+                continue;
+            }
+            let ran: Vec<EventId> = self.schedule.get(before..).unwrap_or(&[]).to_vec();
+            for d in ran {
+                waits.remove(&d);
+                others.remove(&d);
+                for &s in successors.get(d.0).into_iter().flatten() {
+                    if let Some(m) = missing.get_mut(s.0) {
+                        *m = m.saturating_sub(1);
+                        if *m == 0 {
+                            push(s, &mut waits, &mut others);
+                        }
+                    }
+                }
             }
         }
     }

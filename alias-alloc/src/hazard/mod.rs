@@ -43,7 +43,7 @@ mod verdict;
 
 pub use bitset::EventSet;
 pub use error::HazardError;
-pub use explore::{explore, Exploration};
+pub use explore::{explore, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
 pub use machine::{BarrierState, Fault, Machine};
 pub use read::{read_kernel, KernelTrace, Origin, ReadOptions};
@@ -51,4 +51,7 @@ pub use trace::{
     Barrier, BarrierId, Cells, Event, EventId, EventKind, Space, SyncGroup, Timeline, TimelineId,
     TimelineKind, Trace, TraceBuilder,
 };
-pub use verdict::{check, Proof, Report, UnknownReason, Verdict, Witness, SEARCH_BUDGET};
+pub use verdict::{
+    check, Hang, Proof, Report, UnknownReason, Verdict, Witness, RANDOM_RUNS, REPLAY_BUDGET,
+    SEARCH_BUDGET, SEARCH_EVENTS,
+};

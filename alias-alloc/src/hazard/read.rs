@@ -265,11 +265,10 @@ impl<'m> Interp<'m> {
             .barriers
             .get(&(mem.region, mem.start))
             .copied()
-            .ok_or_else(|| {
-                unsupported(
-                    op,
-                    format!("barrier {} is used before any init_barrier", mem.name),
-                )
+            .ok_or_else(|| HazardError::Uninitialized {
+                barrier: mem.name.clone(),
+                op: op.name().to_string(),
+                line: op.position().0,
             })?;
         Ok((id, mem.name))
     }
@@ -401,8 +400,11 @@ impl<'m> Interp<'m> {
             TypedOp::StorageAliasSpec { .. }
             | TypedOp::ReuseGroup { .. }
             | TypedOp::SetBufferOverlap { .. }
-            | TypedOp::InvalBarrier { .. }
             | TypedOp::FenceAsyncShared => self.define(op, vec![Val::Opaque]),
+            TypedOp::InvalBarrier { barrier } => {
+                let mem = self.mem(op, barrier)?;
+                self.barriers.remove(&(mem.region, mem.start));
+            }
             TypedOp::StorageAliasLocalAlloc { .. } | TypedOp::Alloc { .. } => {
                 let r = *op
                     .results()
@@ -462,6 +464,12 @@ impl<'m> Interp<'m> {
                 let mem = self.mem(op, barrier)?;
                 let count = u32::try_from(Self::word(op, 0)?)
                     .map_err(|_| unsupported(op, "a count past u32"))?;
+                if self.barriers.contains_key(&(mem.region, mem.start)) {
+                    return Err(HazardError::Reinitialized {
+                        barrier: mem.name,
+                        line: op.position().0,
+                    });
+                }
                 let id = self.b.barrier(&mem.name, count)?;
                 self.barriers.insert((mem.region, mem.start), id);
             }
@@ -834,11 +842,10 @@ impl<'m> Interp<'m> {
                     .barriers
                     .get(&(bar.region, bar.start))
                     .copied()
-                    .ok_or_else(|| {
-                        unsupported(
-                            op,
-                            format!("barrier {} is used before any init_barrier", bar.name),
-                        )
+                    .ok_or_else(|| HazardError::Uninitialized {
+                        barrier: bar.name.clone(),
+                        op: op.name().to_string(),
+                        line: op.position().0,
                     })?;
                 let label = self.label(op, Some(&dst.name));
                 self.b.tma_load(t, &label, dst.cells(), id, bytes)?;

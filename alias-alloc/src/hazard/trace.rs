@@ -269,6 +269,19 @@ impl Trace {
         (0..self.events.len()).map(EventId)
     }
 
+    /// Every event's structural successors (the inverse of [`Event::after`]).
+    pub fn successors(&self) -> Vec<Vec<EventId>> {
+        let mut succ = vec![Vec::new(); self.events.len()];
+        for (i, e) in self.events.iter().enumerate() {
+            for p in &e.after {
+                if let Some(s) = succ.get_mut(p.0) {
+                    s.push(EventId(i));
+                }
+            }
+        }
+        succ
+    }
+
     /// An empty [`EventSet`] sized for this trace.
     pub fn empty_set(&self) -> EventSet {
         EventSet::new(self.events.len())

@@ -5,9 +5,10 @@
 use std::collections::HashSet;
 
 use super::bitset::EventSet;
+use super::explore::random_run;
 use super::happens_before::{happens_before, HappensBefore};
 use super::machine::Machine;
-use super::trace::{EventId, EventKind, Trace};
+use super::trace::{EventId, Trace};
 
 /// Why a pair is safe.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,8 +45,11 @@ pub struct Witness {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnknownReason {
     /// The static relation leaves the pair unordered, the schedules tried ordered it, and the
-    /// search of every execution ran out of its budget before deciding.
+    /// search of every execution ran out of its budget (or the trace is too large to search).
     SearchBudget,
+    /// The static relation leaves the pair unordered and no run so far raced it; more pairs
+    /// than `REPLAY_BUDGET` needed a replay of their own.
+    ReplayBudget,
 }
 
 /// The check's answer for one conflicting pair.
@@ -59,11 +63,23 @@ pub enum Verdict {
     Unknown(UnknownReason),
 }
 
+/// An execution that hangs: what it ran, and the waits (or syncs) it is stuck at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Hang {
+    /// The events blocked with everything before them run.
+    pub blocked: Vec<EventId>,
+    /// Every event of the execution, in the order it ran.
+    pub schedule: Vec<EventId>,
+}
+
 /// The verdicts of a trace.
 #[derive(Debug, Clone)]
 pub struct Report {
     /// Every conflicting pair `(a, b)`, `a < b`, with its verdict.
     pub pairs: Vec<((EventId, EventId), Verdict)>,
+    /// An execution that hangs, where the check's greedy run (every wait passing as soon as it
+    /// may) found one.
+    pub hang: Option<Hang>,
     /// The static relation the verdicts rest on.
     pub happens_before: HappensBefore,
 }
@@ -87,7 +103,8 @@ impl Report {
 
     /// Whether every pair is verified and no wait is stuck.
     pub fn all_verified(&self) -> bool {
-        self.happens_before.never_complete.is_empty()
+        self.hang.is_none()
+            && self.happens_before.never_complete.is_empty()
             && self.happens_before.tx_mismatch.is_empty()
             && self
                 .pairs
@@ -124,28 +141,26 @@ fn witnessed(m: &Machine<'_>, a: EventId, b: EventId) -> Option<Witness> {
 
 /// One cheap schedule: waits pass as soon as they may, `first` runs before `second`, the
 /// held-back events never run.
-fn greedy(trace: &Trace, held: &EventSet, first: EventId, second: EventId) -> Option<Witness> {
+fn greedy(
+    trace: &Trace,
+    successors: &[Vec<EventId>],
+    held: &EventSet,
+    first: EventId,
+    second: EventId,
+) -> Option<Witness> {
     let mut m = Machine::new(trace);
-    while !m.ran(second) {
-        let enabled: Vec<EventId> = m
-            .enabled_events()
-            .into_iter()
-            .filter(|&e| !held.contains(e) && (e != second || m.ran(first)))
-            .collect();
-        let is_wait = |e: &&EventId| {
-            matches!(
-                trace.events.get(e.0).map(|x| &x.kind),
-                Some(EventKind::Wait { .. })
-            )
-        };
-        let pick = enabled
-            .iter()
-            .find(is_wait)
-            .or_else(|| enabled.iter().find(|&&e| e == first))
-            .or_else(|| enabled.first())
-            .copied()?;
-        m.step(pick);
-    }
+    m.run_greedy(
+        successors,
+        |e| !held.contains(e) && e != second,
+        Some(first),
+        |m| m.ran(first),
+    );
+    m.run_greedy(
+        successors,
+        |e| !held.contains(e),
+        Some(second),
+        |m| m.ran(second),
+    );
     witnessed(&m, first, second)
 }
 
@@ -186,32 +201,61 @@ fn search(
 /// States the search of one pair may visit before it answers unknown.
 pub const SEARCH_BUDGET: usize = 20_000;
 
-/// The verdict of one conflicting pair under `hb`.
-fn verdict(trace: &Trace, hb: &HappensBefore, a: EventId, b: EventId) -> Verdict {
-    if let Some(e) = [a, b].into_iter().find(|&e| hb.never_run.contains(e)) {
-        return Verdict::Verified(Proof::NeverRuns { event: e });
+/// Seeded random executions the check runs besides its two greedy ones.
+pub const RANDOM_RUNS: usize = 8;
+
+/// Pairs replayed one by one at most (the first run witnesses most races at once).
+pub const REPLAY_BUDGET: usize = 64;
+
+/// Traces the search of every execution is tried on, at most this many events.
+pub const SEARCH_EVENTS: usize = 400;
+
+/// The verdicts of the conflicting pairs under `hb`: ordered ones verified; the others
+/// replayed — one free greedy run for all of them first, then one by one.
+fn verdicts(
+    trace: &Trace,
+    hb: &HappensBefore,
+    successors: &[Vec<EventId>],
+    runs: &[&Machine<'_>],
+) -> Vec<((EventId, EventId), Verdict)> {
+    let mut replayed = 0;
+    let mut out = Vec::new();
+    for (a, b) in trace.conflicting_pairs() {
+        if let Some(e) = [a, b].into_iter().find(|&e| hb.never_run.contains(e)) {
+            out.push(((a, b), Verdict::Verified(Proof::NeverRuns { event: e })));
+            continue;
+        }
+        if hb.ordered(a, b) || hb.ordered(b, a) {
+            let (first, second) = if hb.ordered(a, b) { (a, b) } else { (b, a) };
+            out.push(((a, b), Verdict::Verified(Proof::Ordered { first, second })));
+            continue;
+        }
+        if let Some(w) = runs.iter().find_map(|m| witnessed(m, a, b)) {
+            out.push(((a, b), Verdict::Hazard(w)));
+            continue;
+        }
+        if replayed >= REPLAY_BUDGET {
+            out.push(((a, b), Verdict::Unknown(UnknownReason::ReplayBudget)));
+            continue;
+        }
+        replayed += 1;
+        let held = held_back(trace, hb, a, b);
+        let found = greedy(trace, successors, &held, a, b)
+            .or_else(|| greedy(trace, successors, &held, b, a));
+        let v = match found {
+            Some(w) => Verdict::Hazard(w),
+            None if trace.events.len() > SEARCH_EVENTS => {
+                Verdict::Unknown(UnknownReason::SearchBudget)
+            }
+            None => match search(trace, &held, a, b, SEARCH_BUDGET) {
+                Ok(Some(w)) => Verdict::Hazard(w),
+                Ok(None) => Verdict::Verified(Proof::Exhaustive),
+                Err(()) => Verdict::Unknown(UnknownReason::SearchBudget),
+            },
+        };
+        out.push(((a, b), v));
     }
-    if hb.ordered(a, b) {
-        return Verdict::Verified(Proof::Ordered {
-            first: a,
-            second: b,
-        });
-    }
-    if hb.ordered(b, a) {
-        return Verdict::Verified(Proof::Ordered {
-            first: b,
-            second: a,
-        });
-    }
-    let held = held_back(trace, hb, a, b);
-    if let Some(w) = greedy(trace, &held, a, b).or_else(|| greedy(trace, &held, b, a)) {
-        return Verdict::Hazard(w);
-    }
-    match search(trace, &held, a, b, SEARCH_BUDGET) {
-        Ok(Some(w)) => Verdict::Hazard(w),
-        Ok(None) => Verdict::Verified(Proof::Exhaustive),
-        Err(()) => Verdict::Unknown(UnknownReason::SearchBudget),
-    }
+    out
 }
 
 /// Checks every conflicting pair of `trace`.
@@ -238,13 +282,40 @@ fn verdict(trace: &Trace, hb: &HappensBefore, a: EventId, b: EventId) -> Verdict
 /// ```
 pub fn check(trace: &Trace) -> Report {
     let hb = happens_before(trace);
-    let pairs = trace
-        .conflicting_pairs()
-        .into_iter()
-        .map(|(a, b)| ((a, b), verdict(trace, &hb, a, b)))
+    let successors = trace.successors();
+    // One free run, every wait passing as soon as it may: it witnesses most races at once, and
+    // a hang if it gets stuck.
+    let mut free = Machine::new(trace);
+    free.run_greedy(&successors, |_| true, None, |m| m.finished());
+    // And one where every wait passes as late as it may (arrivals run ahead: a phase that
+    // completes twice before its wait polls).
+    let mut late = Machine::new(trace);
+    late.run_with(
+        &successors,
+        |_| true,
+        |m| m.finished(),
+        |m, waits, others| {
+            others
+                .iter()
+                .copied()
+                .find(|&e| m.enabled(e))
+                .or_else(|| waits.iter().copied().find(|&w| m.enabled(w)))
+        },
+    );
+    // And a few seeded random executions (a phase missed by a wait that polls late).
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let random: Vec<Machine<'_>> = (0..RANDOM_RUNS)
+        .map(|_| random_run(trace, &successors, &mut state))
         .collect();
+    let runs: Vec<&Machine<'_>> = [&free, &late].into_iter().chain(random.iter()).collect();
+    let hang = runs.iter().find(|m| !m.finished()).map(|m| Hang {
+        blocked: m.blocked(),
+        schedule: m.schedule.clone(),
+    });
+    let pairs = verdicts(trace, &hb, &successors, &runs);
     Report {
         pairs,
+        hang,
         happens_before: hb,
     }
 }
