@@ -36,7 +36,9 @@ Usage:
 """
 
 import argparse
+import concurrent.futures
 import json
+import os
 import pathlib
 import re
 import subprocess
@@ -228,48 +230,63 @@ def why_clean(opname, line):
     return "the check verifies every overlapping pair (other barriers order it) and sampling agrees"
 
 
+def judge(linalias, opname, j, mutated, base, tmp):
+    """One mutant's row updates and listing (None when it is not listed)."""
+    fd, name = tempfile.mkstemp(suffix=".mlir", dir=tmp)
+    with os.fdopen(fd, "w") as f:
+        f.write("\n".join(mutated))
+    code, report = run(linalias, name)
+    os.unlink(name)
+    if code == 2:
+        return "invalid", None
+    if code == 3:
+        return "unknown", "unknown"
+    # Exit 1 without a report: the reader refused a fault (an uninitialised or twice-initialised
+    # barrier, a buffer index past its ring).
+    static = code == 1 and (report is None or report["summary"]["hazards"] > 0
+                            or bool(report["protocol"]))
+    sampled = (report or {}).get("sampled") or {}
+    if static:
+        return "flagged", None
+    if sampled.get("stuck") or sampled.get("verified_but_raced"):
+        return "missed", "missed"
+    return "clean", "clean"
+
+
 def survey(linalias):
     rows = defaultdict(Counter)
     listed = []
-    for kdir in sorted(KERNELS.iterdir()):
-        path = kdir / "before.mlir"
-        code, _ = run(linalias, path)
-        if code != 0:
-            continue  # refused or already flagged: mutants would say nothing new
-        lines = path.read_text().split("\n")
-        base = balance(lines)
-        with tempfile.TemporaryDirectory() as tmp:
+    jobs = []
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        for kdir in sorted(KERNELS.iterdir()):
+            path = kdir / "before.mlir"
+            code, _ = run(linalias, path)
+            if code != 0:
+                continue  # refused or already flagged: mutants would say nothing new
+            lines = path.read_text().split("\n")
+            base = balance(lines)
             for opname, j, mutated in mutants(lines):
-                row = rows[opname]
                 site = (kdir.name, j + 1, lines[j].strip().split(" loc(")[0][:110])
                 if equivalent(opname, lines[j]):
-                    row["equivalent"] += 1
+                    rows[opname]["equivalent"] += 1
                     continue
-                mpath = pathlib.Path(tmp) / "mutant.mlir"
-                mpath.write_text("\n".join(mutated))
-                code, report = run(linalias, mpath)
-                if code == 2:
-                    row["invalid"] += 1
-                    continue
-                row["mutants"] += 1
-                row["baseline"] += int(balance(mutated) != base)
-                if code == 3:
-                    row["unknown"] += 1
-                    listed.append(("unknown", opname) + site)
-                    continue
-                # Exit 1 without a report: the reader refused a fault (an uninitialised or
-                # twice-initialised barrier, a buffer index past its ring).
-                static = code == 1 and (report is None or report["summary"]["hazards"] > 0
-                                        or bool(report["protocol"]))
-                sampled = (report or {}).get("sampled") or {}
-                if static:
-                    row["flagged"] += 1
-                elif sampled.get("stuck") or sampled.get("verified_but_raced"):
-                    row["missed"] += 1
-                    listed.append(("missed", opname) + site)
-                else:
-                    row["clean"] += 1
-                    listed.append(("clean", opname) + site[:2] + (why_clean(opname, lines[j]),))
+                baseline = int(balance(mutated) != base)
+                future = pool.submit(judge, linalias, opname, j, mutated, base, tmp)
+                jobs.append((opname, site, baseline, why_clean(opname, lines[j]), future))
+        for opname, site, baseline, why, future in jobs:
+            kind, listing = future.result()
+            row = rows[opname]
+            if kind == "invalid":
+                row["invalid"] += 1
+                continue
+            row["mutants"] += 1
+            row["baseline"] += baseline
+            row[kind] += 1
+            if listing == "clean":
+                listed.append(("clean", opname) + site[:2] + (why,))
+            elif listing:
+                listed.append((listing, opname) + site)
     return rows, listed
 
 

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use alias_alloc::hazard::{
     check, read_kernel, sample, EventId, EventKind, HazardError, KernelTrace, ReadOptions, Report,
-    Verdict,
+    TimelineKind, Verdict, Witness,
 };
 use alias_alloc::Mode;
 use serde_json::{json, Value};
@@ -19,8 +19,63 @@ use crate::cli::error::CliError;
 #[derive(Default)]
 struct Group {
     verified: usize,
-    hazards: Vec<(EventId, EventId)>,
+    hazards: Vec<Witness>,
     unknown: usize,
+}
+
+/// The missing edge of a witness: which wait, in which partition, would order it. The order
+/// it suggests is the witness's, except that a TMA copy's write is meant to come first (its
+/// reader consumes it); the wait goes in the partition that runs or issues the later access.
+fn missing_edge(k: &KernelTrace, w: &Witness) -> String {
+    let is_tma_write = |e: EventId| {
+        k.trace.events.get(e.0).is_some_and(|x| {
+            matches!(x.kind, EventKind::Access { write: true, .. })
+                && k.trace
+                    .timelines
+                    .get(x.timeline.0)
+                    .is_some_and(|t| matches!(t.kind, TimelineKind::Tma { .. }))
+        })
+    };
+    let (from, to) = if is_tma_write(w.second) && !is_tma_write(w.first) {
+        (w.second, w.first)
+    } else {
+        (w.first, w.second)
+    };
+    let flipped = Witness {
+        first: from,
+        second: to,
+        schedule: vec![],
+    };
+    let partition = k.trace.events.get(to.0).map(|x| {
+        match k.trace.timelines.get(x.timeline.0).map(|t| t.kind) {
+            Some(TimelineKind::TensorCore { issuer } | TimelineKind::Tma { issuer }) => issuer,
+            _ => x.timeline,
+        }
+    });
+    let partition = partition.map_or("?", |p| k.trace.timeline_name(p));
+    let to_label = k.trace.events.get(to.0).map_or("?", |x| x.label.as_str());
+    match flipped
+        .releasing_arrival(&k.trace)
+        .and_then(|a| k.trace.events.get(a.0))
+    {
+        Some(a) => {
+            let barrier = match a.kind {
+                EventKind::Arrive { barrier, .. } | EventKind::CompleteTx { barrier, .. } => {
+                    k.trace.barriers.get(barrier.0).map_or("?", |b| b.name.as_str())
+                }
+                _ => "?",
+            };
+            format!(
+                "missing: {partition} waits on {barrier} for the phase {}: {} completes, before {to_label}",
+                k.trace.timeline_name(a.timeline),
+                a.label,
+            )
+        }
+        None => format!(
+            "missing: nothing after {} arrives on a barrier: arrive after it, and wait in {partition} before {to_label}",
+            k.trace.events.get(from.0).map_or("?", |x| x.label.as_str())
+        ),
+    }
 }
 
 /// The allocation an event touches (`kv_tiles` of `kv_tiles[1]`).
@@ -57,7 +112,7 @@ fn groups(k: &KernelTrace, r: &Report) -> BTreeMap<(String, String), Group> {
         let g = out.entry(key).or_default();
         match v {
             Verdict::Verified(_) => g.verified += 1,
-            Verdict::Hazard(w) => g.hazards.push((w.first, w.second)),
+            Verdict::Hazard(w) => g.hazards.push(w.clone()),
             Verdict::Unknown(_) => g.unknown += 1,
         }
     }
@@ -102,23 +157,26 @@ fn protocol(k: &KernelTrace, r: &Report) -> Vec<String> {
             None => seen.push((key, 1)),
         }
     }
-    seen.into_iter()
-        .map(|(l, n)| if n > 1 { format!("{l} (×{n})") } else { l })
-        .collect()
+    // A hang keeps its slots and iterations: it is one execution.
+    let hang = r.hang.iter().map(|h| {
+        let blocked: Vec<String> = h.blocked.iter().take(3).map(|&e| describe(k, e)).collect();
+        format!(
+            "an execution hangs after {} events, blocked at: {}",
+            h.schedule.len(),
+            blocked.join("; ")
+        )
+    });
+    hang.chain(
+        seen.into_iter()
+            .map(|(l, n)| if n > 1 { format!("{l} (x{n})") } else { l }),
+    )
+    .collect()
 }
 
 /// Protocol findings, one per event.
 fn protocol_events(k: &KernelTrace, r: &Report) -> Vec<String> {
     let hb = &r.happens_before;
     let mut lines: Vec<String> = Vec::new();
-    if let Some(h) = &r.hang {
-        let blocked: Vec<String> = h.blocked.iter().take(3).map(|&e| describe(k, e)).collect();
-        lines.push(format!(
-            "an execution hangs after {} events, blocked at: {}",
-            h.schedule.len(),
-            blocked.join("; ")
-        ));
-    }
     lines.extend(
         hb.never_complete
             .iter()
@@ -264,9 +322,10 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
                     "verified": g.verified,
                     "hazards": g.hazards.len(),
                     "unknown": g.unknown,
-                    "witness": g.hazards.first().map(|&(x, y)| json!({
-                        "first": describe(&k, x),
-                        "second": describe(&k, y),
+                    "witness": g.hazards.first().map(|w| json!({
+                        "first": describe(&k, w.first),
+                        "second": describe(&k, w.second),
+                        "missing": missing_edge(&k, w),
                     })),
                 })
             })
@@ -299,7 +358,8 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
         );
         for ((a, b), g) in &groups {
             let total = g.verified + g.hazards.len() + g.unknown;
-            if let Some(&(x, y)) = g.hazards.first() {
+            if let Some(w) = g.hazards.first() {
+                let (x, y) = (w.first, w.second);
                 let _ = writeln!(
                     out,
                     "hazard    {a} × {b}: {} of {total} pairs",
@@ -311,6 +371,7 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
                     out,
                     "  run in this order with nothing ordering the first before the second"
                 );
+                let _ = writeln!(out, "  {}", missing_edge(&k, w));
             } else if g.unknown > 0 {
                 let _ = writeln!(out, "unknown   {a} × {b}: {} of {total} pairs", g.unknown);
             } else {

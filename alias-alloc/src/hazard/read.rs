@@ -546,7 +546,7 @@ impl<'m> Interp<'m> {
                     self.b.depend(t, e)?;
                 }
             }
-            TypedOp::Mma { a, b, d, rest, .. } => self.mma(t, id, op, a, b, d, rest)?,
+            TypedOp::Mma { a, b, d, rest, .. } => self.mma(t, op, [a, b, d], rest)?,
             TypedOp::Commit { barrier, pred } => {
                 if self.pred(op, pred)? {
                     let (bar, name) = self.barrier(op, barrier)?;
@@ -673,21 +673,19 @@ impl<'m> Interp<'m> {
         Ok(None)
     }
 
-    #[allow(clippy::too_many_arguments)]
+    /// `tc_gen5_mma` / `_scaled`: A, B and the scales read, D read unless `useD` is false, D
+    /// written, then an arrival on each barrier operand whose predicate holds; every event
+    /// labelled with its own buffer.
     fn mma(
         &mut self,
         t: TimelineId,
-        id: OpId,
         op: &Operation,
-        a: ValueId,
-        b: ValueId,
-        d: ValueId,
+        [a, b, d]: [ValueId; 3],
         rest: &[ValueId],
     ) -> Result<(), HazardError> {
-        let from = self.b.len();
         let (ma, mb, md) = (self.mem(op, a)?, self.mem(op, b)?, self.mem(op, d)?);
         // rest: [scales…,] useD, pred, then barriers each with its predicate.
-        let mut reads = vec![ma.cells(), mb.cells()];
+        let mut reads = vec![ma, mb];
         let mut flags = Vec::new();
         let mut bars = Vec::new();
         let mut k = 0;
@@ -702,10 +700,10 @@ impl<'m> Interp<'m> {
                         _ => true,
                     };
                     if on {
-                        bars.push(self.barrier(op, v)?.0);
+                        bars.push(self.barrier(op, v)?);
                     }
                 }
-                Val::Mem(x) => reads.push(x.cells()),
+                Val::Mem(x) => reads.push(*x),
                 other => flags.push(other),
             }
             k += 1;
@@ -723,19 +721,40 @@ impl<'m> Interp<'m> {
             _ => {}
         }
         if !matches!(use_d, Some(Val::Int(0))) {
-            reads.push(md.cells());
+            reads.push(md.clone());
         }
+        let cells: Vec<Cells> = reads.iter().map(Mem::cells).collect();
+        let ids: Vec<BarrierId> = bars.iter().map(|(id, _)| *id).collect();
         let label = self.label(op, Some(&md.name));
-        let events = self.b.mma(t, &label, &reads, &[md.cells()], &bars)?;
-        let asynchronous = op.attributes().iter().any(|(k, _)| k == "is_async");
-        if !asynchronous {
+        let events = self.b.mma(t, &label, &cells, &[md.cells()], &ids)?;
+        let names: Vec<String> = reads
+            .iter()
+            .map(|m| m.name.clone())
+            .chain(std::iter::once(md.name.clone()))
+            .chain(bars.into_iter().map(|(_, n)| n))
+            .collect();
+        for (&e, name) in events.iter().zip(&names) {
+            let label = self.label(op, Some(name));
+            self.b.relabel(e, &label)?;
+            // One origin per event, each with its own buffer.
+            while self.origins.len() <= e.0 {
+                self.origins.push(Origin {
+                    op: op.name().to_string(),
+                    line: op.position().0,
+                    location: op.location().map(str::to_string),
+                    buffer: Some(name.clone()),
+                    iteration: self.iteration.clone(),
+                });
+            }
+        }
+        self.record(op, Some(&md.name), 0)?;
+        if !op.attributes().iter().any(|(k, _)| k == "is_async") {
             // A synchronous MMA: the issuer waits for its completion.
             if let Some(&last) = events.last() {
                 self.b.depend(t, last)?;
             }
         }
-        let _ = id;
-        self.record(op, Some(&md.name), from)
+        Ok(())
     }
 
     /// `ttng.arrive_barrier_named` / `ttng.wait_barrier_named %id, %threads`: the named

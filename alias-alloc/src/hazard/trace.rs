@@ -448,6 +448,17 @@ impl TraceBuilder {
         self.tensor_core.get(&t).and_then(|&tc| self.last_event(tc))
     }
 
+    /// Gives event `e` another label.
+    pub fn relabel(&mut self, e: EventId, label: &str) -> Result<(), HazardError> {
+        let ev = self
+            .trace
+            .events
+            .get_mut(e.0)
+            .ok_or(HazardError::NoSuchEvent { event: e.0 })?;
+        ev.label = label.to_string();
+        Ok(())
+    }
+
     /// The arrival count of barrier `b`.
     pub fn barrier_count(&self, b: BarrierId) -> Option<u32> {
         self.trace.barriers.get(b.0).map(|x| x.count)

@@ -41,6 +41,24 @@ pub struct Witness {
     pub schedule: Vec<EventId>,
 }
 
+impl Witness {
+    /// The arrival that would order the pair if `second`'s timeline waited for it before
+    /// `second`: the first arrive or TMA completion at or after `first` on `first`'s timeline.
+    pub fn releasing_arrival(&self, trace: &Trace) -> Option<EventId> {
+        let timeline = trace.events.get(self.first.0)?.timeline;
+        trace.ids().skip(self.first.0).find(|&e| {
+            trace.events.get(e.0).is_some_and(|x| {
+                x.timeline == timeline
+                    && matches!(
+                        x.kind,
+                        super::trace::EventKind::Arrive { .. }
+                            | super::trace::EventKind::CompleteTx { .. }
+                    )
+            })
+        })
+    }
+}
+
 /// Why the check could not decide a pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UnknownReason {

@@ -1,0 +1,121 @@
+//! `linalias check`: the commands `docs/hazard-check.md` shows print what the page says, with
+//! the README's exit codes; bad arguments and unreadable kernels are usage errors.
+#![allow(clippy::restriction)] // test code: a failed check panics
+
+use test_support::cli::linalias;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = linalias(args, None);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+#[test]
+fn the_docs_show_what_it_prints() {
+    let page = format!("{ROOT}/docs/hazard-check.md");
+    let text = std::fs::read_to_string(&page).unwrap();
+    let commands: Vec<&str> = text
+        .split("```sh\n")
+        .skip(1)
+        .filter_map(|block| block.split("\n```\n\n```\n").next())
+        .filter(|c| c.starts_with("linalias check ") && !c.contains('\n'))
+        .collect();
+    assert_eq!(commands.len(), 2, "{commands:?}");
+    let mut codes = Vec::new();
+    for command in commands {
+        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
+        let (code, out, _) = run(&args);
+        codes.push(code);
+        test_support::golden::check_section(
+            &page,
+            &format!("```sh\n{command}\n```\n\n```\n"),
+            "```\n",
+            &out,
+        );
+    }
+    assert_eq!(codes, [0, 1]);
+}
+
+#[test]
+fn exit_codes_follow_the_readme() {
+    let k = |name: &str| format!("alias-alloc/tests/data/tlx_kernels/{name}/before.mlir");
+    // 3: an op outside the model, named with its line.
+    let (code, out, err) = run(&["check", &k("fa_clc")]);
+    assert_eq!(code, 3, "{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("line 353: scf.while"), "{err}");
+    // 2: no such file, a parameter the kernel does not have, a repeated one.
+    assert_eq!(run(&["check", "no/such.mlir"]).0, 2);
+    let (code, _, err) = run(&["check", &k("fa_ws_pipelined"), "--param", "NCTX=4"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("no integer parameter 'NCTX'") && err.contains("N_CTX"),
+        "{err}"
+    );
+    let two = [
+        "check",
+        &k("fa_ws_pipelined"),
+        "--param",
+        "N_CTX=4",
+        "--param",
+        "N_CTX=8",
+    ];
+    assert_eq!(run(&two).0, 2);
+    // JSON: the same verdicts.
+    let (code, out, _) = run(&["check", &k("fa_ws_persistent"), "--json", "--sample", "4"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["summary"]["hazards"], 0);
+    assert_eq!(v["params"]["N_CTX"], 512);
+    assert_eq!(v["sampled"]["verified_but_raced"], 0);
+}
+
+#[test]
+fn a_deleted_wait_is_a_hazard_with_its_witness() {
+    // The MMA partition's wait for the K tile (kv_fulls) removed: the QK MMA reads kv_tiles
+    // while the TMA copy may still write it.
+    let text = std::fs::read_to_string(format!(
+        "{ROOT}/alias-alloc/tests/data/tlx_kernels/fa_ws_pipelined/before.mlir"
+    ))
+    .unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[409].contains("ttng.wait_barrier %0, %c0_i32_26"),
+        "{}",
+        lines[409]
+    );
+    let mutant: Vec<&str> = lines
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i != 409)
+        .map(|(_, l)| *l)
+        .collect();
+    let dir = std::env::temp_dir().join(format!("check-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("mutant.mlir");
+    std::fs::write(&path, mutant.join("\n")).unwrap();
+    let (code, out, err) = run(&["check", path.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    // (The mutant lost a line: the ops below line 410 moved up by one.)
+    assert!(out.contains("hazard    kv_tiles × kv_tiles"), "{out}");
+    assert!(
+        out.contains(
+            "partition3.tma: ttng.async_tma_copy_global_to_local line 511 kv_tiles[0] (writes)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("partition2.tensor-core: ttng.tc_gen5_mma line 417 kv_tiles[0] (reads)"),
+        "{out}"
+    );
+    // The missing edge is the deleted wait.
+    assert!(
+        out.contains("missing: partition2 waits on kv_fulls[0]"),
+        "{out}"
+    );
+}
