@@ -1,6 +1,6 @@
 //! [`EventSet`]: a set of events as a bit vector, the currency of happens-before.
 
-use super::trace::EventId;
+use super::trace::{EventId, Trace};
 
 /// A set of [`EventId`]s of one trace (a bit per event).
 ///
@@ -23,6 +23,11 @@ impl EventSet {
         Self {
             words: vec![0; events.div_ceil(64)],
         }
+    }
+
+    /// The empty set sized for `trace`'s events.
+    pub fn of(trace: &Trace) -> Self {
+        Self::new(trace.events.len())
     }
 
     /// Adds `e`; returns whether it was new. Events past the set's size are ignored.

@@ -53,7 +53,7 @@ pub struct Machine<'t> {
 impl<'t> Machine<'t> {
     /// The initial state: nothing run, every barrier in phase 0.
     pub fn new(trace: &'t Trace) -> Self {
-        let empty = trace.empty_set();
+        let empty = EventSet::of(trace);
         let barriers = trace
             .barriers
             .iter()
@@ -265,7 +265,7 @@ impl<'t> Machine<'t> {
 
     /// What happens before `e` through its structural predecessors.
     fn inherited(&self, e: EventId) -> EventSet {
-        let mut set = self.trace.empty_set();
+        let mut set = EventSet::of(self.trace);
         if let Some(x) = self.trace.events.get(e.0) {
             for &p in &x.after {
                 set.insert(p);
@@ -294,7 +294,7 @@ impl<'t> Machine<'t> {
                     .get(*group)
                     .map(|g| g.members.clone())
                     .unwrap_or_default();
-                let mut set = self.trace.empty_set();
+                let mut set = EventSet::of(self.trace);
                 for &m in &members {
                     set.union_with(&self.inherited(m));
                 }
@@ -359,7 +359,7 @@ impl<'t> Machine<'t> {
         if b.pending <= 0 && b.tx == 0 {
             b.completed += 1;
             b.pending = count;
-            let open = std::mem::replace(&mut b.open, self.trace.empty_set());
+            let open = std::mem::replace(&mut b.open, EventSet::of(self.trace));
             b.closed.union_with(&open);
         }
     }

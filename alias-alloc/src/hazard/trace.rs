@@ -4,7 +4,6 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
-use super::bitset::EventSet;
 use super::error::HazardError;
 
 /// An event of a [`Trace`] (its index in [`Trace::events`]).
@@ -280,11 +279,6 @@ impl Trace {
             }
         }
         succ
-    }
-
-    /// An empty [`EventSet`] sized for this trace.
-    pub fn empty_set(&self) -> EventSet {
-        EventSet::new(self.events.len())
     }
 
     /// Whether `a` and `b` are a conflicting pair: accesses on different timelines to

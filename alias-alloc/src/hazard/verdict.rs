@@ -134,7 +134,7 @@ impl Report {
 /// Events the static relation puts after `first` or `second` (neither itself): no execution
 /// needs them to run both accesses, so a search for a race between the two holds them back.
 fn held_back(trace: &Trace, hb: &HappensBefore, first: EventId, second: EventId) -> EventSet {
-    let mut held = trace.empty_set();
+    let mut held = EventSet::of(trace);
     for e in trace.ids() {
         if e != first && e != second && (hb.ordered(first, e) || hb.ordered(second, e)) {
             held.insert(e);
