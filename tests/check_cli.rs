@@ -44,11 +44,11 @@ fn the_docs_show_what_it_prints() {
 #[test]
 fn exit_codes_follow_the_readme() {
     let k = |name: &str| format!("alias-alloc/tests/data/tlx_kernels/{name}/before.mlir");
-    // 3: an op outside the model, named with its line.
-    let (code, out, err) = run(&["check", &k("fa_clc")]);
+    // 3: an op outside the model (a 2-CTA cluster's remote buffer), named with its line.
+    let (code, out, err) = run(&["check", &k("fa_bwd_2cta")]);
     assert_eq!(code, 3, "{err}");
     assert!(out.is_empty());
-    assert!(err.contains("line 353: scf.while"), "{err}");
+    assert!(err.contains("line 435: ttng.map_to_remote_buffer"), "{err}");
     // 2: no such file, a parameter the kernel does not have, a repeated one.
     assert_eq!(run(&["check", "no/such.mlir"]).0, 2);
     let (code, _, err) = run(&["check", &k("fa_ws_pipelined"), "--param", "NCTX=4"]);

@@ -61,7 +61,7 @@ fn agree(p: &Pipeline, trace: &Trace) -> (usize, usize, usize, usize) {
 
 #[test]
 fn every_correct_shape_is_verified_and_race_free() {
-    for kind in 0..5 {
+    for kind in 0..7 {
         for slots in 1..=3 {
             for iterations in 2..=4 {
                 for aliased in [true, false] {
@@ -132,7 +132,7 @@ fn each_mutation_is_caught_somewhere() {
         CommitToArrive,
     ] {
         let mut caught = 0;
-        for kind in 0..5 {
+        for kind in 0..7 {
             for at in 0..6 {
                 let mut p = shape(kind, 2, 4, true);
                 if !p.mutate(m, at) {

@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 
 use alias_alloc::hazard::{
     check, read_kernel, sample, EventId, EventKind, HazardError, KernelTrace, ReadOptions, Report,
-    TimelineKind, Verdict, Witness,
+    TimelineKind, UnknownReason, Verdict, Witness,
 };
 use alias_alloc::Mode;
 use serde_json::{json, Value};
@@ -21,6 +21,7 @@ struct Group {
     verified: usize,
     hazards: Vec<Witness>,
     unknown: usize,
+    first_unknown: Option<(EventId, EventId, UnknownReason)>,
 }
 
 /// The missing edge of a witness: which wait, in which partition, would order it. The order
@@ -104,6 +105,18 @@ fn describe(k: &KernelTrace, e: EventId) -> String {
     )
 }
 
+/// Why a pair is unknown, as a sentence.
+fn unknown_reason(why: UnknownReason) -> &'static str {
+    match why {
+        UnknownReason::SearchBudget => {
+            "nothing orders them in every execution, and no execution tried races them (the search of all of them is out of budget)"
+        }
+        UnknownReason::ReplayBudget => {
+            "nothing orders them in every execution; too many such pairs to replay each"
+        }
+    }
+}
+
 fn groups(k: &KernelTrace, r: &Report) -> BTreeMap<(String, String), Group> {
     let mut out: BTreeMap<(String, String), Group> = BTreeMap::new();
     for &((a, b), ref v) in &r.pairs {
@@ -113,7 +126,10 @@ fn groups(k: &KernelTrace, r: &Report) -> BTreeMap<(String, String), Group> {
         match v {
             Verdict::Verified(_) => g.verified += 1,
             Verdict::Hazard(w) => g.hazards.push(w.clone()),
-            Verdict::Unknown(_) => g.unknown += 1,
+            Verdict::Unknown(why) => {
+                g.unknown += 1;
+                g.first_unknown.get_or_insert((a, b, *why));
+            }
         }
     }
     out
@@ -374,6 +390,11 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
                 let _ = writeln!(out, "  {}", missing_edge(&k, w));
             } else if g.unknown > 0 {
                 let _ = writeln!(out, "unknown   {a} × {b}: {} of {total} pairs", g.unknown);
+                if let Some((x, y, why)) = g.first_unknown {
+                    let _ = writeln!(out, "  {}", describe(&k, x));
+                    let _ = writeln!(out, "  {}", describe(&k, y));
+                    let _ = writeln!(out, "  {}", unknown_reason(why));
+                }
             } else {
                 let _ = writeln!(out, "verified  {a} × {b}: {total} pairs");
             }

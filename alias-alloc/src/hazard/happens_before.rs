@@ -275,23 +275,41 @@ pub fn happens_before(trace: &Trace) -> HappensBefore {
             let arrivals = bars.arrivals.get(bi).map(Vec::as_slice).unwrap_or(&[]);
             let completions = bars.completions.get(bi).map(Vec::as_slice).unwrap_or(&[]);
             let has_tx = bars.has_tx.get(bi).copied().unwrap_or(true);
-            // Arrival units that may come before each arrival (those not after it).
-            let may_precede: Vec<u64> = arrivals
+            // Each arrival's least phase: a wait on this barrier that happens before it
+            // passed with that many phases complete, so it arrives in a later one.
+            let least_phase: Vec<u32> = arrivals
                 .iter()
                 .map(|&(a, _)| {
-                    arrivals
+                    waits
                         .iter()
-                        .filter(|&&(x, _)| x != a && runs(x) && !after(a, x))
-                        .map(|&(_, c)| u64::from(c))
-                        .sum()
+                        .filter(|&&(x, _)| after(x, a))
+                        .filter_map(|&(x, _)| least.get(x.0).copied().flatten())
+                        .max()
+                        .unwrap_or(0)
                 })
                 .collect();
+            // Arrival units that may come before each arrival (those not after it), counting
+            // only arrivals that may belong to a phase below `phases` (by their least phase).
+            let may_precede = |a: EventId, phases: Option<u32>| -> u64 {
+                arrivals
+                    .iter()
+                    .zip(&least_phase)
+                    .filter(|&(&(x, _), &lp)| {
+                        x != a && runs(x) && !after(a, x) && phases.is_none_or(|p| lp < p)
+                    })
+                    .map(|(&(_, c), _)| u64::from(c))
+                    .sum()
+            };
+            // `a` belongs to a phase below `phases`: were it in a later one, the phases below
+            // would have completed before it with arrivals that may precede it and may belong
+            // to them — too few.
             let in_phase_below = |a: EventId, phases: u32| {
                 arrivals
                     .iter()
-                    .zip(&may_precede)
-                    .find(|((x, _), _)| *x == a)
-                    .is_some_and(|((_, c), may)| may + u64::from(*c) <= u64::from(phases) * count)
+                    .find(|(x, _)| *x == a)
+                    .is_some_and(|&(_, c)| {
+                        may_precede(a, Some(phases)) + u64::from(c) <= u64::from(phases) * count
+                    })
             };
             for &(w, parity) in waits {
                 if !runs(w) {
@@ -328,9 +346,8 @@ pub fn happens_before(trace: &Trace) -> HappensBefore {
                 // so no more phases complete than the ones that may come before it.
                 let capped = arrivals
                     .iter()
-                    .zip(&may_precede)
-                    .filter(|((a, _), _)| runs(*a) && over_expect.contains(a))
-                    .map(|(_, may)| may / count)
+                    .filter(|(a, _)| runs(*a) && over_expect.contains(a))
+                    .map(|&(a, _)| may_precede(a, None) / count)
                     .min();
                 let never = u64::from(phases) > reachable / count
                     || capped.is_some_and(|cap| u64::from(phases) > cap);

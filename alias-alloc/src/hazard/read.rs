@@ -38,6 +38,11 @@ pub struct ReadOptions {
     pub max_events: usize,
     /// Warps of the default region where the module does not say (`ttg.num-warps`).
     pub default_warps: u64,
+    /// Tiles a CLC `try_cancel` hands out before it answers none (`clc_query_cancel` gives -1).
+    pub clc_tiles: i64,
+    /// What one step of an integer-array parameter read by a scalar `tt.load` adds: the array
+    /// is taken as cumulative offsets (`cu_seqlens`), element i = i · `seq_stride`.
+    pub seq_stride: i64,
 }
 
 impl Default for ReadOptions {
@@ -50,6 +55,8 @@ impl Default for ReadOptions {
             num_programs: 1,
             max_events: 20_000,
             default_warps: 4,
+            clc_tiles: 2,
+            seq_stride: 512,
         }
     }
 }
@@ -85,6 +92,8 @@ pub struct KernelTrace {
 enum Val {
     Int(i64),
     Mem(Box<Mem>),
+    /// A scalar pointer: the integer-array parameter it points into and the index.
+    Ptr(String, i64),
     Opaque,
 }
 
@@ -117,6 +126,9 @@ impl Mem {
         self.space == Space::Smem && self.desc.element == "i64"
     }
 }
+
+/// The most iterations of one `scf.while` the reader runs.
+const MAX_ITERATIONS: i64 = 100_000;
 
 /// Element width in bits of an MLIR element type.
 fn bits(element: &str) -> u64 {
@@ -158,6 +170,12 @@ struct Interp<'m> {
     /// Named barriers: the mbarrier each id stands for, and each timeline's generations so far.
     named: HashMap<i64, BarrierId>,
     named_seen: HashMap<(TimelineId, i64), u64>,
+    /// The condition of the last `scf.condition` run.
+    condition: Option<Val>,
+    /// Inside a data-dependent `scf.if` (its line): accesses may run, synchronisation may not.
+    maybe: Option<usize>,
+    /// CLC responses queried so far, per timeline and response buffer.
+    clc_seen: HashMap<(TimelineId, usize, u64), i64>,
 }
 
 fn unsupported(op: &Operation, reason: impl Into<String>) -> HazardError {
@@ -196,6 +214,19 @@ impl<'m> Interp<'m> {
         match v {
             None => Ok(true),
             Some(v) => Ok(self.int(op, v, "predicate")? != 0),
+        }
+    }
+
+    /// Refuses synchronisation under a data-dependent `scf.if`.
+    fn sure(&self, op: &Operation) -> Result<(), HazardError> {
+        match self.maybe {
+            Some(line) => Err(unsupported(
+                op,
+                format!(
+                    "synchronises under the scf.if of line {line}, whose condition is tensor data"
+                ),
+            )),
+            None => Ok(()),
         }
     }
 
@@ -391,7 +422,11 @@ impl<'m> Interp<'m> {
             return Ok(None);
         };
         match typed {
-            TypedOp::Terminator { values, .. } | TypedOp::Condition { values, .. } => {
+            TypedOp::Terminator { values, .. } => {
+                return Ok(Some(values.iter().map(|&v| self.val(v)).collect()));
+            }
+            TypedOp::Condition { cond, values } => {
+                self.condition = Some(self.val(cond));
                 return Ok(Some(values.iter().map(|&v| self.val(v)).collect()));
             }
             TypedOp::Module { body } | TypedOp::Func { body } => {
@@ -461,6 +496,7 @@ impl<'m> Interp<'m> {
                 self.env.insert(r, Val::Mem(Box::new(mem)));
             }
             TypedOp::InitBarrier { barrier } => {
+                self.sure(op)?;
                 let mem = self.mem(op, barrier)?;
                 let count = u32::try_from(Self::word(op, 0)?)
                     .map_err(|_| unsupported(op, "a count past u32"))?;
@@ -474,6 +510,7 @@ impl<'m> Interp<'m> {
                 self.barriers.insert((mem.region, mem.start), id);
             }
             TypedOp::BarrierExpect { barrier, pred } => {
+                self.sure(op)?;
                 if self.pred(op, pred)? {
                     let (bar, name) = self.barrier(op, barrier)?;
                     let label = self.label(op, Some(&name));
@@ -482,6 +519,7 @@ impl<'m> Interp<'m> {
                 }
             }
             TypedOp::ArriveBarrier { barrier, pred } => {
+                self.sure(op)?;
                 if self.pred(op, pred)? {
                     let (bar, name) = self.barrier(op, barrier)?;
                     // `{perThread}`: every thread of the partition arrives.
@@ -506,6 +544,7 @@ impl<'m> Interp<'m> {
                 phase,
                 rest,
             } => {
+                self.sure(op)?;
                 if self.pred(op, rest.first().copied())? {
                     let (bar, name) = self.barrier(op, barrier)?;
                     let phase = self.int(op, phase, "phase")?;
@@ -517,6 +556,7 @@ impl<'m> Interp<'m> {
             TypedOp::TmaLoad {
                 dst, barrier, pred, ..
             } => {
+                self.sure(op)?;
                 if self.pred(op, Some(pred))? {
                     let mem = self.mem(op, dst)?;
                     let (bar, _) = self.barrier(op, barrier)?;
@@ -535,6 +575,7 @@ impl<'m> Interp<'m> {
                 self.record(op, Some(&mem.name), from)?;
             }
             TypedOp::TmaStoreWait { pendings } => {
+                self.sure(op)?;
                 let keep: usize = pendings
                     .and_then(|p| p.split(':').next())
                     .and_then(|p| p.trim().parse().ok())
@@ -548,6 +589,7 @@ impl<'m> Interp<'m> {
             }
             TypedOp::Mma { a, b, d, rest, .. } => self.mma(t, op, [a, b, d], rest)?,
             TypedOp::Commit { barrier, pred } => {
+                self.sure(op)?;
                 if self.pred(op, pred)? {
                     let (bar, name) = self.barrier(op, barrier)?;
                     let label = self.label(op, Some(&name));
@@ -558,7 +600,10 @@ impl<'m> Interp<'m> {
             TypedOp::TmemCopy { src, dst, barrier } => {
                 let (s, d) = (self.mem(op, src)?, self.mem(op, dst)?);
                 let bars = match barrier {
-                    Some(b) => vec![self.barrier(op, b)?.0],
+                    Some(b) => {
+                        self.sure(op)?;
+                        vec![self.barrier(op, b)?.0]
+                    }
                     None => vec![],
                 };
                 let label = self.label(op, Some(&d.name));
@@ -585,6 +630,7 @@ impl<'m> Interp<'m> {
                 default,
                 partitions,
             } => {
+                self.sure(op)?;
                 let args: Vec<Val> = captures.iter().map(|&v| self.val(v)).collect();
                 let text = op.keywords();
                 let warps: Vec<u64> = text
@@ -644,22 +690,66 @@ impl<'m> Interp<'m> {
                 then,
                 otherwise,
             } => {
-                let c = self.int(op, cond, "condition")?;
-                let out = match (c != 0, otherwise) {
-                    (true, _) => self.region(t, then, &[])?,
-                    (false, Some(e)) => self.region(t, e, &[])?,
-                    (false, None) => vec![],
+                let out = match (self.val(cond), otherwise) {
+                    (Val::Int(c), _) if c != 0 => self.region(t, then, &[])?,
+                    (Val::Int(_), Some(e)) => self.region(t, e, &[])?,
+                    (Val::Int(_), None) => vec![],
+                    // A condition on tensor data: both branches' accesses may run, neither
+                    // may synchronise (an arrival that may not happen orders nothing).
+                    _ => {
+                        let outer = self.maybe.replace(op.position().0);
+                        self.region(t, then, &[])?;
+                        if let Some(e) = otherwise {
+                            self.region(t, e, &[])?;
+                        }
+                        self.maybe = outer;
+                        op.results().iter().map(|_| Val::Opaque).collect()
+                    }
                 };
                 self.define(op, out);
             }
-            TypedOp::While { .. } => {
-                return Err(unsupported(
-                    op,
-                    "an scf.while loop: its trip count is data-dependent (CLC scheduling)",
-                ));
+            TypedOp::While {
+                inits,
+                before,
+                after,
+            } => {
+                let mut carried: Vec<Val> = inits.iter().map(|&v| self.val(v)).collect();
+                let mut k = 0i64;
+                loop {
+                    let values = self.region(t, before, &carried)?;
+                    match self.condition.take() {
+                        Some(Val::Int(0)) => {
+                            self.define(op, values);
+                            break;
+                        }
+                        Some(Val::Int(_)) => {}
+                        _ => {
+                            return Err(unsupported(
+                                op,
+                                "its condition depends on a value the check cannot compute",
+                            ))
+                        }
+                    }
+                    if k >= MAX_ITERATIONS {
+                        return Err(unsupported(
+                            op,
+                            format!("more than {MAX_ITERATIONS} iterations"),
+                        ));
+                    }
+                    self.iteration.push(k);
+                    carried = self.region(t, after, &values)?;
+                    self.iteration.pop();
+                    k += 1;
+                }
             }
-            TypedOp::ClcTryCancel { .. } => {
-                return Err(unsupported(op, "CLC scheduling is outside the model"));
+            TypedOp::ClcTryCancel { barrier, response } => {
+                // The CLC unit writes its 16-byte response and completes tx on the barrier.
+                self.sure(op)?;
+                let mem = self.mem(op, response)?;
+                let (bar, _) = self.barrier(op, barrier)?;
+                let label = self.label(op, Some(&mem.name));
+                self.b.tma_load(t, &label, mem.cells(), bar, 16)?;
+                self.record(op, Some(&mem.name), from)?;
             }
             TypedOp::Constant { value } => {
                 let v = match value.trim() {
@@ -723,6 +813,10 @@ impl<'m> Interp<'m> {
         if !matches!(use_d, Some(Val::Int(0))) {
             reads.push(md.clone());
         }
+        let asynchronous = op.attributes().iter().any(|(k, _)| k == "is_async");
+        if !bars.is_empty() || !asynchronous {
+            self.sure(op)?;
+        }
         let cells: Vec<Cells> = reads.iter().map(Mem::cells).collect();
         let ids: Vec<BarrierId> = bars.iter().map(|(id, _)| *id).collect();
         let label = self.label(op, Some(&md.name));
@@ -748,7 +842,7 @@ impl<'m> Interp<'m> {
             }
         }
         self.record(op, Some(&md.name), 0)?;
-        if !op.attributes().iter().any(|(k, _)| k == "is_async") {
+        if !asynchronous {
             // A synchronous MMA: the issuer waits for its completion.
             if let Some(&last) = events.last() {
                 self.b.depend(t, last)?;
@@ -827,8 +921,71 @@ impl<'m> Interp<'m> {
             })
             .collect();
         match name {
-            "ttng.wait_barrier_named" => return self.named_barrier(t, op, true),
-            "ttng.arrive_barrier_named" => return self.named_barrier(t, op, false),
+            "ttng.wait_barrier_named" => {
+                self.sure(op)?;
+                return self.named_barrier(t, op, true);
+            }
+            "ttng.arrive_barrier_named" => {
+                self.sure(op)?;
+                return self.named_barrier(t, op, false);
+            }
+            "ttng.clc_query_cancel" => {
+                // The k-th response this thread reads: a tile for the first `clc_tiles`, then
+                // none (-1), for every thread alike.
+                let resp = mems
+                    .first()
+                    .ok_or_else(|| unsupported(op, "no response buffer"))?;
+                let label = self.label(op, Some(&resp.name));
+                self.b.access(t, &label, resp.cells(), false)?;
+                let name = resp.name.clone();
+                self.record(op, Some(&name), 0)?;
+                let k = self
+                    .clc_seen
+                    .entry((t, resp.region, resp.start))
+                    .or_insert(0);
+                let tile = if *k < self.opts.clc_tiles {
+                    self.opts.num_programs + *k
+                } else {
+                    -1
+                };
+                *k += 1;
+                let out = op.results().iter().map(|_| Val::Int(tile)).collect();
+                self.define(op, out);
+                return Ok(());
+            }
+            "nvg.cluster_id" => {
+                self.define(op, vec![Val::Int(0)]);
+                return Ok(());
+            }
+            "tt.addptr" => {
+                let out = match (
+                    op.operands().first().map(|&v| self.val(v)),
+                    op.operands().get(1).map(|&v| self.val(v)),
+                ) {
+                    (Some(Val::Ptr(p, at)), Some(Val::Int(d))) => Val::Ptr(p, at.saturating_add(d)),
+                    _ => Val::Opaque,
+                };
+                self.define(op, vec![out]);
+                return Ok(());
+            }
+            "tt.load" => {
+                // A scalar read of an integer-array parameter: taken as cumulative offsets
+                // (`cu_seqlens`), element i = i · seq_stride.
+                let scalar = !op
+                    .results()
+                    .first()
+                    .and_then(|&r| self.m.value(r))
+                    .and_then(|v| v.ty())
+                    .is_some_and(|ty| ty.trim().starts_with("tensor"));
+                let out = match op.operands().first().map(|&v| self.val(v)) {
+                    Some(Val::Ptr(_, at)) if scalar => {
+                        Val::Int(at.saturating_mul(self.opts.seq_stride))
+                    }
+                    _ => Val::Opaque,
+                };
+                self.define(op, vec![out]);
+                return Ok(());
+            }
             "ttng.async_tma_reduce" => {
                 let src = mems
                     .first()
@@ -839,6 +996,7 @@ impl<'m> Interp<'m> {
                 return Ok(());
             }
             "ttg.async_copy_global_to_local" if op.attribute("useBulk") == Some("true") => {
+                self.sure(op)?;
                 let (bars, dsts): (Vec<&Mem>, Vec<&Mem>) =
                     mems.iter().partition(|m| m.is_barrier());
                 let (Some(dst), Some(bar)) = (dsts.first(), bars.first()) else {
@@ -1105,6 +1263,9 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         warps: HashMap::new(),
         named: HashMap::new(),
         named_seen: HashMap::new(),
+        condition: None,
+        maybe: None,
+        clc_seen: HashMap::new(),
     };
     // The parameters: integers from the options or the defaults, the rest opaque.
     let body = match m.typed(func) {
@@ -1123,6 +1284,13 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         .unwrap_or_default();
     for &a in &args {
         let Some(v) = m.value(a) else { continue };
+        if v.ty().is_some_and(|t| {
+            let t = t.trim();
+            t.starts_with("!tt.ptr<i") && !t.starts_with("!tt.ptr<i1>")
+        }) {
+            interp.env.insert(a, Val::Ptr(v.name().to_string(), 0));
+            continue;
+        }
         let is_int = v.ty().is_some_and(|t| {
             let t = t.trim();
             t.starts_with('i')

@@ -4,8 +4,9 @@
 //!
 //! A [`Pipeline`] is a few threads, each one loop body run `iterations` times; ring slots are
 //! `(i + shift) mod slots` and phases `((i + shift) / slots + flip) & 1`, as TLX kernels compute
-//! them from their accumulated counters. [`generate`] draws one of five correct shapes (an SMEM
-//! ring, a TMA producer, an MMA consumer, three threads over two barriers, named barriers) with
+//! them from their accumulated counters. [`generate`] draws one of seven correct shapes (an SMEM
+//! ring, a TMA producer, an MMA consumer, three threads over two barriers, two consumers
+//! arriving on one barrier, named barriers) with
 //! 1–3 slots and 2–4 iterations, where a second buffer aliases the ring's bytes as a `shared`
 //! reuse group makes it; then, more often than not, one seeded bug ([`Mutation`]).
 
@@ -338,7 +339,7 @@ fn lap(flip: u32) -> Phase {
     Phase::Lap { flip }
 }
 
-/// A correct pipeline of the given shape (0–4), ring and trip count.
+/// A correct pipeline of the given shape (0–6), ring and trip count.
 pub fn shape(kind: u32, slots: u32, iterations: u32, aliased: bool) -> Pipeline {
     let ring = |name, count| Ring { name, slots, count };
     // A: the ring; B: A's reuse-group partner (the same bytes) or its own bytes; D: a TMEM
@@ -378,7 +379,7 @@ pub fn shape(kind: u32, slots: u32, iterations: u32, aliased: bool) -> Pipeline 
         shift: 0,
         write,
     };
-    let (barriers, threads) = match kind % 5 {
+    let (barriers, threads) = match kind % 7 {
         0 => (
             vec![ring("full", 1), ring("empty", 1)],
             vec![
@@ -474,6 +475,24 @@ pub fn shape(kind: u32, slots: u32, iterations: u32, aliased: bool) -> Pipeline 
                 ),
             ],
         ),
+        5 => (
+            // Two consumers free each slot together: `empty` counts two arrivals a phase.
+            vec![ring("full", 2), ring("empty", 2)],
+            vec![
+                (
+                    "producer",
+                    vec![wait(empty, 1), access(A, true), arrive(full), arrive(full)],
+                ),
+                (
+                    "consumer1",
+                    vec![wait(full, 0), access(A, false), arrive(empty)],
+                ),
+                (
+                    "consumer2",
+                    vec![wait(full, 0), access(B, false), arrive(empty)],
+                ),
+            ],
+        ),
         _ => (
             vec![],
             vec![
@@ -506,7 +525,7 @@ pub fn shape(kind: u32, slots: u32, iterations: u32, aliased: bool) -> Pipeline 
 
 /// A random pipeline: a correct shape, then (three times in five) one seeded bug.
 pub fn generate(src: &mut impl Source) -> (Pipeline, Option<Mutation>) {
-    let kind = src.below(5);
+    let kind = src.below(7);
     let slots = 1 + src.below(3);
     let iterations = 2 + src.below(3);
     let aliased = !src.chance(20);
