@@ -99,8 +99,19 @@ fn a_deleted_wait_is_a_hazard_with_its_witness() {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join("mutant.mlir");
     std::fs::write(&path, mutant.join("\n")).unwrap();
-    let (code, out, err) = run(&["check", path.to_str().unwrap()]);
+    let svg = dir.join("witness.svg");
+    let (code, out, err) = run(&[
+        "check",
+        path.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
     assert_eq!(code, 1, "{out}{err}");
+    // The swimlanes of docs/hazard-check.md are this witness.
+    test_support::golden::check(
+        format!("{ROOT}/docs/pictures/hazard_witness.svg"),
+        &std::fs::read_to_string(&svg).unwrap(),
+    );
     // (The mutant lost a line: the ops below line 410 moved up by one.)
     assert!(out.contains("hazard    kv_tiles × kv_tiles"), "{out}");
     assert!(

@@ -58,6 +58,10 @@ pub struct CheckArgs {
     /// hang they find is real, and none may contradict a verified pair.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub sample: usize,
+    /// Draw the first hazard's witness (or a hang) as swimlanes: partitions and engines over
+    /// time, the racing accesses, the missing wait.
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<std::path::PathBuf>,
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,

@@ -1,4 +1,5 @@
-//! `linalias check KERNEL.mlir [--mode tlx|intended] [--param NAME=V] [--json]`: the hazard
+//! `linalias check KERNEL.mlir [--mode tlx|intended] [--param NAME=V] [--sample N] [--svg FILE]
+//! [--json]`: the hazard
 //! check of `alias_alloc::hazard` on a kernel's TTGIR, one line per pair of allocations whose
 //! accesses overlap, a witness for each hazard, the protocol findings and a summary.
 
@@ -6,8 +7,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use alias_alloc::hazard::{
-    check, read_kernel, sample, EventId, EventKind, HazardError, KernelTrace, ReadOptions, Report,
-    TimelineKind, UnknownReason, Verdict, Witness,
+    check, read_kernel, sample, swimlanes, EventId, EventKind, HazardError, KernelTrace, Picture,
+    ReadOptions, Report, TimelineId, TimelineKind, UnknownReason, Verdict, Witness,
 };
 use alias_alloc::Mode;
 use serde_json::{json, Value};
@@ -28,6 +29,12 @@ struct Group {
 /// it suggests is the witness's, except that a TMA copy's write is meant to come first (its
 /// reader consumes it); the wait goes in the partition that runs or issues the later access.
 fn missing_edge(k: &KernelTrace, w: &Witness) -> String {
+    missing(k, w).2
+}
+
+/// The missing edge: the arrival to wait for (if any), the partition that should wait, and
+/// the sentence.
+fn missing(k: &KernelTrace, w: &Witness) -> (Option<EventId>, Option<TimelineId>, String) {
     let is_tma_write = |e: EventId| {
         k.trace.events.get(e.0).is_some_and(|x| {
             matches!(x.kind, EventKind::Access { write: true, .. })
@@ -53,12 +60,11 @@ fn missing_edge(k: &KernelTrace, w: &Witness) -> String {
             _ => x.timeline,
         }
     });
+    let partition_id = partition;
     let partition = partition.map_or("?", |p| k.trace.timeline_name(p));
     let to_label = k.trace.events.get(to.0).map_or("?", |x| x.label.as_str());
-    match flipped
-        .releasing_arrival(&k.trace)
-        .and_then(|a| k.trace.events.get(a.0))
-    {
+    let arrival = flipped.releasing_arrival(&k.trace);
+    let text = match arrival.and_then(|a| k.trace.events.get(a.0)) {
         Some(a) => {
             let barrier = match a.kind {
                 EventKind::Arrive { barrier, .. } | EventKind::CompleteTx { barrier, .. } => {
@@ -76,7 +82,55 @@ fn missing_edge(k: &KernelTrace, w: &Witness) -> String {
             "missing: nothing after {} arrives on a barrier: arrive after it, and wait in {partition} before {to_label}",
             k.trace.events.get(from.0).map_or("?", |x| x.label.as_str())
         ),
+    };
+    (arrival, partition_id, text)
+}
+
+/// `--svg`: the first hazard's witness, else the hang, as swimlanes; else a line saying
+/// nothing races.
+fn picture(k: &KernelTrace, r: &Report, summary: &str) -> String {
+    if let Some(w) = r.pairs.iter().find_map(|(_, v)| match v {
+        Verdict::Hazard(w) => Some(w),
+        _ => None,
+    }) {
+        let (arrival, partition, text) = missing(k, w);
+        let title = format!(
+            "hazard: {} / {} — {text}",
+            describe(k, w.first),
+            describe(k, w.second)
+        );
+        let marked = [w.first, w.second];
+        return swimlanes(
+            &k.trace,
+            &Picture {
+                title: &title,
+                schedule: &w.schedule,
+                marked: &marked,
+                missing: arrival.zip(partition),
+            },
+        );
     }
+    if let Some(h) = &r.hang {
+        let title = format!("an execution hangs after {} events", h.schedule.len());
+        return swimlanes(
+            &k.trace,
+            &Picture {
+                title: &title,
+                schedule: &h.schedule,
+                marked: &h.blocked,
+                missing: None,
+            },
+        );
+    }
+    swimlanes(
+        &k.trace,
+        &Picture {
+            title: summary,
+            schedule: &[],
+            marked: &[],
+            missing: None,
+        },
+    )
 }
 
 /// The allocation an event touches (`kv_tiles` of `kv_tiles[1]`).
@@ -405,6 +459,9 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
         let _ = writeln!(out, "summary: {summary}");
         out
     };
+    if let Some(path) = &args.svg {
+        crate::cli::picture::write(path, &picture(&k, &r, &summary))?;
+    }
     let hangs = sampled.as_ref().is_some_and(|s| !s.stuck.is_empty());
     if hazards > 0 || !protocol.is_empty() || contradicted > 0 || hangs {
         Err(CliError::Findings {

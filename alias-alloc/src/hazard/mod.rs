@@ -9,6 +9,8 @@
 //! | every execution of a small trace: the oracle ([`explore`]) | `explore.rs` |
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
 //! | a verdict per conflicting pair, witnesses replayed ([`check`]) | `verdict.rs` |
+//! | a TTGIR kernel run on its integer arithmetic into a trace ([`read_kernel`]) | `read.rs` |
+//! | an execution drawn as swimlanes ([`swimlanes`]) | `swimlanes.rs` |
 //! | what is refused ([`HazardError`]) | `error.rs` |
 //!
 //! ```
@@ -38,6 +40,7 @@ mod explore;
 mod happens_before;
 mod machine;
 mod read;
+mod swimlanes;
 mod trace;
 mod verdict;
 
@@ -47,6 +50,7 @@ pub use explore::{explore, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
 pub use machine::{BarrierState, Fault, Machine};
 pub use read::{read_kernel, KernelTrace, Origin, ReadOptions};
+pub use swimlanes::{swimlanes, Picture, WINDOW};
 pub use trace::{
     Barrier, BarrierId, Cells, Event, EventId, EventKind, Space, SyncGroup, Timeline, TimelineId,
     TimelineKind, Trace, TraceBuilder,
