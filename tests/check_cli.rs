@@ -130,3 +130,57 @@ fn a_deleted_wait_is_a_hazard_with_its_witness() {
         "{out}"
     );
 }
+
+#[test]
+fn the_early_arrive_of_pr_739_is_flagged_and_its_fix_verified() {
+    // facebookexperimental/triton#739 (forward persistent): `barrier_arrive(qk_empties)` came
+    // between `local_load(l)` and `local_load(m)`, which share qk's TMEM group, so the next
+    // tile's QK MMA could overwrite m before it was read. The committed kernel has the fix
+    // (the arrive after both loads); moving it back between them rebuilds the bug.
+    let fixed = format!("{ROOT}/alias-alloc/tests/data/tlx_kernels/fa_fwd_persistent/before.mlir");
+    assert_eq!(run(&["check", &fixed]).0, 0);
+    let text = std::fs::read_to_string(&fixed).unwrap();
+    let mut lines: Vec<&str> = text.lines().collect();
+    assert!(
+        lines[244].contains("%l_loaded_45 = ttng.tmem_load"),
+        "{}",
+        lines[244]
+    );
+    assert!(
+        lines[247].contains("%m_loaded_47 = ttng.tmem_load"),
+        "{}",
+        lines[247]
+    );
+    assert!(
+        lines[249].contains("ttng.arrive_barrier %qk_empties_18"),
+        "{}",
+        lines[249]
+    );
+    let arrive = lines.remove(249);
+    lines.insert(245, arrive);
+    let dir = std::env::temp_dir().join(format!("check-739-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("pr739.mlir");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let svg = dir.join("pr739.svg");
+    let (code, out, err) = run(&[
+        "check",
+        path.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("hazard    m_tiles × qk_tiles"), "{out}");
+    assert!(
+        out.contains("default: ttng.tmem_load line 249 m_tiles[0] iteration 0 (reads)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("early arrive: ttng.arrive_barrier line 246 qk_empties[0] iteration 0"),
+        "{out}"
+    );
+    test_support::golden::check(
+        format!("{ROOT}/docs/pictures/pr739_witness.svg"),
+        &std::fs::read_to_string(&svg).unwrap(),
+    );
+}

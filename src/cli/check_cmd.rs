@@ -28,8 +28,36 @@ struct Group {
 /// The missing edge of a witness: which wait, in which partition, would order it. The order
 /// it suggests is the witness's, except that a TMA copy's write is meant to come first (its
 /// reader consumes it); the wait goes in the partition that runs or issues the later access.
-fn missing_edge(k: &KernelTrace, w: &Witness) -> String {
-    missing(k, w).2
+fn missing_edge(k: &KernelTrace, r: &Report, w: &Witness) -> String {
+    early_arrive(k, r, w).unwrap_or_else(|| missing(k, w).2)
+}
+
+/// An arrive released too early: an arrival on the timeline of one access, before it, that the
+/// other access is ordered after — the order exists, from a point before the access (the bug of
+/// facebookexperimental/triton#739: an empties arrive between the loads of two aliased
+/// buffers).
+fn early_arrive(k: &KernelTrace, r: &Report, w: &Witness) -> Option<String> {
+    [(w.first, w.second), (w.second, w.first)]
+        .into_iter()
+        .find_map(|(x, y)| {
+            let timeline = k.trace.events.get(x.0)?.timeline;
+            // Only a partition's own arrives: an engine's arrivals follow its ops in order.
+            if k.trace.timelines.get(timeline.0)?.kind != TimelineKind::Partition {
+                return None;
+            }
+            let a = (0..x.0).rev().map(EventId).find(|&a| {
+                k.trace.events.get(a.0).is_some_and(|e| {
+                    e.timeline == timeline
+                        && matches!(e.kind, EventKind::Arrive { .. })
+                        && r.happens_before.ordered(a, y)
+                })
+            })?;
+            let (ae, xe) = (k.trace.events.get(a.0)?, k.trace.events.get(x.0)?);
+            Some(format!(
+                "early arrive: {} releases the other access before {} ran — move the arrive after it",
+                ae.label, xe.label
+            ))
+        })
 }
 
 /// The missing edge: the arrival to wait for (if any), the partition that should wait, and
@@ -395,7 +423,7 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
                     "witness": g.hazards.first().map(|w| json!({
                         "first": describe(&k, w.first),
                         "second": describe(&k, w.second),
-                        "missing": missing_edge(&k, w),
+                        "missing": missing_edge(&k, &r, w),
                     })),
                 })
             })
@@ -441,7 +469,7 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
                     out,
                     "  run in this order with nothing ordering the first before the second"
                 );
-                let _ = writeln!(out, "  {}", missing_edge(&k, w));
+                let _ = writeln!(out, "  {}", missing_edge(&k, &r, w));
             } else if g.unknown > 0 {
                 let _ = writeln!(out, "unknown   {a} × {b}: {} of {total} pairs", g.unknown);
                 if let Some((x, y, why)) = g.first_unknown {
