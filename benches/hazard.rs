@@ -1,5 +1,5 @@
-//! Criterion benchmarks of the hazard check (`alias_alloc::hazard`, `linalias check`) on the
-//! real TLX kernels it reads (`alias-alloc/tests/data/tlx_kernels/`):
+//! Criterion benchmarks of the hazard check (`alias_alloc::hazard`, `linalias check`) on five of
+//! the real TLX kernels it reads (`alias-alloc/tests/data/tlx_kernels/`):
 //!
 //! * `hazard/read/<kernel>`: the TTGIR run on its integer arithmetic into a trace (module
 //!   parse and allocation plan included);
@@ -18,11 +18,12 @@ use std::hint::black_box;
 use alias_alloc::hazard::{check, read_kernel, ReadOptions};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
-const KERNELS: [&str; 4] = [
+const KERNELS: [&str; 5] = [
     "fa_ws_pipelined",
     "fa_ws_persistent",
     "fa_bwd_1cta",
     "fa_bwd_mxfp8",
+    "fa_clc",
 ];
 
 fn text(kernel: &str) -> String {
