@@ -6,6 +6,28 @@ use test_support::cli::linalias;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
+/// Checks `lines` written to a temporary file, with `--svg`: exit code, stdout, stderr and the
+/// picture.
+fn check_text(name: &str, lines: &[&str]) -> (i32, String, String, String) {
+    let dir = std::env::temp_dir().join(format!("check-cli-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.mlir"));
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let svg = dir.join(format!("{name}.svg"));
+    let (code, out, err) = run(&[
+        "check",
+        path.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    (
+        code,
+        out,
+        err,
+        std::fs::read_to_string(&svg).unwrap_or_default(),
+    )
+}
+
 fn run(args: &[&str]) -> (i32, String, String) {
     let out = linalias(args, None);
     (
@@ -95,23 +117,10 @@ fn a_deleted_wait_is_a_hazard_with_its_witness() {
         .filter(|(i, _)| *i != 409)
         .map(|(_, l)| *l)
         .collect();
-    let dir = std::env::temp_dir().join(format!("check-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("mutant.mlir");
-    std::fs::write(&path, mutant.join("\n")).unwrap();
-    let svg = dir.join("witness.svg");
-    let (code, out, err) = run(&[
-        "check",
-        path.to_str().unwrap(),
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
+    let (code, out, err, svg) = check_text("deleted-wait", &mutant);
     assert_eq!(code, 1, "{out}{err}");
     // The swimlanes of docs/hazard-check.md are this witness.
-    test_support::golden::check(
-        format!("{ROOT}/docs/pictures/hazard_witness.svg"),
-        &std::fs::read_to_string(&svg).unwrap(),
-    );
+    test_support::golden::check(format!("{ROOT}/docs/pictures/hazard_witness.svg"), &svg);
     // (The mutant lost a line: the ops below line 410 moved up by one.)
     assert!(out.contains("hazard    kv_tiles × kv_tiles"), "{out}");
     assert!(
@@ -158,17 +167,7 @@ fn the_early_arrive_of_pr_739_is_flagged_and_its_fix_verified() {
     );
     let arrive = lines.remove(249);
     lines.insert(245, arrive);
-    let dir = std::env::temp_dir().join(format!("check-739-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("pr739.mlir");
-    std::fs::write(&path, lines.join("\n")).unwrap();
-    let svg = dir.join("pr739.svg");
-    let (code, out, err) = run(&[
-        "check",
-        path.to_str().unwrap(),
-        "--svg",
-        svg.to_str().unwrap(),
-    ]);
+    let (code, out, err, svg) = check_text("pr739", &lines);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("hazard    m_tiles × qk_tiles"), "{out}");
     assert!(
@@ -179,8 +178,5 @@ fn the_early_arrive_of_pr_739_is_flagged_and_its_fix_verified() {
         out.contains("early arrive: ttng.arrive_barrier line 246 qk_empties[0] iteration 0"),
         "{out}"
     );
-    test_support::golden::check(
-        format!("{ROOT}/docs/pictures/pr739_witness.svg"),
-        &std::fs::read_to_string(&svg).unwrap(),
-    );
+    test_support::golden::check(format!("{ROOT}/docs/pictures/pr739_witness.svg"), &svg);
 }

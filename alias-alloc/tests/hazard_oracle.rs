@@ -120,17 +120,7 @@ proptest! {
 
 #[test]
 fn each_mutation_is_caught_somewhere() {
-    use Mutation::*;
-    for m in [
-        DeleteWait,
-        DeleteArrive,
-        FlipPhase,
-        ConstPhase,
-        SlotPlusOne,
-        ArriveEarlier,
-        ShrinkRing,
-        CommitToArrive,
-    ] {
+    for m in Mutation::ALL {
         let mut caught = 0;
         for kind in 0..7 {
             for at in 0..6 {

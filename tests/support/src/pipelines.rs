@@ -160,6 +160,20 @@ pub enum Mutation {
     CommitToArrive,
 }
 
+impl Mutation {
+    /// Every mutation.
+    pub const ALL: [Mutation; 8] = [
+        Mutation::DeleteWait,
+        Mutation::DeleteArrive,
+        Mutation::FlipPhase,
+        Mutation::ConstPhase,
+        Mutation::SlotPlusOne,
+        Mutation::ArriveEarlier,
+        Mutation::ShrinkRing,
+        Mutation::CommitToArrive,
+    ];
+}
+
 impl Pipeline {
     fn slot(slots: u32, i: u32, shift: u32) -> u32 {
         (i + shift) % slots.max(1)
@@ -379,6 +393,13 @@ pub fn shape(kind: u32, slots: u32, iterations: u32, aliased: bool) -> Pipeline 
         shift: 0,
         write,
     };
+    // The consumer of shapes 0 and 1: read the slot, write its alias, free the slot.
+    let consumer = vec![
+        wait(full, 0),
+        access(A, false),
+        access(B, true),
+        arrive(empty),
+    ];
     let (barriers, threads) = match kind % 7 {
         0 => (
             vec![ring("full", 1), ring("empty", 1)],
@@ -387,15 +408,7 @@ pub fn shape(kind: u32, slots: u32, iterations: u32, aliased: bool) -> Pipeline 
                     "producer",
                     vec![wait(empty, 1), access(A, true), arrive(full)],
                 ),
-                (
-                    "consumer",
-                    vec![
-                        wait(full, 0),
-                        access(A, false),
-                        access(B, true),
-                        arrive(empty),
-                    ],
-                ),
+                ("consumer", consumer.clone()),
             ],
         ),
         1 => (
@@ -417,15 +430,7 @@ pub fn shape(kind: u32, slots: u32, iterations: u32, aliased: bool) -> Pipeline 
                         },
                     ],
                 ),
-                (
-                    "consumer",
-                    vec![
-                        wait(full, 0),
-                        access(A, false),
-                        access(B, true),
-                        arrive(empty),
-                    ],
-                ),
+                ("consumer", consumer.clone()),
             ],
         ),
         2 => (
@@ -533,16 +538,7 @@ pub fn generate(src: &mut impl Source) -> (Pipeline, Option<Mutation>) {
     if src.chance(40) {
         return (p, None);
     }
-    let m = src.pick(&[
-        Mutation::DeleteWait,
-        Mutation::DeleteArrive,
-        Mutation::FlipPhase,
-        Mutation::ConstPhase,
-        Mutation::SlotPlusOne,
-        Mutation::ArriveEarlier,
-        Mutation::ShrinkRing,
-        Mutation::CommitToArrive,
-    ]);
+    let m = src.pick(&Mutation::ALL);
     let at = src.below(16);
     let changed = p.mutate(m, at);
     (p, changed.then_some(m))
