@@ -514,7 +514,7 @@ impl<'m> Interp<'m> {
                 if self.pred(op, pred)? {
                     let (bar, name) = self.barrier(op, barrier)?;
                     let label = self.label(op, Some(&name));
-                    self.b.expect(t, &label, bar, Self::word(op, 0)?)?;
+                    self.b.barrier_expect(t, &label, bar, Self::word(op, 0)?)?;
                     self.record(op, Some(&name), from)?;
                 }
             }

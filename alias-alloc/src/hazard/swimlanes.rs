@@ -47,7 +47,11 @@ fn escape(text: &str) -> String {
 /// t.access(c, "local_load", tile, false)?;
 /// let trace = t.build()?;
 /// let report = check(&trace);
-/// let Some((_, Verdict::Hazard(w))) = report.pairs.first() else { panic!("a hazard") };
+/// let w = report.pairs.iter().find_map(|(_, v)| match v {
+///     Verdict::Hazard(w) => Some(w),
+///     _ => None,
+/// });
+/// let w = w.ok_or(alias_alloc::hazard::HazardError::NoSuchEvent { event: 0 })?;
 /// let marked = [w.first, w.second];
 /// let svg = swimlanes(&trace, &Picture { title: "hazard", schedule: &w.schedule, marked: &marked, missing: None });
 /// assert!(svg.starts_with("<svg") && svg.contains("producer") && svg.contains("local_load"));

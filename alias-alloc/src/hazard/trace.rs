@@ -368,7 +368,7 @@ impl Trace {
 /// let (producer, consumer) = (t.partition("producer"), t.partition("consumer"));
 /// let full = t.barrier("full", 1)?;
 /// let tile = Cells::range(Space::Smem, 0, 1024);
-/// t.expect(producer, "barrier_expect", full, 1024)?;
+/// t.barrier_expect(producer, "barrier_expect", full, 1024)?;
 /// t.tma_load(producer, "tma", tile.clone(), full, 1024)?;
 /// t.wait(consumer, "wait_barrier", full, 0)?;
 /// t.access(consumer, "local_load", tile, false)?;
@@ -577,7 +577,7 @@ impl TraceBuilder {
     }
 
     /// `barrier_expect b, bytes`: one arrival that first expects `bytes` of TMA data.
-    pub fn expect(
+    pub fn barrier_expect(
         &mut self,
         t: TimelineId,
         label: &str,

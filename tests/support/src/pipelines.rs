@@ -225,7 +225,7 @@ impl Pipeline {
                         }
                         Op::Expect { bar: r, buf, shift } => {
                             let bytes = self.buffers[*buf].slot_bytes;
-                            t.expect(th, &label, bar(*r, i, *shift), bytes)?;
+                            t.barrier_expect(th, &label, bar(*r, i, *shift), bytes)?;
                         }
                         Op::Tma { buf, bar: r, shift } => {
                             let bytes = self.buffers[*buf].slot_bytes;
