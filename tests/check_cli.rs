@@ -47,7 +47,7 @@ fn the_docs_show_what_it_prints() {
         .filter_map(|block| block.split("\n```\n\n```\n").next())
         .filter(|c| c.starts_with("linalias check ") && !c.contains('\n'))
         .collect();
-    assert_eq!(commands.len(), 2, "{commands:?}");
+    assert_eq!(commands.len(), 3, "{commands:?}");
     let mut codes = Vec::new();
     for command in commands {
         let args: Vec<&str> = command.split_whitespace().skip(1).collect();
@@ -60,7 +60,7 @@ fn the_docs_show_what_it_prints() {
             &out,
         );
     }
-    assert_eq!(codes, [0, 1]);
+    assert_eq!(codes, [0, 1, 1]);
 }
 
 #[test]

@@ -235,6 +235,26 @@ KERNELS = {
         "options": {"num_warps": 4, "num_stages": 2},
         "signature": triple_gemm_sig,
     },
+    # History: facebookexperimental/triton#739 (bee3ddcb2, "Fix a potential race condition in
+    # FA fwd"): the forward persistent kernel's qk_empties arrive, between the loads of l and m
+    # (which share qk's TMEM) before the fix, after both loads with it. Written to
+    # alias-alloc/tests/data/tlx_history/ (``--out``), read by the hazard check's tests.
+    "fa_fwd_pr739_before": {
+        "repo_file": "third_party/tlx/tutorials/blackwell-fa-ws-pipelined-persistent_test.py",
+        "commit": "bee3ddcb2^",
+        "kernel": "_attn_fwd_ws",
+        "constexprs": {"HEAD_DIM": 128, "STAGE": 1, "FP8_OUTPUT": False},
+        "config": {"NUM_BUFFERS_KV": 3, "GROUP_SIZE_N": 1},
+        "signature": fa_fwd_sig,
+    },
+    "fa_fwd_pr739_after": {
+        "repo_file": "third_party/tlx/tutorials/blackwell-fa-ws-pipelined-persistent_test.py",
+        "commit": "bee3ddcb2",
+        "kernel": "_attn_fwd_ws",
+        "constexprs": {"HEAD_DIM": 128, "STAGE": 1, "FP8_OUTPUT": False},
+        "config": {"NUM_BUFFERS_KV": 3, "GROUP_SIZE_N": 1},
+        "signature": fa_fwd_sig,
+    },
     # FA forward, pipelined (not persistent): legacy ``reuse=qk_tiles`` — bf16 P (4 buffers)
     # and alpha (256 buffers of 128x1 f32) over two f32 128x128 QK tiles (l, m are dead code);
     # the same allocations as fa_ws_legacy_reuse, pipelined code.
@@ -354,7 +374,18 @@ class _Anything:
         return id(self)
 
     def __mro_entries__(self, bases):
-        return (object, )
+        # A class deriving from a stub (`torch.autograd.Function`) gets a base whose class
+        # attributes are stubs too (`_attention.apply` at module level).
+        return (_AnythingBase, )
+
+
+class _AnythingMeta(type):
+    def __getattr__(cls, name):
+        return _Anything()
+
+
+class _AnythingBase(metaclass=_AnythingMeta):
+    pass
 
 
 class _StubFinder:
@@ -440,7 +471,8 @@ def kernel_source(entry, repo):
         return os.path.join(tutorials, entry["file"])
     if repo is None:
         raise SystemExit("this kernel needs --repo (a facebookexperimental/triton git dir)")
-    text = subprocess.run(["git", f"--git-dir={repo}", "show", f"{REPO_COMMIT}:{entry['repo_file']}"],
+    commit = entry.get("commit", REPO_COMMIT)
+    text = subprocess.run(["git", f"--git-dir={repo}", "show", f"{commit}:{entry['repo_file']}"],
                           check=True, capture_output=True, text=True).stdout
     path = os.path.join(tempfile.mkdtemp(), os.path.basename(entry["repo_file"]))
     with open(path, "w") as f:
