@@ -71,6 +71,7 @@ fn every_correct_shape_is_verified_and_race_free() {
                     assert!(found.races.is_empty() && found.stuck.is_empty(), "{p:#?}");
                     let report = check(&trace);
                     assert!(report.all_verified(), "{:?}\n{p:#?}", report.pairs);
+                    assert!(report.stale_waits.is_empty(), "{p:#?}");
                     // …by the static relation alone, not by the search's fallback.
                     for (pair, v) in &report.pairs {
                         assert!(
@@ -135,4 +136,14 @@ fn each_mutation_is_caught_somewhere() {
         }
         assert!(caught > 0, "{m:?} never flagged");
     }
+}
+
+#[test]
+fn a_constant_phase_on_a_loop_wait_is_a_stale_wait() {
+    // One slot, three iterations: the consumer's wait on `full` with a constant phase waits for
+    // the parity it already saw.
+    let mut p = shape(0, 1, 3, true);
+    assert!(p.mutate(Mutation::ConstPhase, 1));
+    let report = check(&p.trace().unwrap());
+    assert_eq!(report.stale_waits.len(), 2, "{p:#?}"); // iterations 1 and 2
 }

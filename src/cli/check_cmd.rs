@@ -271,6 +271,39 @@ fn protocol(k: &KernelTrace, r: &Report) -> Vec<String> {
     .collect()
 }
 
+/// Warnings: stale phases, one per pair of ops (slots and iterations folded, counted).
+fn warnings(k: &KernelTrace, r: &Report) -> Vec<String> {
+    let mut seen: Vec<(String, usize)> = Vec::new();
+    for &(a, b) in &r.stale_waits {
+        let label = |e: EventId| {
+            k.trace.events.get(e.0).map_or("?".to_string(), |x| {
+                x.label
+                    .split(" iteration ")
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+        };
+        let timeline = k
+            .trace
+            .events
+            .get(b.0)
+            .map_or("?", |x| k.trace.timeline_name(x.timeline));
+        let line = format!(
+            "stale phase: {timeline}: {} waits for the parity of its thread's last wait on that barrier ({}), with none on the other parity between: it passes on that phase again",
+            label(b),
+            label(a)
+        );
+        match seen.iter_mut().find(|(l, _)| *l == line) {
+            Some((_, n)) => *n += 1,
+            None => seen.push((line, 1)),
+        }
+    }
+    seen.into_iter()
+        .map(|(l, n)| if n > 1 { format!("{l} (x{n})") } else { l })
+        .collect()
+}
+
 /// Protocol findings, one per event.
 fn protocol_events(k: &KernelTrace, r: &Report) -> Vec<String> {
     let hb = &r.happens_before;
@@ -437,6 +470,7 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
             "events": k.trace.events.len(),
             "pairs": groups,
             "protocol": protocol,
+            "warnings": warnings(&k, &r),
             "summary": {"pairs": pairs, "hazards": hazards, "unknown": unknown},
             "sampled": sampled.as_ref().map(|s| json!({
                 "executions": args.sample,
@@ -483,6 +517,9 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
         }
         for line in &protocol {
             let _ = writeln!(out, "protocol  {line}");
+        }
+        for line in warnings(&k, &r) {
+            let _ = writeln!(out, "warning   {line}");
         }
         let _ = writeln!(out, "summary: {summary}");
         out

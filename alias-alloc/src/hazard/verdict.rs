@@ -98,6 +98,11 @@ pub struct Report {
     /// An execution that hangs, where the check's greedy run (every wait passing as soon as it
     /// may) found one.
     pub hang: Option<Hang>,
+    /// Waits on a parity their timeline already waited for on the same barrier, with no wait on
+    /// the other parity between (`(earlier, later)`): the later one passes on the phase the
+    /// earlier one saw — a constant or stale phase. A warning: redundant where the earlier wait
+    /// already ordered what the later one guards (the verdicts say whether anything races).
+    pub stale_waits: Vec<(EventId, EventId)>,
     /// The static relation the verdicts rest on.
     pub happens_before: HappensBefore,
 }
@@ -214,6 +219,27 @@ fn search(
         }
     }
     Ok(None)
+}
+
+/// Consecutive waits of one timeline on one barrier with the same parity.
+fn stale_waits(trace: &Trace) -> Vec<(EventId, EventId)> {
+    let mut last: std::collections::HashMap<(usize, usize), (EventId, u8)> = Default::default();
+    let mut out = Vec::new();
+    for e in trace.ids() {
+        let Some(x) = trace.events.get(e.0) else {
+            continue;
+        };
+        if let super::trace::EventKind::Wait { barrier, parity } = x.kind {
+            let key = (x.timeline.0, barrier.0);
+            if let Some(&(prev, p)) = last.get(&key) {
+                if p == parity {
+                    out.push((prev, e));
+                }
+            }
+            last.insert(key, (e, parity));
+        }
+    }
+    out
 }
 
 /// States the search of one pair may visit before it answers unknown.
@@ -334,6 +360,7 @@ pub fn check(trace: &Trace) -> Report {
     Report {
         pairs,
         hang,
+        stale_waits: stale_waits(trace),
         happens_before: hb,
     }
 }
