@@ -51,3 +51,46 @@ fn the_real_kernels_have_no_hazard_and_every_refusal_names_its_op() {
         &format!("{table}\n"),
     );
 }
+
+#[test]
+fn damaged_kernels_are_refused_or_checked_never_a_panic() {
+    // Cut short at many points, or with one line dropped: read_kernel returns a typed error or
+    // a trace the check runs on; nothing panics.
+    let text = dump("fa_ws_pipelined", "before");
+    let lines: Vec<&str> = text.lines().collect();
+    let mut state = 0x2545_f491_4f6c_dd1d_u64;
+    let mut next = |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    let (mut read, mut refused) = (0, 0);
+    for k in 0..60 {
+        let damaged = if k % 2 == 0 {
+            let cut = next(text.len());
+            let cut = (0..=cut).rev().find(|&i| text.is_char_boundary(i)).unwrap();
+            text[..cut].to_string()
+        } else {
+            let drop = next(lines.len());
+            lines
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != drop)
+                .map(|(_, l)| *l)
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        match read_kernel(&damaged, &ReadOptions::default()) {
+            Ok(kt) => {
+                check(&kt.trace);
+                read += 1;
+            }
+            Err(e) => {
+                assert!(!e.to_string().is_empty());
+                refused += 1;
+            }
+        }
+    }
+    assert!(read > 0 && refused > 0, "{read} read, {refused} refused");
+}

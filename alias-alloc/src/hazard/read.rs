@@ -117,8 +117,12 @@ impl Mem {
     fn cells(&self) -> Cells {
         let region = self.region as u64;
         match self.space {
-            Space::Smem => Cells::range(Space::Smem, (region << 32) + self.start, self.len),
-            Space::Tmem => Cells::tmem_columns((region << 16) + self.start, self.len),
+            Space::Smem => Cells::range(
+                Space::Smem,
+                (region << 32).saturating_add(self.start),
+                self.len,
+            ),
+            Space::Tmem => Cells::tmem_columns((region << 16).saturating_add(self.start), self.len),
         }
     }
 
@@ -260,12 +264,7 @@ impl<'m> Interp<'m> {
     }
 
     /// Records the origin of every event added since `from`.
-    fn record(
-        &mut self,
-        op: &Operation,
-        buffer: Option<&str>,
-        from: usize,
-    ) -> Result<(), HazardError> {
+    fn record(&mut self, op: &Operation, buffer: Option<&str>) -> Result<(), HazardError> {
         while self.origins.len() < self.b.len() {
             self.origins.push(Origin {
                 op: op.name().to_string(),
@@ -275,7 +274,6 @@ impl<'m> Interp<'m> {
                 iteration: self.iteration.clone(),
             });
         }
-        let _ = from;
         if self.b.len() > self.opts.max_events {
             return Err(HazardError::TooManyEvents {
                 max: self.opts.max_events,
@@ -339,7 +337,7 @@ impl<'m> Interp<'m> {
             region: a.region,
             space,
             start: first.min(last),
-            len: first.max(last) - first.min(last) + a.unit,
+            len: (first.max(last) - first.min(last)).saturating_add(a.unit),
             desc,
         })
     }
@@ -365,7 +363,7 @@ impl<'m> Interp<'m> {
             ),
             None => {
                 let stride = mem.len / n.max(1);
-                (mem.start + i * stride, stride)
+                (mem.start.saturating_add(i.saturating_mul(stride)), stride)
             }
         };
         Ok(Mem {
@@ -415,10 +413,9 @@ impl<'m> Interp<'m> {
         let m = self.m;
         let op = m.op(id).ok_or(HazardError::NoSuchEvent { event: 0 })?;
         let typed = m.typed(id).map_err(|e| unsupported(op, e.to_string()))?;
-        let from = self.b.len();
         let Some(typed) = typed else {
             self.generic(t, op)?;
-            self.record(op, None, from)?;
+            self.record(op, None)?;
             return Ok(None);
         };
         match typed {
@@ -452,7 +449,7 @@ impl<'m> Interp<'m> {
                 }
                 let name = mem.name.clone();
                 self.env.insert(r, Val::Mem(Box::new(mem)));
-                self.record(op, Some(&name), from)?;
+                self.record(op, Some(&name))?;
             }
             TypedOp::View { kind, src } => {
                 let r = *op
@@ -474,7 +471,7 @@ impl<'m> Interp<'m> {
                         .and_then(|v| v.trim().parse().ok())
                         .ok_or_else(|| unsupported(op, "tmem_subslice without N"))?;
                     let b = bits(&mem.desc.element);
-                    let cols = |elems: u64| (elems * b).div_ceil(32);
+                    let cols = |elems: u64| elems.saturating_mul(b).div_ceil(32);
                     let width = cols(desc.shape.last().copied().unwrap_or(1));
                     mem.start += cols(n);
                     mem.len = width.min(mem.len.saturating_sub(cols(n)));
@@ -515,7 +512,7 @@ impl<'m> Interp<'m> {
                     let (bar, name) = self.barrier(op, barrier)?;
                     let label = self.label(op, Some(&name));
                     self.b.barrier_expect(t, &label, bar, Self::word(op, 0)?)?;
-                    self.record(op, Some(&name), from)?;
+                    self.record(op, Some(&name))?;
                 }
             }
             TypedOp::ArriveBarrier { barrier, pred } => {
@@ -528,7 +525,7 @@ impl<'m> Interp<'m> {
                             .get(&t)
                             .copied()
                             .unwrap_or(self.opts.default_warps)
-                            * 32
+                            .saturating_mul(32)
                     } else {
                         1
                     };
@@ -536,7 +533,7 @@ impl<'m> Interp<'m> {
                         .map_err(|_| unsupported(op, "a count past u32"))?;
                     let label = self.label(op, Some(&name));
                     self.b.arrive(t, &label, bar, count)?;
-                    self.record(op, Some(&name), from)?;
+                    self.record(op, Some(&name))?;
                 }
             }
             TypedOp::WaitBarrier {
@@ -550,7 +547,7 @@ impl<'m> Interp<'m> {
                     let phase = self.int(op, phase, "phase")?;
                     let label = self.label(op, Some(&name));
                     self.b.wait(t, &label, bar, u8::from(phase & 1 == 1))?;
-                    self.record(op, Some(&name), from)?;
+                    self.record(op, Some(&name))?;
                 }
             }
             TypedOp::TmaLoad {
@@ -561,10 +558,15 @@ impl<'m> Interp<'m> {
                     let mem = self.mem(op, dst)?;
                     let (bar, _) = self.barrier(op, barrier)?;
                     let label = self.label(op, Some(&mem.name));
-                    let bytes =
-                        mem.desc.shape.iter().product::<u64>() * bits(&mem.desc.element) / 8;
+                    let bytes = mem
+                        .desc
+                        .shape
+                        .iter()
+                        .fold(1u64, |p, &d| p.saturating_mul(d))
+                        .saturating_mul(bits(&mem.desc.element))
+                        / 8;
                     self.b.tma_load(t, &label, mem.cells(), bar, bytes)?;
-                    self.record(op, Some(&mem.name), from)?;
+                    self.record(op, Some(&mem.name))?;
                 }
             }
             TypedOp::TmaStore { src, .. } => {
@@ -572,7 +574,7 @@ impl<'m> Interp<'m> {
                 let label = self.label(op, Some(&mem.name));
                 let e = self.b.tma_store(t, &label, mem.cells())?;
                 self.stores.entry(t).or_default().push(e);
-                self.record(op, Some(&mem.name), from)?;
+                self.record(op, Some(&mem.name))?;
             }
             TypedOp::TmaStoreWait { pendings } => {
                 self.sure(op)?;
@@ -594,7 +596,7 @@ impl<'m> Interp<'m> {
                     let (bar, name) = self.barrier(op, barrier)?;
                     let label = self.label(op, Some(&name));
                     self.b.commit(t, &label, bar)?;
-                    self.record(op, Some(&name), from)?;
+                    self.record(op, Some(&name))?;
                 }
             }
             TypedOp::TmemCopy { src, dst, barrier } => {
@@ -608,21 +610,21 @@ impl<'m> Interp<'m> {
                 };
                 let label = self.label(op, Some(&d.name));
                 self.b.mma(t, &label, &[s.cells()], &[d.cells()], &bars)?;
-                self.record(op, Some(&d.name), from)?;
+                self.record(op, Some(&d.name))?;
             }
             TypedOp::Load { src, .. } => {
                 let mem = self.mem(op, src)?;
                 let label = self.label(op, Some(&mem.name));
                 self.b.access(t, &label, mem.cells(), false)?;
                 self.define(op, vec![Val::Opaque]);
-                self.record(op, Some(&mem.name), from)?;
+                self.record(op, Some(&mem.name))?;
             }
             TypedOp::Store { dst, pred, .. } => {
                 if self.pred(op, pred)? {
                     let mem = self.mem(op, dst)?;
                     let label = self.label(op, Some(&mem.name));
                     self.b.access(t, &label, mem.cells(), true)?;
-                    self.record(op, Some(&mem.name), from)?;
+                    self.record(op, Some(&mem.name))?;
                 }
             }
             TypedOp::WarpSpecialize {
@@ -749,7 +751,7 @@ impl<'m> Interp<'m> {
                 let (bar, _) = self.barrier(op, barrier)?;
                 let label = self.label(op, Some(&mem.name));
                 self.b.tma_load(t, &label, mem.cells(), bar, 16)?;
-                self.record(op, Some(&mem.name), from)?;
+                self.record(op, Some(&mem.name))?;
             }
             TypedOp::Constant { value } => {
                 let v = match value.trim() {
@@ -841,7 +843,7 @@ impl<'m> Interp<'m> {
                 });
             }
         }
-        self.record(op, Some(&md.name), 0)?;
+        self.record(op, Some(&md.name))?;
         if !asynchronous {
             // A synchronous MMA: the issuer waits for its completion.
             if let Some(&last) = events.last() {
@@ -895,7 +897,8 @@ impl<'m> Interp<'m> {
             .get(&t)
             .copied()
             .unwrap_or(self.opts.default_warps);
-        let mine = u32::try_from(warps * 32).map_err(|_| unsupported(op, "too many warps"))?;
+        let mine = u32::try_from(warps.saturating_mul(32))
+            .map_err(|_| unsupported(op, "too many warps"))?;
         let generation = self.named_seen.entry((t, id)).or_insert(0);
         let parity = u8::from(*generation % 2 == 1);
         *generation += 1;
@@ -938,13 +941,13 @@ impl<'m> Interp<'m> {
                 let label = self.label(op, Some(&resp.name));
                 self.b.access(t, &label, resp.cells(), false)?;
                 let name = resp.name.clone();
-                self.record(op, Some(&name), 0)?;
+                self.record(op, Some(&name))?;
                 let k = self
                     .clc_seen
                     .entry((t, resp.region, resp.start))
                     .or_insert(0);
                 let tile = if *k < self.opts.clc_tiles {
-                    self.opts.num_programs + *k
+                    self.opts.num_programs.saturating_add(*k)
                 } else {
                     -1
                 };
@@ -1060,7 +1063,9 @@ impl<'m> Interp<'m> {
                 if b == 0 {
                     None
                 } else {
-                    Some((a + b - 1).div_euclid(b))
+                    b.checked_sub(1)
+                        .and_then(|m| a.checked_add(m))
+                        .and_then(|x| x.checked_div_euclid(b))
                 }
             }),
             "arith.andi" => bin(|a, b| Some(a & b)),
