@@ -174,6 +174,18 @@ def triple_gemm_sig(_c):
     return sig
 
 
+def pr739(commit):
+    """The forward persistent tutorial of the fork at `commit` (facebookexperimental/triton#739)."""
+    return {
+        "repo_file": "third_party/tlx/tutorials/blackwell-fa-ws-pipelined-persistent_test.py",
+        "commit": commit,
+        "kernel": "_attn_fwd_ws",
+        "constexprs": {"HEAD_DIM": 128, "STAGE": 1, "FP8_OUTPUT": False},
+        "config": {"NUM_BUFFERS_KV": 3, "GROUP_SIZE_N": 1},
+        "signature": fa_fwd_sig,
+    }
+
+
 KERNELS = {
     # Blackwell FA forward, persistent, warp-specialised: a TMEM spec whose
     # QK tile is shared with P (sliced), alpha, l and m.
@@ -239,22 +251,8 @@ KERNELS = {
     # FA fwd"): the forward persistent kernel's qk_empties arrive, between the loads of l and m
     # (which share qk's TMEM) before the fix, after both loads with it. Written to
     # alias-alloc/tests/data/tlx_history/ (``--out``), read by the hazard check's tests.
-    "fa_fwd_pr739_before": {
-        "repo_file": "third_party/tlx/tutorials/blackwell-fa-ws-pipelined-persistent_test.py",
-        "commit": "bee3ddcb2^",
-        "kernel": "_attn_fwd_ws",
-        "constexprs": {"HEAD_DIM": 128, "STAGE": 1, "FP8_OUTPUT": False},
-        "config": {"NUM_BUFFERS_KV": 3, "GROUP_SIZE_N": 1},
-        "signature": fa_fwd_sig,
-    },
-    "fa_fwd_pr739_after": {
-        "repo_file": "third_party/tlx/tutorials/blackwell-fa-ws-pipelined-persistent_test.py",
-        "commit": "bee3ddcb2",
-        "kernel": "_attn_fwd_ws",
-        "constexprs": {"HEAD_DIM": 128, "STAGE": 1, "FP8_OUTPUT": False},
-        "config": {"NUM_BUFFERS_KV": 3, "GROUP_SIZE_N": 1},
-        "signature": fa_fwd_sig,
-    },
+    "fa_fwd_pr739_before": pr739("bee3ddcb2^"),
+    "fa_fwd_pr739_after": pr739("bee3ddcb2"),
     # FA forward, pipelined (not persistent): legacy ``reuse=qk_tiles`` — bf16 P (4 buffers)
     # and alpha (256 buffers of 128x1 f32) over two f32 128x128 QK tiles (l, m are dead code);
     # the same allocations as fa_ws_legacy_reuse, pipelined code.

@@ -52,7 +52,7 @@ pub struct CheckArgs {
     pub mode: PlanMode,
     /// An integer parameter of the kernel, e.g. `--param N_CTX=512` (default: a loop bound
     /// 4 laps of its step, any other 1).
-    #[arg(long, value_name = "NAME=V", value_parser = parse_i64_param)]
+    #[arg(long, value_name = "NAME=V", value_parser = parse_param::<i64>)]
     pub param: Vec<(String, i64)>,
     /// Also run N random executions (seeded) and report what they run into: every race and
     /// hang they find is real, and none may contradict a verified pair.
@@ -75,18 +75,6 @@ Exit codes: 0 every pair verified, 1 a hazard or a protocol fault (a wait that n
 tx bytes that differ from barrier_expect), 2 an unreadable file or argument, 3 no hazard but
 something the check cannot decide (an op outside the model, a pair left unknown).";
 
-/// `NAME=V` with an `i64` value.
-fn parse_i64_param(s: &str) -> Result<(String, i64), String> {
-    let (name, value) = s
-        .split_once('=')
-        .ok_or_else(|| format!("{s:?}: expected NAME=VALUE"))?;
-    let value = value
-        .trim()
-        .parse::<i64>()
-        .map_err(|e| format!("{value:?}: {e}"))?;
-    Ok((name.trim().to_string(), value))
-}
-
 /// `linalias ptx-cost …`.
 #[derive(Debug, Args)]
 pub struct PtxCostArgs {
@@ -104,21 +92,24 @@ pub struct PtxCostArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 1 << 20)]
     pub buffer_bytes: usize,
     /// A `.u32` parameter's value (default 0), e.g. `--param index=3`.
-    #[arg(long, value_name = "NAME=V", value_parser = parse_param)]
+    #[arg(long, value_name = "NAME=V", value_parser = parse_param::<u32>)]
     pub param: Vec<(String, u32)>,
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,
 }
 
-/// `NAME=V` with a `u32` value.
-fn parse_param(s: &str) -> Result<(String, u32), String> {
+/// `NAME=V` with a value of type `T` (`u32` for `ptx-cost`, `i64` for `check`).
+fn parse_param<T: std::str::FromStr>(s: &str) -> Result<(String, T), String>
+where
+    T::Err: std::fmt::Display,
+{
     let (name, value) = s
         .split_once('=')
         .ok_or_else(|| format!("{s:?}: expected NAME=VALUE"))?;
     let value = value
         .trim()
-        .parse::<u32>()
+        .parse::<T>()
         .map_err(|e| format!("{value:?}: {e}"))?;
     Ok((name.trim().to_string(), value))
 }

@@ -350,13 +350,7 @@ fn params_text(k: &KernelTrace) -> String {
 
 /// Runs `linalias check`.
 pub fn run(args: CheckArgs) -> Result<String, CliError> {
-    let file = args.kernel.display().to_string();
-    let text = if file == "-" {
-        std::io::read_to_string(std::io::stdin()).map_err(|e| CliError::input("KERNEL.mlir", e))?
-    } else {
-        std::fs::read_to_string(&args.kernel)
-            .map_err(|e| CliError::input("KERNEL.mlir", format!("{file}: {e}")))?
-    };
+    let (file, text) = crate::cli::input::read_file_arg("KERNEL.mlir", &args.kernel)?;
     let opts = ReadOptions {
         mode: match args.mode {
             PlanMode::Tlx => Mode::TlxCompatible,

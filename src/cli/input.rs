@@ -92,3 +92,14 @@ impl LayoutReader {
         }
     }
 }
+
+/// The text of the file argument `arg` (`-`: stdin), and its name as given.
+pub fn read_file_arg(arg: &str, path: &std::path::Path) -> Result<(String, String), CliError> {
+    let file = path.display().to_string();
+    let text = if file == "-" {
+        std::io::read_to_string(std::io::stdin()).map_err(|e| CliError::input(arg, e))?
+    } else {
+        std::fs::read_to_string(path).map_err(|e| CliError::input(arg, format!("{file}: {e}")))?
+    };
+    Ok((file, text))
+}

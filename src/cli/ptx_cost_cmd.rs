@@ -21,13 +21,7 @@ const MAX_BUFFER_BYTES: usize = 1 << 30;
 
 /// Runs `linalias ptx-cost` and returns its stdout.
 pub fn run(args: PtxCostArgs) -> Result<String, CliError> {
-    let file = args.kernel.display().to_string();
-    let text = if file == "-" {
-        std::io::read_to_string(std::io::stdin()).map_err(|e| CliError::input("KERNEL", e))?
-    } else {
-        std::fs::read_to_string(&args.kernel)
-            .map_err(|e| CliError::input("KERNEL", format!("{file}: {e}")))?
-    };
+    let (file, text) = crate::cli::input::read_file_arg("KERNEL", &args.kernel)?;
     let kernel = parse(&text).map_err(|e| CliError::input("KERNEL", format!("{file}: {e}")))?;
     if kernel.target != Target::Sm90a {
         return Err(CliError::Refused(format!(
