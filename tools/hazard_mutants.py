@@ -226,7 +226,8 @@ def why_clean(opname, line):
     if opname == "slot-plus-one" and "xi64" not in line:
         return "another buffer of the ring, still behind the same barriers: wrong data, no race"
     if opname == "delete-named":
-        return "orders warps of one partition: the model runs a partition as one thread"
+        return ("orders the warp groups of one partition, which another bar.sync of it (a plain "
+                "arrive's) already orders: the check verifies every pair")
     return "the check verifies every overlapping pair (other barriers order it) and sampling agrees"
 
 

@@ -92,8 +92,9 @@ pub fn sample(trace: &Trace, runs: usize, seed: u64) -> Exploration {
     let successors = trace.successors();
     let mut out = Exploration::default();
     let mut state = seed | 1;
+    let fresh = Machine::new(trace);
     for _ in 0..runs {
-        let m = random_run(trace, &successors, &mut state);
+        let m = random_run(fresh.restart(), &successors, &mut state);
         out.states += m.schedule.len();
         for &(a, b) in &m.races {
             out.races.insert((a.min(b), a.max(b)));
@@ -106,14 +107,15 @@ pub fn sample(trace: &Trace, runs: usize, seed: u64) -> Exploration {
     out
 }
 
-/// One execution picking uniformly among the events that may run, from the xorshift state
-/// `state` (advanced). `successors` is [`Trace::successors`].
+/// One execution from `start` (a fresh [`Machine`]), picking uniformly among the events that
+/// may run, from the xorshift state `state` (advanced). `successors` is
+/// [`Trace::successors`].
 pub fn random_run<'t>(
-    trace: &'t Trace,
+    start: Machine<'t>,
     successors: &[Vec<EventId>],
     state: &mut u64,
 ) -> Machine<'t> {
-    let mut m = Machine::new(trace);
+    let mut m = start;
     m.run_with(
         successors,
         |_| true,

@@ -288,29 +288,53 @@ pub fn happens_before(trace: &Trace) -> HappensBefore {
                         .unwrap_or(0)
                 })
                 .collect();
-            // Arrival units that may come before each arrival (those not after it), counting
-            // only arrivals that may belong to a phase below `phases` (by their least phase).
-            let may_precede = |a: EventId, phases: Option<u32>| -> u64 {
-                arrivals
-                    .iter()
-                    .zip(&least_phase)
-                    .filter(|&(&(x, _), &lp)| {
-                        x != a && runs(x) && !after(a, x) && phases.is_none_or(|p| lp < p)
-                    })
-                    .map(|(&(_, c), _)| u64::from(c))
-                    .sum()
+            // Per arrival: the arrivals that may come before it (those not after it), as their
+            // least phases sorted with running sums of their units, so that the units of those
+            // that may belong to a phase below `phases` are one binary search away.
+            let precede: Vec<(Vec<u32>, Vec<u64>)> = arrivals
+                .iter()
+                .map(|&(a, _)| {
+                    let mut v: Vec<(u32, u64)> = arrivals
+                        .iter()
+                        .zip(&least_phase)
+                        .filter(|&(&(x, _), _)| x != a && runs(x) && !after(a, x))
+                        .map(|(&(_, c), &lp)| (lp, u64::from(c)))
+                        .collect();
+                    v.sort_unstable();
+                    let mut sum = 0u64;
+                    let sums = v
+                        .iter()
+                        .map(|&(_, c)| {
+                            sum = sum.saturating_add(c);
+                            sum
+                        })
+                        .collect();
+                    (v.into_iter().map(|(lp, _)| lp).collect(), sums)
+                })
+                .collect();
+            // Units that may come before arrival `i`, counting only arrivals that may belong to
+            // a phase below `phases` (by their least phase).
+            let may_precede = |i: usize, phases: Option<u32>| -> u64 {
+                precede.get(i).map_or(0, |(lps, sums)| {
+                    let k = phases.map_or(lps.len(), |p| lps.partition_point(|&lp| lp < p));
+                    k.checked_sub(1)
+                        .and_then(|k| sums.get(k).copied())
+                        .unwrap_or(0)
+                })
             };
-            // `a` belongs to a phase below `phases`: were it in a later one, the phases below
-            // would have completed before it with arrivals that may precede it and may belong
-            // to them — too few.
-            let in_phase_below = |a: EventId, phases: u32| {
-                arrivals
-                    .iter()
-                    .find(|(x, _)| *x == a)
-                    .is_some_and(|&(_, c)| {
-                        may_precede(a, Some(phases)) + u64::from(c) <= u64::from(phases) * count
-                    })
+            // Arrival `i` belongs to a phase below `phases`: were it in a later one, the phases
+            // below would have completed before it with arrivals that may precede it and may
+            // belong to them — too few.
+            let in_phase_below = |i: usize, phases: u32| {
+                arrivals.get(i).is_some_and(|&(_, c)| {
+                    may_precede(i, Some(phases)) + u64::from(c) <= u64::from(phases) * count
+                })
             };
+            let index: std::collections::HashMap<EventId, usize> = arrivals
+                .iter()
+                .enumerate()
+                .map(|(i, &(a, _))| (a, i))
+                .collect();
             for &(w, parity) in waits {
                 if !runs(w) {
                     continue;
@@ -346,8 +370,9 @@ pub fn happens_before(trace: &Trace) -> HappensBefore {
                 // so no more phases complete than the ones that may come before it.
                 let capped = arrivals
                     .iter()
-                    .filter(|(a, _)| runs(*a) && over_expect.contains(a))
-                    .map(|&(a, _)| may_precede(a, None) / count)
+                    .enumerate()
+                    .filter(|(_, (a, _))| runs(*a) && over_expect.contains(a))
+                    .map(|(i, _)| may_precede(i, None) / count)
                     .min();
                 let never = u64::from(phases) > reachable / count
                     || capped.is_some_and(|cap| u64::from(phases) > cap);
@@ -356,12 +381,14 @@ pub fn happens_before(trace: &Trace) -> HappensBefore {
                 }
                 let mut new: Vec<EventId> = arrivals
                     .iter()
-                    .map(|&(a, _)| a)
-                    .filter(|&a| runs(a) && in_phase_below(a, phases))
+                    .enumerate()
+                    .filter(|&(i, &(a, _))| runs(a) && in_phase_below(i, phases))
+                    .map(|(_, &(a, _))| a)
                     .collect();
                 new.extend(completions.iter().filter_map(|&(c, expect)| {
                     let e = expect?;
-                    (runs(c) && !tx_mismatch.contains(&e) && in_phase_below(e, phases)).then_some(c)
+                    let i = *index.get(&e)?;
+                    (runs(c) && !tx_mismatch.contains(&e) && in_phase_below(i, phases)).then_some(c)
                 }));
                 if let Some(p) = preds.get_mut(w.0) {
                     for a in new {

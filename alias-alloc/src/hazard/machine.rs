@@ -3,6 +3,7 @@
 //! it along one schedule; the rules live here and nowhere else.
 
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 use super::bitset::EventSet;
 use super::trace::{BarrierId, EventId, EventKind, Trace};
@@ -48,11 +49,22 @@ pub struct Machine<'t> {
     pub races: Vec<(EventId, EventId)>,
     /// Protocol faults.
     pub faults: Vec<Fault>,
+    /// Per event, the events it conflicts with (shared by restarts).
+    conflicts: Rc<[Vec<EventId>]>,
 }
 
 impl<'t> Machine<'t> {
     /// The initial state: nothing run, every barrier in phase 0.
     pub fn new(trace: &'t Trace) -> Self {
+        Self::start(trace, trace.conflicts().into())
+    }
+
+    /// The initial state again, on the same trace (without recomputing what conflicts).
+    pub fn restart(&self) -> Self {
+        Self::start(self.trace, Rc::clone(&self.conflicts))
+    }
+
+    fn start(trace: &'t Trace, conflicts: Rc<[Vec<EventId>]>) -> Self {
         let empty = EventSet::of(trace);
         let barriers = trace
             .barriers
@@ -73,6 +85,7 @@ impl<'t> Machine<'t> {
             schedule: Vec::new(),
             races: Vec::new(),
             faults: Vec::new(),
+            conflicts,
         }
     }
 
@@ -328,8 +341,8 @@ impl<'t> Machine<'t> {
             }
             EventKind::Access { .. } => {
                 let set = self.inherited(e);
-                for other in self.done.iter() {
-                    if !set.contains(other) && self.trace.conflict(other, e) {
+                for &other in self.conflicts.get(e.0).into_iter().flatten() {
+                    if self.done.contains(other) && !set.contains(other) {
                         self.races.push((other, e));
                     }
                 }

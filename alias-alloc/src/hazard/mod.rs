@@ -10,6 +10,7 @@
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
 //! | a verdict per conflicting pair, witnesses replayed ([`check`]) | `verdict.rs` |
 //! | a TTGIR kernel run on its integer arithmetic into a trace ([`read_kernel`]) | `read.rs` |
+//! | the TMEM cells one warp group of a partition touches ([`tmem_group_cells`]) | `warp_group.rs` |
 //! | an execution drawn as swimlanes ([`swimlanes`]) | `swimlanes.rs` |
 //! | what is refused ([`HazardError`]) | `error.rs` |
 //!
@@ -43,6 +44,7 @@ mod read;
 mod swimlanes;
 mod trace;
 mod verdict;
+mod warp_group;
 
 pub use bitset::EventSet;
 pub use error::HazardError;
@@ -59,3 +61,4 @@ pub use verdict::{
     check, Hang, Proof, Report, UnknownReason, Verdict, Witness, RANDOM_RUNS, REPLAY_BUDGET,
     SEARCH_BUDGET, SEARCH_EVENTS,
 };
+pub use warp_group::{tmem_group_cells, WARPS_PER_GROUP};

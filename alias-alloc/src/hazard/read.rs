@@ -13,9 +13,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use linear_layout::mlir::{Module, OpId, OpKind, Operation, RegionId, TypedOp, ValueDef, ValueId};
+use linear_layout::text::aliases::Aliases;
 
 use super::error::HazardError;
-use super::trace::{BarrierId, Cells, Space, TimelineId, Trace, TraceBuilder};
+use super::trace::{BarrierId, Cells, EventId, Space, TimelineId, Trace, TraceBuilder};
+use super::warp_group::{WarpGroups, WARPS_PER_GROUP};
 use crate::mlir::{read_module, MemDesc};
 use crate::{Mode, Plan, PlanOptions, Storage};
 
@@ -180,6 +182,10 @@ struct Interp<'m> {
     maybe: Option<usize>,
     /// CLC responses queried so far, per timeline and response buffer.
     clc_seen: HashMap<(TimelineId, usize, u64), i64>,
+    /// The partitions that run as several warp groups.
+    groups: WarpGroups,
+    /// The module's attribute aliases (`#tmem`).
+    aliases: Aliases,
 }
 
 fn unsupported(op: &Operation, reason: impl Into<String>) -> HazardError {
@@ -199,6 +205,62 @@ fn outside_the_model(name: &str) -> bool {
 }
 
 impl<'m> Interp<'m> {
+    /// A `bar.sync` of `t`'s partition ([`WarpGroups::sync`]).
+    fn bar_sync(&mut self, t: TimelineId, op: &Operation) -> Result<(), HazardError> {
+        let label = self.label(op, None);
+        self.groups.sync(&mut self.b, t, &label)?;
+        self.record(op, None)
+    }
+
+    /// A register access (`local_load/store`, `tmem_load/store`) of `mem` by every warp group
+    /// of `t`'s partition, each with its own cells ([`WarpGroups::cells`]).
+    fn register_access(
+        &mut self,
+        t: TimelineId,
+        op: &Operation,
+        mem: &Mem,
+        write: bool,
+    ) -> Result<(), HazardError> {
+        let label = self.label(op, Some(&mem.name));
+        let encoding = self.aliases.resolve(&mem.desc.encoding);
+        let first = (mem.region as u64) << 16;
+        let mut events = Vec::new();
+        for (k, l) in self.groups.lanes(t).into_iter().enumerate() {
+            let cells = self.groups.cells(
+                t,
+                k,
+                mem.cells(),
+                (&mem.desc.shape, &mem.desc.element, &encoding),
+                first.saturating_add(mem.start),
+                mem.len,
+            );
+            events.push(Some(self.b.access(l, &label, cells, write)?));
+        }
+        if mem.space == Space::Smem {
+            self.groups
+                .shared(&mut self.b, t, mem.cells(), write, events)?;
+        }
+        self.record(op, Some(&mem.name))
+    }
+
+    /// A shared-memory effect of an op only the leader of `t`'s partition issues (a TMA copy,
+    /// an MMA's operand): `event` its event ([`WarpGroups::shared`]).
+    fn leader_shared(
+        &mut self,
+        t: TimelineId,
+        cells: Cells,
+        write: bool,
+        event: EventId,
+    ) -> Result<(), HazardError> {
+        if !self.groups.is_split(t) {
+            return Ok(());
+        }
+        let events: Vec<Option<EventId>> = (0..self.groups.lanes(t).len())
+            .map(|k| (k == 0).then_some(event))
+            .collect();
+        self.groups.shared(&mut self.b, t, cells, write, events)
+    }
+
     fn val(&self, v: ValueId) -> Val {
         self.env.get(&v).cloned().unwrap_or(Val::Opaque)
     }
@@ -519,20 +581,31 @@ impl<'m> Interp<'m> {
                 self.sure(op)?;
                 if self.pred(op, pred)? {
                     let (bar, name) = self.barrier(op, barrier)?;
-                    // `{perThread}`: every thread of the partition arrives.
-                    let threads = if op.attributes().iter().any(|(k, _)| k == "perThread") {
+                    // `{perThread}`: every thread of the partition (of each warp group)
+                    // arrives. Otherwise one thread, after a `bar.sync` of the partition (the
+                    // lowering's).
+                    let per_thread = op.attributes().iter().any(|(k, _)| k == "perThread");
+                    let threads = if per_thread {
                         self.warps
                             .get(&t)
                             .copied()
                             .unwrap_or(self.opts.default_warps)
                             .saturating_mul(32)
                     } else {
+                        self.bar_sync(t, op)?;
                         1
                     };
                     let count = u32::try_from(Self::word(op, 0)?.saturating_mul(threads))
                         .map_err(|_| unsupported(op, "a count past u32"))?;
                     let label = self.label(op, Some(&name));
-                    self.b.arrive(t, &label, bar, count)?;
+                    let lanes = if per_thread {
+                        self.groups.lanes(t)
+                    } else {
+                        vec![t]
+                    };
+                    for l in lanes {
+                        self.b.arrive(l, &label, bar, count)?;
+                    }
                     self.record(op, Some(&name))?;
                 }
             }
@@ -546,7 +619,9 @@ impl<'m> Interp<'m> {
                     let (bar, name) = self.barrier(op, barrier)?;
                     let phase = self.int(op, phase, "phase")?;
                     let label = self.label(op, Some(&name));
-                    self.b.wait(t, &label, bar, u8::from(phase & 1 == 1))?;
+                    for l in self.groups.lanes(t) {
+                        self.b.wait(l, &label, bar, u8::from(phase & 1 == 1))?;
+                    }
                     self.record(op, Some(&name))?;
                 }
             }
@@ -565,7 +640,8 @@ impl<'m> Interp<'m> {
                         .fold(1u64, |p, &d| p.saturating_mul(d))
                         .saturating_mul(bits(&mem.desc.element))
                         / 8;
-                    self.b.tma_load(t, &label, mem.cells(), bar, bytes)?;
+                    let (e, _) = self.b.tma_load(t, &label, mem.cells(), bar, bytes)?;
+                    self.leader_shared(t, mem.cells(), true, e)?;
                     self.record(op, Some(&mem.name))?;
                 }
             }
@@ -573,6 +649,7 @@ impl<'m> Interp<'m> {
                 let mem = self.mem(op, src)?;
                 let label = self.label(op, Some(&mem.name));
                 let e = self.b.tma_store(t, &label, mem.cells())?;
+                self.leader_shared(t, mem.cells(), false, e)?;
                 self.stores.entry(t).or_default().push(e);
                 self.record(op, Some(&mem.name))?;
             }
@@ -588,6 +665,8 @@ impl<'m> Interp<'m> {
                 for e in waited {
                     self.b.depend(t, e)?;
                 }
+                // A wait for memory: `Membar` puts a `bar.sync` after it.
+                self.bar_sync(t, op)?;
             }
             TypedOp::Mma { a, b, d, rest, .. } => self.mma(t, op, [a, b, d], rest)?,
             TypedOp::Commit { barrier, pred } => {
@@ -609,22 +688,21 @@ impl<'m> Interp<'m> {
                     None => vec![],
                 };
                 let label = self.label(op, Some(&d.name));
-                self.b.mma(t, &label, &[s.cells()], &[d.cells()], &bars)?;
+                let events = self.b.mma(t, &label, &[s.cells()], &[d.cells()], &bars)?;
+                if let (Some(&e), Space::Smem) = (events.first(), s.space) {
+                    self.leader_shared(t, s.cells(), false, e)?;
+                }
                 self.record(op, Some(&d.name))?;
             }
             TypedOp::Load { src, .. } => {
                 let mem = self.mem(op, src)?;
-                let label = self.label(op, Some(&mem.name));
-                self.b.access(t, &label, mem.cells(), false)?;
+                self.register_access(t, op, &mem, false)?;
                 self.define(op, vec![Val::Opaque]);
-                self.record(op, Some(&mem.name))?;
             }
             TypedOp::Store { dst, pred, .. } => {
                 if self.pred(op, pred)? {
                     let mem = self.mem(op, dst)?;
-                    let label = self.label(op, Some(&mem.name));
-                    self.b.access(t, &label, mem.cells(), true)?;
-                    self.record(op, Some(&mem.name))?;
+                    self.register_access(t, op, &mem, true)?;
                 }
             }
             TypedOp::WarpSpecialize {
@@ -643,15 +721,31 @@ impl<'m> Interp<'m> {
                 let mut lanes = Vec::new();
                 for (k, &p) in partitions.iter().enumerate() {
                     self.partitions += 1;
-                    let lane = self.b.partition_after(&format!("partition{k}"), t)?;
+                    let name = format!("partition{k}");
+                    let lane = self.b.partition_after(&name, t)?;
                     let w = warps.get(k).copied().ok_or_else(|| {
                         unsupported(op, format!("partition{k} without num_warps"))
                     })?;
-                    self.warps.insert(lane, w);
+                    let groups = self.groups.split(&mut self.b, &name, lane, t, w)?;
+                    self.warps
+                        .insert(lane, if groups.len() > 1 { WARPS_PER_GROUP } else { w });
                     self.region(lane, p, &args)?;
-                    lanes.push(lane);
+                    lanes.extend(groups);
+                }
+                let w = self
+                    .warps
+                    .get(&t)
+                    .copied()
+                    .unwrap_or(self.opts.default_warps);
+                let groups = self.groups.split(&mut self.b, "default", t, t, w)?;
+                if groups.len() > 1 {
+                    self.warps.insert(t, WARPS_PER_GROUP);
                 }
                 let out = self.region(t, default, &[])?;
+                // After the region the default warps run as one thread again.
+                self.warps.insert(t, w);
+                self.groups.join(t);
+                lanes.extend(groups.into_iter().skip(1));
                 for lane in lanes {
                     if let Some(e) = self.b.last_event(lane) {
                         self.b.depend(t, e)?;
@@ -750,7 +844,8 @@ impl<'m> Interp<'m> {
                 let mem = self.mem(op, response)?;
                 let (bar, _) = self.barrier(op, barrier)?;
                 let label = self.label(op, Some(&mem.name));
-                self.b.tma_load(t, &label, mem.cells(), bar, 16)?;
+                let (e, _) = self.b.tma_load(t, &label, mem.cells(), bar, 16)?;
+                self.leader_shared(t, mem.cells(), true, e)?;
                 self.record(op, Some(&mem.name))?;
             }
             TypedOp::Constant { value } => {
@@ -819,10 +914,16 @@ impl<'m> Interp<'m> {
         if !bars.is_empty() || !asynchronous {
             self.sure(op)?;
         }
+
         let cells: Vec<Cells> = reads.iter().map(Mem::cells).collect();
         let ids: Vec<BarrierId> = bars.iter().map(|(id, _)| *id).collect();
         let label = self.label(op, Some(&md.name));
         let events = self.b.mma(t, &label, &cells, &[md.cells()], &ids)?;
+        for (m, &e) in reads.iter().zip(&events) {
+            if m.space == Space::Smem {
+                self.leader_shared(t, m.cells(), false, e)?;
+            }
+        }
         let names: Vec<String> = reads
             .iter()
             .map(|m| m.name.clone())
@@ -903,9 +1004,14 @@ impl<'m> Interp<'m> {
         let parity = u8::from(*generation % 2 == 1);
         *generation += 1;
         let label = self.label(op, Some(&format!("named barrier {id}")));
-        self.b.arrive(t, &label, bar, mine)?;
+        let lanes = self.groups.lanes(t);
+        for &l in &lanes {
+            self.b.arrive(l, &label, bar, mine)?;
+        }
         if wait {
-            self.b.wait(t, &label, bar, parity)?;
+            for &l in &lanes {
+                self.b.wait(l, &label, bar, parity)?;
+            }
         }
         Ok(())
     }
@@ -938,10 +1044,8 @@ impl<'m> Interp<'m> {
                 let resp = mems
                     .first()
                     .ok_or_else(|| unsupported(op, "no response buffer"))?;
-                let label = self.label(op, Some(&resp.name));
-                self.b.access(t, &label, resp.cells(), false)?;
-                let name = resp.name.clone();
-                self.record(op, Some(&name))?;
+                let resp = resp.clone();
+                self.register_access(t, op, &resp, false)?;
                 let k = self
                     .clc_seen
                     .entry((t, resp.region, resp.start))
@@ -955,6 +1059,11 @@ impl<'m> Interp<'m> {
                 let out = op.results().iter().map(|_| Val::Int(tile)).collect();
                 self.define(op, out);
                 return Ok(());
+            }
+            "gpu.barrier" | "ttg.barrier" => {
+                // `tl.debug_barrier()`: a `bar.sync` of the partition's warps.
+                self.sure(op)?;
+                return self.bar_sync(t, op);
             }
             "nvg.cluster_id" => {
                 self.define(op, vec![Val::Int(0)]);
@@ -995,6 +1104,7 @@ impl<'m> Interp<'m> {
                     .ok_or_else(|| unsupported(op, "no shared-memory source"))?;
                 let label = self.label(op, Some(&src.name));
                 let e = self.b.tma_store(t, &label, src.cells())?;
+                self.leader_shared(t, src.cells(), false, e)?;
                 self.stores.entry(t).or_default().push(e);
                 return Ok(());
             }
@@ -1028,7 +1138,8 @@ impl<'m> Interp<'m> {
                         line: op.position().0,
                     })?;
                 let label = self.label(op, Some(&dst.name));
-                self.b.tma_load(t, &label, dst.cells(), id, bytes)?;
+                let (e, _) = self.b.tma_load(t, &label, dst.cells(), id, bytes)?;
+                self.leader_shared(t, dst.cells(), true, e)?;
                 self.define(op, vec![Val::Opaque]);
                 return Ok(());
             }
@@ -1252,6 +1363,9 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
             message: "no tt.func in the module".into(),
         })?;
     let bounds = loop_bounds(m);
+    let mut opts = opts.clone();
+    opts.default_warps = km.attributes.num_warps.unwrap_or(4);
+    let opts = &opts;
     let mut interp = Interp {
         m,
         plan,
@@ -1271,6 +1385,8 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         condition: None,
         maybe: None,
         clc_seen: HashMap::new(),
+        groups: WarpGroups::default(),
+        aliases: m.aliases(),
     };
     // The parameters: integers from the options or the defaults, the rest opaque.
     let body = match m.typed(func) {
@@ -1322,8 +1438,7 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         });
     }
     let main = interp.b.partition("default");
-    let default_warps = km.attributes.num_warps.unwrap_or(4);
-    interp.opts.default_warps = default_warps;
+    let default_warps = opts.default_warps;
     interp.warps.insert(main, default_warps);
     interp.region(main, body, &[])?;
     if interp.partitions == 0 {

@@ -318,6 +318,23 @@ impl Trace {
         pairs
     }
 
+    /// Per event, the events it conflicts with ([`Trace::conflict`]), in order.
+    pub fn conflicts(&self) -> Vec<Vec<EventId>> {
+        let mut out = vec![Vec::new(); self.events.len()];
+        for (a, b) in self.conflicting_pairs() {
+            if let Some(v) = out.get_mut(a.0) {
+                v.push(b);
+            }
+            if let Some(v) = out.get_mut(b.0) {
+                v.push(a);
+            }
+        }
+        for v in &mut out {
+            v.sort_unstable();
+        }
+        out
+    }
+
     /// Checks what the builder guarantees: predecessors come first, ids are in range, every
     /// barrier counts at least one arrival, every sync group's members name it.
     pub fn validate(&self) -> Result<(), HazardError> {
@@ -429,6 +446,38 @@ impl TraceBuilder {
             .get_mut(t.0)
             .ok_or(HazardError::NoSuchTimeline { timeline: t.0 })?
             .push(e);
+        Ok(())
+    }
+
+    /// Event `later` comes after `earlier` (already added, in that order): an order the kernel
+    /// has without an event for it (a `bar.sync` the compiler puts somewhere between).
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{Cells, Space, TraceBuilder};
+    /// let mut t = TraceBuilder::new();
+    /// let (p, q) = (t.partition("p"), t.partition("q"));
+    /// let a = t.access(p, "store", Cells::range(Space::Smem, 0, 8), true)?;
+    /// let b = t.access(q, "load", Cells::range(Space::Smem, 0, 8), false)?;
+    /// t.order(a, b)?;
+    /// assert!(t.order(b, a).is_err()); // only forwards
+    /// assert_eq!(t.build()?.events[b.0].after, vec![a]);
+    /// # Ok::<(), alias_alloc::hazard::HazardError>(())
+    /// ```
+    pub fn order(&mut self, earlier: EventId, later: EventId) -> Result<(), HazardError> {
+        if earlier.0 >= later.0 {
+            return Err(HazardError::PredecessorAfter {
+                event: later.0,
+                predecessor: earlier.0,
+            });
+        }
+        let ev = self
+            .trace
+            .events
+            .get_mut(later.0)
+            .ok_or(HazardError::NoSuchEvent { event: later.0 })?;
+        if let Err(k) = ev.after.binary_search(&earlier) {
+            ev.after.insert(k, earlier);
+        }
         Ok(())
     }
 

@@ -165,13 +165,13 @@ fn witnessed(m: &Machine<'_>, a: EventId, b: EventId) -> Option<Witness> {
 /// One cheap schedule: waits pass as soon as they may, `first` runs before `second`, the
 /// held-back events never run.
 fn greedy(
-    trace: &Trace,
+    fresh: &Machine<'_>,
     successors: &[Vec<EventId>],
     held: &EventSet,
     first: EventId,
     second: EventId,
 ) -> Option<Witness> {
-    let mut m = Machine::new(trace);
+    let mut m = fresh.restart();
     m.run_greedy(
         successors,
         |e| !held.contains(e) && e != second,
@@ -190,14 +190,14 @@ fn greedy(
 /// Every execution that runs the pair, up to `budget` states: `Ok(Some)` a race, `Ok(None)`
 /// none races (exhaustive), `Err(())` the budget ran out.
 fn search(
-    trace: &Trace,
+    fresh: &Machine<'_>,
     held: &EventSet,
     a: EventId,
     b: EventId,
     budget: usize,
 ) -> Result<Option<Witness>, ()> {
     let mut seen = HashSet::new();
-    let mut stack = vec![Machine::new(trace)];
+    let mut stack = vec![fresh.restart()];
     while let Some(mut m) = stack.pop() {
         m.run_accesses(|e| !held.contains(e));
         if let Some(w) = witnessed(&m, a, b) {
@@ -258,6 +258,7 @@ pub const SEARCH_EVENTS: usize = 400;
 /// replayed — one free greedy run for all of them first, then one by one.
 fn verdicts(
     trace: &Trace,
+    fresh: &Machine<'_>,
     hb: &HappensBefore,
     successors: &[Vec<EventId>],
     runs: &[&Machine<'_>],
@@ -284,14 +285,14 @@ fn verdicts(
         }
         replayed += 1;
         let held = held_back(trace, hb, a, b);
-        let found = greedy(trace, successors, &held, a, b)
-            .or_else(|| greedy(trace, successors, &held, b, a));
+        let found = greedy(fresh, successors, &held, a, b)
+            .or_else(|| greedy(fresh, successors, &held, b, a));
         let v = match found {
             Some(w) => Verdict::Hazard(w),
             None if trace.events.len() > SEARCH_EVENTS => {
                 Verdict::Unknown(UnknownReason::SearchBudget)
             }
-            None => match search(trace, &held, a, b, SEARCH_BUDGET) {
+            None => match search(fresh, &held, a, b, SEARCH_BUDGET) {
                 Ok(Some(w)) => Verdict::Hazard(w),
                 Ok(None) => Verdict::Verified(Proof::Exhaustive),
                 Err(()) => Verdict::Unknown(UnknownReason::SearchBudget),
@@ -329,11 +330,12 @@ pub fn check(trace: &Trace) -> Report {
     let successors = trace.successors();
     // One free run, every wait passing as soon as it may: it witnesses most races at once, and
     // a hang if it gets stuck.
-    let mut free = Machine::new(trace);
+    let fresh = Machine::new(trace);
+    let mut free = fresh.restart();
     free.run_greedy(&successors, |_| true, None, |m| m.finished());
     // And one where every wait passes as late as it may (arrivals run ahead: a phase that
     // completes twice before its wait polls).
-    let mut late = Machine::new(trace);
+    let mut late = fresh.restart();
     late.run_with(
         &successors,
         |_| true,
@@ -349,14 +351,14 @@ pub fn check(trace: &Trace) -> Report {
     // And a few seeded random executions (a phase missed by a wait that polls late).
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
     let random: Vec<Machine<'_>> = (0..RANDOM_RUNS)
-        .map(|_| random_run(trace, &successors, &mut state))
+        .map(|_| random_run(fresh.restart(), &successors, &mut state))
         .collect();
     let runs: Vec<&Machine<'_>> = [&free, &late].into_iter().chain(random.iter()).collect();
     let hang = runs.iter().find(|m| !m.finished()).map(|m| Hang {
         blocked: m.blocked(),
         schedule: m.schedule.clone(),
     });
-    let pairs = verdicts(trace, &hb, &successors, &runs);
+    let pairs = verdicts(trace, &fresh, &hb, &successors, &runs);
     Report {
         pairs,
         hang,
