@@ -26,6 +26,10 @@ fn the_real_kernels_have_no_hazard_and_every_refusal_names_its_op() {
                 let r = check(&kt.trace);
                 let hazards = r.hazards().count();
                 assert_eq!(hazards, 0, "{k}: a hazard on an unmutated kernel");
+                assert!(
+                    r.happens_before.may_overrun.is_empty(),
+                    "{k}: a wait may overrun"
+                );
                 let unknown = r.unknowns().count();
                 let hb = &r.happens_before;
                 let partitions = kt
@@ -93,4 +97,51 @@ fn damaged_kernels_are_refused_or_checked_never_a_panic() {
         }
     }
     assert!(read > 0 && refused > 0, "{read} read, {refused} refused");
+}
+
+/// The backward mxfp8 kernel with its compute partition's `m_empties` arrive shifted one slot
+/// on (the mutation tool's slot-plus-one at line 437): the loader's wait on that barrier may
+/// see a phase complete twice before it polls, and the run that polls it late hangs.
+#[test]
+fn a_slot_shift_whose_hang_needs_a_phase_completed_twice_is_caught() {
+    let text = dump("fa_bwd_mxfp8", "before");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let at = 436;
+    let old = "%m_empties[%buf_idx]";
+    assert!(lines[at].contains(old), "{}", lines[at]);
+    lines[at] = lines[at].replace(old, "%m_empties[%mut_slot]");
+    let pad = "          ";
+    let extra = [
+        "%mut_one = arith.constant 1 : i32",
+        "%mut_n = arith.constant 2 : i32",
+        "%mut_next = arith.addi %buf_idx, %mut_one : i32",
+        "%mut_slot = arith.remsi %mut_next, %mut_n : i32",
+    ];
+    for (k, l) in extra.iter().enumerate() {
+        lines.insert(at + k, format!("{pad}{l}"));
+    }
+    let kt = read_kernel(&lines.join("\n"), &ReadOptions::default()).unwrap();
+    let r = check(&kt.trace);
+    let label = |e: alias_alloc::hazard::EventId| kt.trace.events[e.0].label.clone();
+    let overrun: Vec<String> = r
+        .happens_before
+        .may_overrun
+        .iter()
+        .map(|&w| label(w))
+        .collect();
+    assert!(!overrun.is_empty());
+    assert!(
+        overrun
+            .iter()
+            .all(|w| w.starts_with("ttng.wait_barrier line 909 m_empties[1]")),
+        "{overrun:?}"
+    );
+    let hang = r.hang.expect("an execution hangs");
+    assert!(
+        hang.blocked
+            .iter()
+            .any(|&e| label(e).starts_with("ttng.wait_barrier line 909 m_empties[1]")),
+        "{:?}",
+        hang.blocked.iter().map(|&e| label(e)).collect::<Vec<_>>()
+    );
 }

@@ -21,6 +21,11 @@ pub struct HappensBefore {
     pub never_run: EventSet,
     /// `barrier_expect`s whose bytes differ from the bytes of the copies that complete on them.
     pub tx_mismatch: BTreeSet<EventId>,
+    /// Waits whose barrier may complete the phase after the one they pass with before they
+    /// poll: the arrivals that may come before the wait (not after it) are enough for it. Then
+    /// the wait sees its parity again and blocks for one more phase (a hang or a skipped
+    /// phase, if an execution gets there: the check runs one where these waits poll late).
+    pub may_overrun: BTreeSet<EventId>,
 }
 
 impl HappensBefore {
@@ -252,6 +257,7 @@ pub fn happens_before(trace: &Trace) -> HappensBefore {
         .collect();
     let mut never_complete = BTreeSet::new();
     loop {
+        let mut may_overrun = BTreeSet::new();
         let (before, cyclic) = closure(&preds, n);
         // What never runs: incomplete generations, cycles, waits that never pass, and all after.
         let mut never_run = EventSet::new(n);
@@ -379,6 +385,9 @@ pub fn happens_before(trace: &Trace) -> HappensBefore {
                 if never && never_complete.insert(w) {
                     changed = true;
                 }
+                if u64::from(phases).saturating_add(1).saturating_mul(count) <= reachable {
+                    may_overrun.insert(w);
+                }
                 let mut new: Vec<EventId> = arrivals
                     .iter()
                     .enumerate()
@@ -404,6 +413,7 @@ pub fn happens_before(trace: &Trace) -> HappensBefore {
                 never_complete,
                 never_run,
                 tx_mismatch,
+                may_overrun,
             };
         }
     }

@@ -2,13 +2,13 @@
 //! relation, a hazard with a replayed witness, or unknown with its reason — and the protocol
 //! findings (`docs/hazard-check.md`, *The static check*).
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 use super::bitset::EventSet;
 use super::explore::random_run;
 use super::happens_before::{happens_before, HappensBefore};
 use super::machine::Machine;
-use super::trace::{EventId, Trace};
+use super::trace::{BarrierId, EventId, EventKind, Trace};
 
 /// Why a pair is safe.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -353,7 +353,46 @@ pub fn check(trace: &Trace) -> Report {
     let random: Vec<Machine<'_>> = (0..RANDOM_RUNS)
         .map(|_| random_run(fresh.restart(), &successors, &mut state))
         .collect();
-    let runs: Vec<&Machine<'_>> = [&free, &late].into_iter().chain(random.iter()).collect();
+    // And, per barrier whose phase may complete twice before one of its waits polls
+    // (`HappensBefore::may_overrun`), one where its waits poll as late as they may and every
+    // other event runs as soon as it may.
+    let overrun: BTreeSet<BarrierId> = hb
+        .may_overrun
+        .iter()
+        .filter_map(|w| match trace.events.get(w.0).map(|x| &x.kind) {
+            Some(EventKind::Wait { barrier, .. }) => Some(*barrier),
+            _ => None,
+        })
+        .collect();
+    let targeted: Vec<Machine<'_>> = overrun
+        .iter()
+        .map(|&b| {
+            let mut m = fresh.restart();
+            let on_b = |e: EventId| {
+                matches!(trace.events.get(e.0).map(|x| &x.kind),
+                    Some(EventKind::Wait { barrier, .. }) if *barrier == b)
+            };
+            m.run_with(
+                &successors,
+                |_| true,
+                |m| m.finished(),
+                |m, waits, others| {
+                    waits
+                        .iter()
+                        .chain(others)
+                        .copied()
+                        .find(|&e| !on_b(e) && m.enabled(e))
+                        .or_else(|| waits.iter().copied().find(|&w| m.enabled(w)))
+                },
+            );
+            m
+        })
+        .collect();
+    let runs: Vec<&Machine<'_>> = [&free, &late]
+        .into_iter()
+        .chain(random.iter())
+        .chain(targeted.iter())
+        .collect();
     let hang = runs.iter().find(|m| !m.finished()).map(|m| Hang {
         blocked: m.blocked(),
         schedule: m.schedule.clone(),
