@@ -145,3 +145,30 @@ fn a_slot_shift_whose_hang_needs_a_phase_completed_twice_is_caught() {
         hang.blocked.iter().map(|&e| label(e)).collect::<Vec<_>>()
     );
 }
+
+/// Loops are unrolled for one parameter set (4 laps by default). Twice as many laps — two full
+/// phase periods of the largest ring (3 slots) after the first lap — change no verdict on any
+/// real kernel: still no hazard, no unknown, and no wait that may overrun.
+#[test]
+fn eight_laps_change_no_verdict() {
+    for k in KERNELS {
+        let text = dump(k, "before");
+        let opts = ReadOptions {
+            laps: 8,
+            ..ReadOptions::default()
+        };
+        let kt = match read_kernel(&text, &opts) {
+            Ok(kt) => kt,
+            Err(e) => {
+                // Refused at 8 laps only where it is refused at 4, for the same reason.
+                let at4 = read_kernel(&text, &ReadOptions::default()).err();
+                assert_eq!(at4.map(|e| e.to_string()), Some(e.to_string()), "{k}");
+                continue;
+            }
+        };
+        let r = check(&kt.trace);
+        assert_eq!(r.hazards().count(), 0, "{k}");
+        assert_eq!(r.unknowns().count(), 0, "{k}");
+        assert!(r.happens_before.may_overrun.is_empty(), "{k}");
+    }
+}

@@ -29,7 +29,26 @@ struct Group {
 /// it suggests is the witness's, except that a TMA copy's write is meant to come first (its
 /// reader consumes it); the wait goes in the partition that runs or issues the later access.
 fn missing_edge(k: &KernelTrace, r: &Report, w: &Witness) -> String {
-    early_arrive(k, r, w).unwrap_or_else(|| missing(k, w).2)
+    same_partition(k, w)
+        .or_else(|| early_arrive(k, r, w))
+        .unwrap_or_else(|| missing(k, w).2)
+}
+
+/// Two warp groups of one partition (`default`, `default.wg1`): what orders them is a
+/// `bar.sync` of the partition between the two ops.
+fn same_partition(k: &KernelTrace, w: &Witness) -> Option<String> {
+    let name = |e: EventId| {
+        let ev = k.trace.events.get(e.0)?;
+        Some((k.trace.timeline_name(ev.timeline), ev.label.clone()))
+    };
+    let ((ta, la), (tb, lb)) = (name(w.first)?, name(w.second)?);
+    let base = |t: &str| t.split(".wg").next().unwrap_or(t).to_string();
+    (ta != tb && base(ta) == base(tb)).then(|| {
+        format!(
+            "missing: a bar.sync of {} between {la} and {lb} (a named barrier of all its warps, or tl.debug_barrier): its warp groups touch the same cells",
+            base(ta)
+        )
+    })
 }
 
 /// An arrive released too early: an arrival on the timeline of one access, before it, that the
@@ -185,6 +204,38 @@ fn describe(k: &KernelTrace, e: EventId) -> String {
         k.trace.timeline_name(ev.timeline),
         ev.label
     )
+}
+
+/// How many iterations the first of two events runs ahead of the second, per loop level
+/// (outermost first), where both sit in loops as deep.
+fn distance(k: &KernelTrace, first: EventId, second: EventId) -> Option<Vec<i64>> {
+    let (x, y) = (k.origins.get(first.0)?, k.origins.get(second.0)?);
+    (!x.iteration.is_empty() && x.iteration.len() == y.iteration.len()).then(|| {
+        x.iteration
+            .iter()
+            .zip(&y.iteration)
+            .map(|(i, j)| i.saturating_sub(*j))
+            .collect()
+    })
+}
+
+/// The witness's order as a sentence, with the iteration distance.
+fn order_line(k: &KernelTrace, w: &alias_alloc::hazard::Witness) -> String {
+    let apart = match distance(k, w.first, w.second).as_deref() {
+        None => String::new(),
+        Some(d) if d.iter().all(|&x| x == 0) => " (the same iteration)".into(),
+        Some(&[d]) => {
+            let n = d.unsigned_abs();
+            let s = if n == 1 { "" } else { "s" };
+            let way = if d > 0 { "ahead of" } else { "behind" };
+            format!(" (the first {n} iteration{s} {way} the second)")
+        }
+        Some(d) => {
+            let v: Vec<String> = d.iter().map(i64::to_string).collect();
+            format!(" (iteration distance {})", v.join(","))
+        }
+    };
+    format!("run in this order{apart} with nothing ordering the first before the second")
 }
 
 /// Why a pair is unknown, as a sentence.
@@ -451,6 +502,7 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
                         "first": describe(&k, w.first),
                         "second": describe(&k, w.second),
                         "missing": missing_edge(&k, &r, w),
+                        "distance": distance(&k, w.first, w.second),
                     })),
                 })
             })
@@ -493,10 +545,7 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
                 );
                 let _ = writeln!(out, "  {}", describe(&k, x));
                 let _ = writeln!(out, "  {}", describe(&k, y));
-                let _ = writeln!(
-                    out,
-                    "  run in this order with nothing ordering the first before the second"
-                );
+                let _ = writeln!(out, "  {}", order_line(&k, w));
                 let _ = writeln!(out, "  {}", missing_edge(&k, &r, w));
             } else if g.unknown > 0 {
                 let _ = writeln!(out, "unknown   {a} × {b}: {} of {total} pairs", g.unknown);
