@@ -303,6 +303,31 @@ fn verdicts(
     out
 }
 
+/// An execution from `fresh` where the waits `late` picks pass as late as they may (only when
+/// nothing else can run) and every other event runs as soon as it may.
+fn polling_late<'t>(
+    fresh: &Machine<'t>,
+    successors: &[Vec<EventId>],
+    late: impl Fn(EventId) -> bool,
+) -> Machine<'t> {
+    let mut m = fresh.restart();
+    m.run_with(
+        successors,
+        |_| true,
+        |m| m.finished(),
+        |m, waits, others| {
+            waits
+                .iter()
+                .copied()
+                .filter(|&w| !late(w))
+                .chain(others.iter().copied())
+                .find(|&e| m.enabled(e))
+                .or_else(|| waits.iter().copied().find(|&w| m.enabled(w)))
+        },
+    );
+    m
+}
+
 /// Checks every conflicting pair of `trace`.
 ///
 /// ```
@@ -335,19 +360,7 @@ pub fn check(trace: &Trace) -> Report {
     free.run_greedy(&successors, |_| true, None, |m| m.finished());
     // And one where every wait passes as late as it may (arrivals run ahead: a phase that
     // completes twice before its wait polls).
-    let mut late = fresh.restart();
-    late.run_with(
-        &successors,
-        |_| true,
-        |m| m.finished(),
-        |m, waits, others| {
-            others
-                .iter()
-                .copied()
-                .find(|&e| m.enabled(e))
-                .or_else(|| waits.iter().copied().find(|&w| m.enabled(w)))
-        },
-    );
+    let late = polling_late(&fresh, &successors, |_| true);
     // And a few seeded random executions (a phase missed by a wait that polls late).
     let mut state = 0x9e37_79b9_7f4a_7c15_u64;
     let random: Vec<Machine<'_>> = (0..RANDOM_RUNS)
@@ -367,25 +380,10 @@ pub fn check(trace: &Trace) -> Report {
     let targeted: Vec<Machine<'_>> = overrun
         .iter()
         .map(|&b| {
-            let mut m = fresh.restart();
-            let on_b = |e: EventId| {
-                matches!(trace.events.get(e.0).map(|x| &x.kind),
+            polling_late(&fresh, &successors, |w| {
+                matches!(trace.events.get(w.0).map(|x| &x.kind),
                     Some(EventKind::Wait { barrier, .. }) if *barrier == b)
-            };
-            m.run_with(
-                &successors,
-                |_| true,
-                |m| m.finished(),
-                |m, waits, others| {
-                    waits
-                        .iter()
-                        .chain(others)
-                        .copied()
-                        .find(|&e| !on_b(e) && m.enabled(e))
-                        .or_else(|| waits.iter().copied().find(|&w| m.enabled(w)))
-                },
-            );
-            m
+            })
         })
         .collect();
     let runs: Vec<&Machine<'_>> = [&free, &late]
