@@ -172,3 +172,35 @@ fn eight_laps_change_no_verdict() {
         assert!(r.happens_before.may_overrun.is_empty(), "{k}");
     }
 }
+
+/// `ttg.memdesc_subslice` views of shared memory cover their own bytes, through the buffer's
+/// layout: the forward kernel's two MMAs on the halves of one `kv` tile (rows 0..64 and 64..128
+/// of a 128x128 bf16 tile in two 64-column swizzle blocks) read disjoint bytes, together the
+/// tile.
+#[test]
+fn the_kv_halves_read_disjoint_bytes() {
+    let kt = read_kernel(
+        &dump("fa_fwd_persistent", "before"),
+        &ReadOptions::default(),
+    )
+    .unwrap();
+    let cells = |line: &str| {
+        kt.trace
+            .events
+            .iter()
+            .find(|e| e.label.starts_with(line))
+            .and_then(|e| match &e.kind {
+                alias_alloc::hazard::EventKind::Access { cells, .. } => Some(cells.clone()),
+                _ => None,
+            })
+            .unwrap()
+    };
+    let (a, b) = (
+        cells("ttng.tc_gen5_mma line 638 kv_tiles[1] iteration 0"),
+        cells("ttng.tc_gen5_mma line 643 kv_tiles[1] iteration 0"),
+    );
+    assert!(!a.overlaps(&b));
+    let bytes = |c: &alias_alloc::hazard::Cells| c.ranges().iter().map(|(x, y)| y - x).sum::<u64>();
+    assert_eq!((bytes(&a), bytes(&b)), (16384, 16384));
+    assert_eq!(a.ranges().len(), 2);
+}

@@ -10,6 +10,7 @@
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
 //! | a verdict per conflicting pair, witnesses replayed ([`check`]) | `verdict.rs` |
 //! | a TTGIR kernel run on its integer arithmetic into a trace ([`read_kernel`]) | `read.rs` |
+//! | the bytes a shared-memory subslice covers ([`subslice_bytes`]) | `subslice.rs` |
 //! | the TMEM cells one warp group of a partition touches ([`tmem_group_cells`]) | `warp_group.rs` |
 //! | an execution drawn as swimlanes ([`swimlanes`]) | `swimlanes.rs` |
 //! | what is refused ([`HazardError`]) | `error.rs` |
@@ -41,6 +42,7 @@ mod explore;
 mod happens_before;
 mod machine;
 mod read;
+mod subslice;
 mod swimlanes;
 mod trace;
 mod verdict;
@@ -52,6 +54,7 @@ pub use explore::{explore, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
 pub use machine::{BarrierState, Fault, Machine};
 pub use read::{read_kernel, KernelTrace, Origin, ReadOptions};
+pub use subslice::subslice_bytes;
 pub use swimlanes::{swimlanes, Picture, WINDOW};
 pub use trace::{
     Barrier, BarrierId, Cells, Event, EventId, EventKind, Space, SyncGroup, Timeline, TimelineId,

@@ -16,6 +16,7 @@ use linear_layout::mlir::{Module, OpId, OpKind, Operation, RegionId, TypedOp, Va
 use linear_layout::text::aliases::Aliases;
 
 use super::error::HazardError;
+use super::subslice::subslice_bytes;
 use super::trace::{BarrierId, Cells, EventId, Space, TimelineId, Trace, TraceBuilder};
 use super::warp_group::{WarpGroups, WARPS_PER_GROUP};
 use crate::mlir::{read_module, MemDesc};
@@ -111,6 +112,9 @@ struct Mem {
     /// First unit (byte or column) in the region, and how many.
     start: u64,
     len: u64,
+    /// Where a shared-memory subslice covers only some of them: those byte ranges of the
+    /// region.
+    bytes: Option<Vec<(u64, u64)>>,
     /// The memdesc type (shape, element).
     desc: MemDesc,
 }
@@ -118,13 +122,24 @@ struct Mem {
 impl Mem {
     fn cells(&self) -> Cells {
         let region = self.region as u64;
-        match self.space {
-            Space::Smem => Cells::range(
+        match (self.space, &self.bytes) {
+            (Space::Smem, Some(bytes)) => Cells::from_ranges(
+                Space::Smem,
+                bytes.iter().map(|&(a, b)| {
+                    (
+                        (region << 32).saturating_add(a),
+                        (region << 32).saturating_add(b),
+                    )
+                }),
+            ),
+            (Space::Smem, None) => Cells::range(
                 Space::Smem,
                 (region << 32).saturating_add(self.start),
                 self.len,
             ),
-            Space::Tmem => Cells::tmem_columns((region << 16).saturating_add(self.start), self.len),
+            (Space::Tmem, _) => {
+                Cells::tmem_columns((region << 16).saturating_add(self.start), self.len)
+            }
         }
     }
 
@@ -400,6 +415,7 @@ impl<'m> Interp<'m> {
             space,
             start: first.min(last),
             len: (first.max(last) - first.min(last)).saturating_add(a.unit),
+            bytes: None,
             desc,
         })
     }
@@ -537,6 +553,31 @@ impl<'m> Interp<'m> {
                     let width = cols(desc.shape.last().copied().unwrap_or(1));
                     mem.start += cols(n);
                     mem.len = width.min(mem.len.saturating_sub(cols(n)));
+                }
+                if kind == OpKind::MemdescSubslice
+                    && mem.space == Space::Smem
+                    && mem.bytes.is_none()
+                {
+                    let offsets: Option<Vec<u64>> =
+                        op.words().iter().map(|w| w.parse().ok()).collect();
+                    let encoding = self.aliases.resolve(&mem.desc.encoding);
+                    let bytes = offsets.and_then(|o| {
+                        subslice_bytes(
+                            &mem.desc.shape,
+                            &mem.desc.element,
+                            &encoding,
+                            &o,
+                            &desc.shape,
+                        )
+                    });
+                    if let Some(b) = bytes.filter(|b| b.iter().all(|&(_, e)| e <= mem.len)) {
+                        let start = mem.start;
+                        mem.bytes = Some(
+                            b.into_iter()
+                                .map(|(x, y)| (start.saturating_add(x), start.saturating_add(y)))
+                                .collect(),
+                        );
+                    }
                 }
                 // Other views keep their source's whole footprint (a superset: never a missed
                 // overlap).
