@@ -201,7 +201,12 @@ struct Interp<'m> {
     groups: WarpGroups,
     /// The module's attribute aliases (`#tmem`).
     aliases: Aliases,
+    /// [`subslice_bytes`] by its arguments.
+    subslices: HashMap<SubsliceKey, Option<Vec<(u64, u64)>>>,
 }
+
+/// The arguments of a [`subslice_bytes`]: shape, element, encoding, offsets, view shape.
+type SubsliceKey = (Vec<u64>, String, String, Vec<u64>, Vec<u64>);
 
 fn unsupported(op: &Operation, reason: impl Into<String>) -> HazardError {
     HazardError::Unsupported {
@@ -562,13 +567,19 @@ impl<'m> Interp<'m> {
                         op.words().iter().map(|w| w.parse().ok()).collect();
                     let encoding = self.aliases.resolve(&mem.desc.encoding);
                     let bytes = offsets.and_then(|o| {
-                        subslice_bytes(
-                            &mem.desc.shape,
-                            &mem.desc.element,
-                            &encoding,
-                            &o,
-                            &desc.shape,
-                        )
+                        let key = (
+                            mem.desc.shape.clone(),
+                            mem.desc.element.clone(),
+                            encoding,
+                            o,
+                            desc.shape.clone(),
+                        );
+                        self.subslices
+                            .entry(key)
+                            .or_insert_with_key(|(shape, element, encoding, o, sub)| {
+                                subslice_bytes(shape, element, encoding, o, sub)
+                            })
+                            .clone()
                     });
                     if let Some(b) = bytes.filter(|b| b.iter().all(|&(_, e)| e <= mem.len)) {
                         let start = mem.start;
@@ -1428,6 +1439,7 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         clc_seen: HashMap::new(),
         groups: WarpGroups::default(),
         aliases: m.aliases(),
+        subslices: HashMap::new(),
     };
     // The parameters: integers from the options or the defaults, the rest opaque.
     let body = match m.typed(func) {
