@@ -18,10 +18,11 @@ use std::hint::black_box;
 use alias_alloc::hazard::{check, read_kernel, ReadOptions};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
-const KERNELS: [&str; 5] = [
+const KERNELS: [&str; 6] = [
     "fa_ws_pipelined",
     "fa_ws_persistent",
     "fa_bwd_1cta",
+    "fa_bwd_2cta",
     "fa_bwd_mxfp8",
     "fa_clc",
 ];

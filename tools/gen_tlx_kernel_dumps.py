@@ -186,6 +186,18 @@ def pr739(commit):
     }
 
 
+def pr1992(commit):
+    """The 2-CTA attention backward of the fork at `commit` (facebookexperimental/triton#1992)."""
+    return {
+        "repo_file": "third_party/tlx/tutorials/blackwell_fa_ws_pipelined_persistent.py",
+        "commit": commit,
+        "kernel": "_attn_bwd_ws",
+        "constexprs": {"HEAD_DIM": 128, "STAGE": 1, "BLK_SLICE_FACTOR": 2},
+        "config": {"NUM_CTAS": 2},
+        "signature": fa_bwd_sig,
+    }
+
+
 KERNELS = {
     # Blackwell FA forward, persistent, warp-specialised: a TMEM spec whose
     # QK tile is shared with P (sliced), alpha, l and m.
@@ -253,6 +265,11 @@ KERNELS = {
     # alias-alloc/tests/data/tlx_history/ (``--out``), read by the hazard check's tests.
     "fa_fwd_pr739_before": pr739("bee3ddcb2^"),
     "fa_fwd_pr739_after": pr739("bee3ddcb2"),
+    # History: facebookexperimental/triton#1992 (fed3bd718, "Fix intra-task warp race on
+    # aliased TMEM in the 2-CTA path"): before, nothing orders one warp group's qk / dp load
+    # before the other's P / dsT store into the same TMEM columns; the fix adds named barriers.
+    "fa_bwd_pr1992_before": pr1992("fed3bd718^"),
+    "fa_bwd_pr1992_after": pr1992("fed3bd718"),
     # FA forward, pipelined (not persistent): legacy ``reuse=qk_tiles`` — bf16 P (4 buffers)
     # and alpha (256 buffers of 128x1 f32) over two f32 128x128 QK tiles (l, m are dead code);
     # the same allocations as fa_ws_legacy_reuse, pipelined code.

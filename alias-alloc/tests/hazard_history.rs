@@ -1,5 +1,10 @@
-//! The hazard check on a real bug's history: facebookexperimental/triton#739 ("Fix a potential
-//! race condition in FA fwd", bee3ddcb2). The forward persistent tutorial of the fork at the
+//! The hazard check on real bugs' history. facebookexperimental/triton#1992 (fed3bd718, "Fix
+//! intra-task warp race on aliased TMEM in the 2-CTA path"): the 2-CTA attention backward at
+//! the commit before the fix and at the fix (`fa_bwd_pr1992_{before,after}`): before, one warp
+//! group of the compute partition stores P over `qk` columns the other has not loaded yet, and
+//! the dq MMA overwrites `qk` one iteration after the wait that should guard it (the "one
+//! iteration stale" wait of the same audit); after, both are ordered.
+//! facebookexperimental/triton#739 ("Fix a potential race condition in FA fwd", bee3ddcb2). The forward persistent tutorial of the fork at the
 //! commit before the fix and at the fix, compiled with fbtriton 3.7.4
 //! (`tools/gen_tlx_kernel_dumps.py --repo … --only fa_fwd_pr739_{before,after} --out
 //! alias-alloc/tests/data/tlx_history`): before, the `qk_empties` arrive comes between the loads
@@ -7,7 +12,7 @@
 //! it is read; after, the arrive follows both loads.
 #![allow(clippy::restriction)] // test code: a failed check panics
 
-use alias_alloc::hazard::{check, read_kernel, ReadOptions, Verdict};
+use alias_alloc::hazard::{check, read_kernel, EventId, ReadOptions, Verdict};
 
 fn kernel(name: &str) -> String {
     let path = format!(
@@ -61,4 +66,65 @@ fn the_pre_fix_kernel_races_on_m_and_the_fix_is_verified() {
         report.hazards().count()
     );
     assert_eq!(report.pairs.len(), 3111);
+}
+
+#[test]
+fn the_pre_1992_kernel_races_twice_on_qk_and_the_fix_is_verified() {
+    let before = read_kernel(&kernel("fa_bwd_pr1992_before"), &ReadOptions::default()).unwrap();
+    let report = check(&before.trace);
+    let name = |e: EventId| {
+        let ev = &before.trace.events[e.0];
+        (
+            before.trace.timelines[ev.timeline.0].name.clone(),
+            ev.label.clone(),
+        )
+    };
+    let mut warp_race = 0;
+    let mut stale = 0;
+    for (_, v) in &report.pairs {
+        let Verdict::Hazard(w) = v else { continue };
+        let ((ta, a), (tb, b)) = (name(w.first), name(w.second));
+        if b.starts_with("ttng.tmem_store line 303 p_tiles[0]") {
+            // Hazard 1: group 0 loads qk, group 1 of the same partition stores P over it.
+            assert!(a.starts_with("ttng.tmem_load line 290 qk_tiles[0]"), "{a}");
+            assert!(
+                ta.ends_with(".default") && tb.ends_with(".default.wg1"),
+                "{ta} {tb}"
+            );
+            assert_eq!(ta.split('.').next(), tb.split('.').next(), "one CTA");
+            warp_race += 1;
+        } else {
+            // The stale wait: the dq MMA of iteration j writes qk's TMEM while iteration j+1's
+            // qk is read (or the other way round).
+            let (load, mma) = if a.contains("tmem_load") {
+                (&a, &b)
+            } else {
+                (&b, &a)
+            };
+            assert!(
+                load.starts_with("ttng.tmem_load line 290 qk_tiles[0]"),
+                "{load}"
+            );
+            assert!(
+                mma.starts_with("ttng.tc_gen5_mma line 552 dq_tiles[0]"),
+                "{mma}"
+            );
+            stale += 1;
+        }
+    }
+    assert_eq!(
+        (warp_race, stale),
+        (8, 6),
+        "{} hazards",
+        report.hazards().count()
+    );
+
+    let after = read_kernel(&kernel("fa_bwd_pr1992_after"), &ReadOptions::default()).unwrap();
+    let report = check(&after.trace);
+    assert!(
+        report.all_verified(),
+        "{} hazards",
+        report.hazards().count()
+    );
+    assert_eq!(report.pairs.len(), 1660);
 }

@@ -204,3 +204,50 @@ fn the_kv_halves_read_disjoint_bytes() {
     assert_eq!((bytes(&a), bytes(&b)), (16384, 16384));
     assert_eq!(a.ranges().len(), 2);
 }
+
+/// The 2-CTA backward runs as a cluster of two CTAs (`ttg.cluster-dim-x = 2`): each its own
+/// partitions, memory and barriers; the leader's paired MMA (`two_ctas`) writes the TMEM of
+/// both and its barriers arrive in both; remote arrives and the dS exchange reach the peer.
+#[test]
+fn the_2cta_kernel_runs_as_a_cluster_of_two() {
+    let kt = read_kernel(&dump("fa_bwd_2cta", "before"), &ReadOptions::default()).unwrap();
+    let names: Vec<&str> = kt.trace.timelines.iter().map(|t| t.name.as_str()).collect();
+    for n in [
+        "cta0.default",
+        "cta0.default.wg1",
+        "cta1.default",
+        "cta1.partition2",
+    ] {
+        assert!(names.contains(&n), "{n}: {names:?}");
+    }
+    // A paired MMA's write covers the same TMEM columns in both CTAs (cells of CTA 1 start at
+    // 1 << 48), and only the leader's MMA partition issues MMAs.
+    let mma = kt
+        .trace
+        .events
+        .iter()
+        .find(|e| {
+            e.label.starts_with("ttng.tc_gen5_mma")
+                && matches!(
+                    &e.kind,
+                    alias_alloc::hazard::EventKind::Access { write: true, .. }
+                )
+        })
+        .unwrap();
+    assert!(kt.trace.timelines[mma.timeline.0].name.starts_with("cta0."));
+    let alias_alloc::hazard::EventKind::Access { cells, .. } = &mma.kind else {
+        unreachable!()
+    };
+    let r = cells.ranges();
+    assert!(
+        r.first().unwrap().0 < 1 << 48 && r.last().unwrap().1 > 1 << 48,
+        "{r:?}"
+    );
+    assert!(!kt
+        .trace
+        .events
+        .iter()
+        .any(|e| e.label.starts_with("ttng.tc_gen5_mma")
+            && kt.trace.timelines[e.timeline.0].name.starts_with("cta1.")));
+    assert!(check(&kt.trace).all_verified());
+}

@@ -31,7 +31,7 @@ struct Group {
 fn missing_edge(k: &KernelTrace, r: &Report, w: &Witness) -> String {
     same_partition(k, w)
         .or_else(|| early_arrive(k, r, w))
-        .unwrap_or_else(|| missing(k, w).2)
+        .unwrap_or_else(|| missing(k, r, w).2)
 }
 
 /// Two warp groups of one partition (`default`, `default.wg1`): what orders them is a
@@ -67,7 +67,8 @@ fn early_arrive(k: &KernelTrace, r: &Report, w: &Witness) -> Option<String> {
             let a = (0..x.0).rev().map(EventId).find(|&a| {
                 k.trace.events.get(a.0).is_some_and(|e| {
                     e.timeline == timeline
-                        && matches!(e.kind, EventKind::Arrive { .. })
+                        && matches!(e.kind, EventKind::Arrive { barrier, .. }
+                            if !k.trace.is_reader_sync(barrier))
                         && r.happens_before.ordered(a, y)
                 })
             })?;
@@ -81,7 +82,11 @@ fn early_arrive(k: &KernelTrace, r: &Report, w: &Witness) -> Option<String> {
 
 /// The missing edge: the arrival to wait for (if any), the partition that should wait, and
 /// the sentence.
-fn missing(k: &KernelTrace, w: &Witness) -> (Option<EventId>, Option<TimelineId>, String) {
+fn missing(
+    k: &KernelTrace,
+    r: &Report,
+    w: &Witness,
+) -> (Option<EventId>, Option<TimelineId>, String) {
     let is_tma_write = |e: EventId| {
         k.trace.events.get(e.0).is_some_and(|x| {
             matches!(x.kind, EventKind::Access { write: true, .. })
@@ -110,7 +115,16 @@ fn missing(k: &KernelTrace, w: &Witness) -> (Option<EventId>, Option<TimelineId>
     let partition_id = partition;
     let partition = partition.map_or("?", |p| k.trace.timeline_name(p));
     let to_label = k.trace.events.get(to.0).map_or("?", |x| x.label.as_str());
-    let arrival = flipped.releasing_arrival(&k.trace);
+    // The access's own thread's next arrival; for a warp group that issues none, the first
+    // of the kernel's arrivals that every execution runs after it (its leader's).
+    let arrival = flipped.releasing_arrival(&k.trace).or_else(|| {
+        k.trace.ids().skip(from.0).find(|&a| {
+            k.trace.events.get(a.0).is_some_and(|x| {
+                matches!(x.kind, EventKind::Arrive { barrier, .. } if !k.trace.is_reader_sync(barrier))
+                    && r.happens_before.ordered(from, a)
+            })
+        })
+    });
     let text = match arrival.and_then(|a| k.trace.events.get(a.0)) {
         Some(a) => {
             let barrier = match a.kind {
@@ -140,7 +154,7 @@ fn picture(k: &KernelTrace, r: &Report, summary: &str) -> String {
         Verdict::Hazard(w) => Some(w),
         _ => None,
     }) {
-        let (arrival, partition, text) = missing(k, w);
+        let (arrival, partition, text) = missing(k, r, w);
         let title = format!(
             "hazard: {} / {} — {text}",
             describe(k, w.first),

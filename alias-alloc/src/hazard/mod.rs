@@ -58,7 +58,7 @@ pub use subslice::subslice_bytes;
 pub use swimlanes::{swimlanes, Picture, WINDOW};
 pub use trace::{
     Barrier, BarrierId, Cells, Event, EventId, EventKind, Space, SyncGroup, Timeline, TimelineId,
-    TimelineKind, Trace, TraceBuilder,
+    TimelineKind, Trace, TraceBuilder, CLUSTER_SYNC, PARTITION_SYNC,
 };
 pub use verdict::{
     check, Hang, Proof, Report, UnknownReason, Verdict, Witness, RANDOM_RUNS, REPLAY_BUDGET,

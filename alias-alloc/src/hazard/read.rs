@@ -17,7 +17,9 @@ use linear_layout::text::aliases::Aliases;
 
 use super::error::HazardError;
 use super::subslice::subslice_bytes;
-use super::trace::{BarrierId, Cells, EventId, Space, TimelineId, Trace, TraceBuilder};
+use super::trace::{
+    BarrierId, Cells, EventId, Space, TimelineId, Trace, TraceBuilder, CLUSTER_SYNC,
+};
 use super::warp_group::{WarpGroups, WARPS_PER_GROUP};
 use crate::mlir::{read_module, MemDesc};
 use crate::{Mode, Plan, PlanOptions, Storage};
@@ -115,12 +117,20 @@ struct Mem {
     /// Where a shared-memory subslice covers only some of them: those byte ranges of the
     /// region.
     bytes: Option<Vec<(u64, u64)>>,
+    /// The CTA of the cluster whose memory it is.
+    cta: u64,
     /// The memdesc type (shape, element).
     desc: MemDesc,
 }
 
 impl Mem {
     fn cells(&self) -> Cells {
+        self.local_cells()
+            .offset(self.cta.saturating_mul(CTA_CELLS))
+    }
+
+    /// The cells in its CTA's own memory.
+    fn local_cells(&self) -> Cells {
         let region = self.region as u64;
         match (self.space, &self.bytes) {
             (Space::Smem, Some(bytes)) => Cells::from_ranges(
@@ -147,6 +157,9 @@ impl Mem {
         self.space == Space::Smem && self.desc.element == "i64"
     }
 }
+
+/// Cells of CTA *c* of a cluster start at *c* · this (past every region's bytes and columns).
+const CTA_CELLS: u64 = 1 << 48;
 
 /// The most iterations of one `scf.while` the reader runs.
 const MAX_ITERATIONS: i64 = 100_000;
@@ -179,7 +192,22 @@ struct Interp<'m> {
     env: HashMap<ValueId, Val>,
     b: TraceBuilder,
     origins: Vec<Origin>,
-    barriers: HashMap<(usize, u64), BarrierId>,
+    /// Per (CTA, region, offset): the mbarrier; and which CTAs initialised theirs.
+    barriers: HashMap<(u64, usize, u64), BarrierId>,
+    initialised: std::collections::HashSet<(u64, usize, u64)>,
+    /// The CTA of the cluster this run is, and how many the cluster has.
+    cta: u64,
+    ctas: u64,
+    /// Whether the module pairs CTAs for MMA (`ttng.two-ctas`): commits arrive on both.
+    paired: bool,
+    /// Per (CTA, partition name): its timeline; per timeline and barrier, its expects in order.
+    timelines: HashMap<(u64, String), TimelineId>,
+    expects: HashMap<(TimelineId, BarrierId), Vec<EventId>>,
+    /// Copies completing on another CTA's barrier: (completion, the CTA and partition name
+    /// whose expect it belongs to, the barrier), linked once every CTA ran.
+    remote: Vec<(EventId, u64, String, BarrierId)>,
+    /// The barrier the CTAs of a cluster sync on after their inits.
+    cluster_sync: Option<BarrierId>,
     iteration: Vec<i64>,
     /// Per partition: TMA stores not yet waited for.
     stores: HashMap<TimelineId, Vec<super::trace::EventId>>,
@@ -189,7 +217,7 @@ struct Interp<'m> {
     /// Warps per timeline (named barriers count threads).
     warps: HashMap<TimelineId, u64>,
     /// Named barriers: the mbarrier each id stands for, and each timeline's generations so far.
-    named: HashMap<i64, BarrierId>,
+    named: HashMap<(u64, i64), BarrierId>,
     named_seen: HashMap<(TimelineId, i64), u64>,
     /// The condition of the last `scf.condition` run.
     condition: Option<Val>,
@@ -246,14 +274,17 @@ impl<'m> Interp<'m> {
         let first = (mem.region as u64) << 16;
         let mut events = Vec::new();
         for (k, l) in self.groups.lanes(t).into_iter().enumerate() {
-            let cells = self.groups.cells(
-                t,
-                k,
-                mem.cells(),
-                (&mem.desc.shape, &mem.desc.element, &encoding),
-                first.saturating_add(mem.start),
-                mem.len,
-            );
+            let cells = self
+                .groups
+                .cells(
+                    t,
+                    k,
+                    mem.local_cells(),
+                    (&mem.desc.shape, &mem.desc.element, &encoding),
+                    first.saturating_add(mem.start),
+                    mem.len,
+                )
+                .offset(mem.cta.saturating_mul(CTA_CELLS));
             events.push(Some(self.b.access(l, &label, cells, write)?));
         }
         if mem.space == Space::Smem {
@@ -279,6 +310,41 @@ impl<'m> Interp<'m> {
             .map(|k| (k == 0).then_some(event))
             .collect();
         self.groups.shared(&mut self.b, t, cells, write, events)
+    }
+
+    /// Every CTA's copy of barrier `mem` where `all` (a multicast), else none.
+    fn copies(&self, mem: &Mem, all: bool) -> Option<Vec<BarrierId>> {
+        (all && self.ctas > 1).then(|| {
+            (0..self.ctas)
+                .filter_map(|c| self.barriers.get(&(c, mem.region, mem.start)).copied())
+                .collect()
+        })
+    }
+
+    /// A copy `t` issued whose bytes complete on CTA `cta`'s barrier `bar`: when that is
+    /// another CTA's, its expect is that CTA's same partition's, linked once every CTA ran.
+    fn remote_completion(&mut self, t: TimelineId, done: EventId, cta: u64, bar: BarrierId) {
+        if cta != self.cta {
+            let name = self.b_name(t);
+            self.remote.push((done, cta, name, bar));
+        }
+    }
+
+    /// `t`'s partition name without its CTA (`partition2` for `cta1.partition2`).
+    fn b_name(&self, t: TimelineId) -> String {
+        self.timelines
+            .iter()
+            .find(|(_, &l)| l == t)
+            .map_or_else(String::new, |((_, n), _)| n.clone())
+    }
+
+    /// A partition's timeline name: `cta1.partition2` in a cluster, else `partition2`.
+    fn cta_name(&self, name: &str) -> String {
+        if self.ctas > 1 {
+            format!("cta{}.{name}", self.cta)
+        } else {
+            name.to_string()
+        }
     }
 
     fn val(&self, v: ValueId) -> Val {
@@ -374,7 +440,7 @@ impl<'m> Interp<'m> {
         let mem = self.mem(op, v)?;
         let id = self
             .barriers
-            .get(&(mem.region, mem.start))
+            .get(&(mem.cta, mem.region, mem.start))
             .copied()
             .ok_or_else(|| HazardError::Uninitialized {
                 barrier: mem.name.clone(),
@@ -421,6 +487,7 @@ impl<'m> Interp<'m> {
             start: first.min(last),
             len: (first.max(last) - first.min(last)).saturating_add(a.unit),
             bytes: None,
+            cta: self.cta,
             desc,
         })
     }
@@ -518,7 +585,8 @@ impl<'m> Interp<'m> {
             | TypedOp::FenceAsyncShared => self.define(op, vec![Val::Opaque]),
             TypedOp::InvalBarrier { barrier } => {
                 let mem = self.mem(op, barrier)?;
-                self.barriers.remove(&(mem.region, mem.start));
+                self.barriers.remove(&(mem.cta, mem.region, mem.start));
+                self.initialised.remove(&(mem.cta, mem.region, mem.start));
             }
             TypedOp::StorageAliasLocalAlloc { .. } | TypedOp::Alloc { .. } => {
                 let r = *op
@@ -611,21 +679,34 @@ impl<'m> Interp<'m> {
                 let mem = self.mem(op, barrier)?;
                 let count = u32::try_from(Self::word(op, 0)?)
                     .map_err(|_| unsupported(op, "a count past u32"))?;
-                if self.barriers.contains_key(&(mem.region, mem.start)) {
+                if !self.initialised.insert((mem.cta, mem.region, mem.start)) {
                     return Err(HazardError::Reinitialized {
                         barrier: mem.name,
                         line: op.position().0,
                     });
                 }
-                let id = self.b.barrier(&mem.name, count)?;
-                self.barriers.insert((mem.region, mem.start), id);
+                // Every CTA's copy exists from the first init on (the cluster syncs after its
+                // inits, so another CTA's arrive never finds it uninitialised).
+                for c in 0..self.ctas {
+                    if let std::collections::hash_map::Entry::Vacant(v) =
+                        self.barriers.entry((c, mem.region, mem.start))
+                    {
+                        let name = if self.ctas > 1 {
+                            format!("cta{c}.{}", mem.name)
+                        } else {
+                            mem.name.clone()
+                        };
+                        v.insert(self.b.barrier(&name, count)?);
+                    }
+                }
             }
             TypedOp::BarrierExpect { barrier, pred } => {
                 self.sure(op)?;
                 if self.pred(op, pred)? {
                     let (bar, name) = self.barrier(op, barrier)?;
                     let label = self.label(op, Some(&name));
-                    self.b.barrier_expect(t, &label, bar, Self::word(op, 0)?)?;
+                    let e = self.b.barrier_expect(t, &label, bar, Self::word(op, 0)?)?;
+                    self.expects.entry((t, bar)).or_default().push(e);
                     self.record(op, Some(&name))?;
                 }
             }
@@ -683,6 +764,7 @@ impl<'m> Interp<'m> {
                 self.sure(op)?;
                 if self.pred(op, Some(pred))? {
                     let mem = self.mem(op, dst)?;
+                    let bar_cta = self.mem(op, barrier)?.cta;
                     let (bar, _) = self.barrier(op, barrier)?;
                     let label = self.label(op, Some(&mem.name));
                     let bytes = mem
@@ -692,7 +774,8 @@ impl<'m> Interp<'m> {
                         .fold(1u64, |p, &d| p.saturating_mul(d))
                         .saturating_mul(bits(&mem.desc.element))
                         / 8;
-                    let (e, _) = self.b.tma_load(t, &label, mem.cells(), bar, bytes)?;
+                    let (e, done) = self.b.tma_load(t, &label, mem.cells(), bar, bytes)?;
+                    self.remote_completion(t, done, bar_cta, bar);
                     self.leader_shared(t, mem.cells(), true, e)?;
                     self.record(op, Some(&mem.name))?;
                 }
@@ -726,7 +809,11 @@ impl<'m> Interp<'m> {
                 if self.pred(op, pred)? {
                     let (bar, name) = self.barrier(op, barrier)?;
                     let label = self.label(op, Some(&name));
-                    self.b.commit(t, &label, bar)?;
+                    // Paired CTAs: the commit multicasts, one arrival on every CTA's copy.
+                    let mem = self.mem(op, barrier)?;
+                    for b in self.copies(&mem, self.paired).unwrap_or_else(|| vec![bar]) {
+                        self.b.commit(t, &label, b)?;
+                    }
                     self.record(op, Some(&name))?;
                 }
             }
@@ -770,15 +857,33 @@ impl<'m> Interp<'m> {
                     .skip(1)
                     .filter_map(|w| w.split(')').next()?.trim().parse().ok())
                     .collect();
+                // A cluster: its CTAs sync after their barrier inits, before any partition.
+                if self.ctas > 1 {
+                    let bar = match self.cluster_sync {
+                        Some(b) => b,
+                        None => {
+                            let n = u32::try_from(self.ctas).unwrap_or(u32::MAX);
+                            let b = self.b.barrier(CLUSTER_SYNC, n)?;
+                            self.cluster_sync = Some(b);
+                            b
+                        }
+                    };
+                    let label = self.label(op, Some("cluster sync"));
+                    self.b.arrive(t, &label, bar, 1)?;
+                    self.b.wait(t, &label, bar, 0)?;
+                    self.record(op, None)?;
+                }
                 let mut lanes = Vec::new();
                 for (k, &p) in partitions.iter().enumerate() {
                     self.partitions += 1;
                     let name = format!("partition{k}");
-                    let lane = self.b.partition_after(&name, t)?;
+                    let lane = self.b.partition_after(&self.cta_name(&name), t)?;
+                    self.timelines.insert((self.cta, name.clone()), lane);
                     let w = warps.get(k).copied().ok_or_else(|| {
                         unsupported(op, format!("partition{k} without num_warps"))
                     })?;
-                    let groups = self.groups.split(&mut self.b, &name, lane, t, w)?;
+                    let full = self.cta_name(&name);
+                    let groups = self.groups.split(&mut self.b, &full, lane, t, w)?;
                     self.warps
                         .insert(lane, if groups.len() > 1 { WARPS_PER_GROUP } else { w });
                     self.region(lane, p, &args)?;
@@ -789,7 +894,8 @@ impl<'m> Interp<'m> {
                     .get(&t)
                     .copied()
                     .unwrap_or(self.opts.default_warps);
-                let groups = self.groups.split(&mut self.b, "default", t, t, w)?;
+                let full = self.cta_name("default");
+                let groups = self.groups.split(&mut self.b, &full, t, t, w)?;
                 if groups.len() > 1 {
                     self.warps.insert(t, WARPS_PER_GROUP);
                 }
@@ -927,6 +1033,7 @@ impl<'m> Interp<'m> {
         let mut reads = vec![ma, mb];
         let mut flags = Vec::new();
         let mut bars = Vec::new();
+        let mut bar_mems: Vec<Mem> = Vec::new();
         let mut k = 0;
         while let Some(&v) = rest.get(k) {
             match self.val(v) {
@@ -940,6 +1047,7 @@ impl<'m> Interp<'m> {
                     };
                     if on {
                         bars.push(self.barrier(op, v)?);
+                        bar_mems.push(*x);
                     }
                 }
                 Val::Mem(x) => reads.push(*x),
@@ -967,10 +1075,35 @@ impl<'m> Interp<'m> {
             self.sure(op)?;
         }
 
-        let cells: Vec<Cells> = reads.iter().map(Mem::cells).collect();
-        let ids: Vec<BarrierId> = bars.iter().map(|(id, _)| *id).collect();
+        // `two_ctas` (cta_group::2): the pair's MMA, issued by one CTA, reads and writes the
+        // same buffers in every CTA of the cluster, and its barriers multicast.
+        let paired = self.ctas > 1 && op.attributes().iter().any(|(k, _)| k == "two_ctas");
+        let everywhere = |m: &Mem| {
+            if paired {
+                (0..self.ctas).fold(m.cells(), |c, k| {
+                    c.union(
+                        &Mem {
+                            cta: k,
+                            ..m.clone()
+                        }
+                        .cells(),
+                    )
+                })
+            } else {
+                m.cells()
+            }
+        };
+        let cells: Vec<Cells> = reads.iter().map(everywhere).collect();
+        let written = everywhere(&md);
+        let mut ids: Vec<BarrierId> = Vec::new();
+        let mut bar_names: Vec<String> = Vec::new();
+        for ((id, name), m) in bars.iter().zip(&bar_mems) {
+            let copies = self.copies(m, paired).unwrap_or_else(|| vec![*id]);
+            bar_names.extend(copies.iter().map(|_| name.clone()));
+            ids.extend(copies);
+        }
         let label = self.label(op, Some(&md.name));
-        let events = self.b.mma(t, &label, &cells, &[md.cells()], &ids)?;
+        let events = self.b.mma(t, &label, &cells, &[written], &ids)?;
         for (m, &e) in reads.iter().zip(&events) {
             if m.space == Space::Smem {
                 self.leader_shared(t, m.cells(), false, e)?;
@@ -980,7 +1113,7 @@ impl<'m> Interp<'m> {
             .iter()
             .map(|m| m.name.clone())
             .chain(std::iter::once(md.name.clone()))
-            .chain(bars.into_iter().map(|(_, n)| n))
+            .chain(bar_names)
             .collect();
         for (&e, name) in events.iter().zip(&names) {
             let label = self.label(op, Some(name));
@@ -1029,7 +1162,7 @@ impl<'m> Interp<'m> {
         };
         let threads =
             u32::try_from(threads).map_err(|_| unsupported(op, "a thread count past u32"))?;
-        let bar = match self.named.get(&id) {
+        let bar = match self.named.get(&(self.cta, id)) {
             Some(&b) => {
                 if self.b.barrier_count(b) != Some(threads) {
                     return Err(unsupported(
@@ -1041,7 +1174,7 @@ impl<'m> Interp<'m> {
             }
             None => {
                 let b = self.b.barrier(&format!("named barrier {id}"), threads)?;
-                self.named.insert(id, b);
+                self.named.insert((self.cta, id), b);
                 b
             }
         };
@@ -1117,8 +1250,80 @@ impl<'m> Interp<'m> {
                 self.sure(op)?;
                 return self.bar_sync(t, op);
             }
+            "ttng.map_to_remote_buffer" => {
+                // The same buffer in CTA `rank` of the cluster.
+                let (Some(mem), Some(&r)) = (mems.first(), op.operands().get(1)) else {
+                    return Err(unsupported(op, "a remote view without its buffer and rank"));
+                };
+                let rank = self.int(op, r, "CTA rank")?;
+                let cta = u64::try_from(rank)
+                    .ok()
+                    .filter(|&c| c < self.ctas)
+                    .ok_or_else(|| {
+                        unsupported(op, format!("CTA rank {rank} in a cluster of {}", self.ctas))
+                    })?;
+                let remote = Mem { cta, ..mem.clone() };
+                self.define(op, vec![Val::Mem(Box::new(remote))]);
+                return Ok(());
+            }
+            "ttg.async_remote_shmem_copy" => {
+                // One thread copies local `src` into `dst` of CTA `rank`, completing its bytes
+                // on that CTA's `barrier`.
+                self.sure(op)?;
+                let (Some(src), Some(dst), Some(bar), Some(&r)) =
+                    (mems.first(), mems.get(1), mems.get(2), op.operands().get(1))
+                else {
+                    return Err(unsupported(
+                        op,
+                        "a remote copy without source, rank, destination and barrier",
+                    ));
+                };
+                let rank = self.int(op, r, "CTA rank")?;
+                let cta = u64::try_from(rank)
+                    .ok()
+                    .filter(|&c| c < self.ctas)
+                    .ok_or_else(|| {
+                        unsupported(op, format!("CTA rank {rank} in a cluster of {}", self.ctas))
+                    })?;
+                let (dst, bar) = (Mem { cta, ..dst.clone() }, Mem { cta, ..bar.clone() });
+                let id = self
+                    .barriers
+                    .get(&(bar.cta, bar.region, bar.start))
+                    .copied()
+                    .ok_or_else(|| HazardError::Uninitialized {
+                        barrier: bar.name.clone(),
+                        op: op.name().to_string(),
+                        line: op.position().0,
+                    })?;
+                let bytes = dst
+                    .desc
+                    .shape
+                    .iter()
+                    .fold(1u64, |p, &d| p.saturating_mul(d))
+                    .saturating_mul(bits(&dst.desc.element))
+                    / 8;
+                let label = self.label(op, Some(&dst.name));
+                let (read, _, done) =
+                    self.b
+                        .bulk_copy(t, &label, src.cells(), dst.cells(), id, bytes)?;
+                // The read is of the source, the rest of the destination.
+                self.origins.push(Origin {
+                    op: op.name().to_string(),
+                    line: op.position().0,
+                    location: op.location().map(str::to_string),
+                    buffer: Some(src.name.clone()),
+                    iteration: self.iteration.clone(),
+                });
+                let name = dst.name.clone();
+                self.record(op, Some(&name))?;
+                self.remote_completion(t, done, cta, id);
+                self.leader_shared(t, src.cells(), false, read)?;
+                self.define(op, vec![]);
+                return Ok(());
+            }
             "nvg.cluster_id" => {
-                self.define(op, vec![Val::Int(0)]);
+                let rank = i64::try_from(self.cta).unwrap_or(i64::MAX);
+                self.define(op, vec![Val::Int(rank)]);
                 return Ok(());
             }
             "tt.addptr" => {
@@ -1156,6 +1361,7 @@ impl<'m> Interp<'m> {
                     .ok_or_else(|| unsupported(op, "no shared-memory source"))?;
                 let label = self.label(op, Some(&src.name));
                 let e = self.b.tma_store(t, &label, src.cells())?;
+                self.record(op, Some(&src.name))?;
                 self.leader_shared(t, src.cells(), false, e)?;
                 self.stores.entry(t).or_default().push(e);
                 return Ok(());
@@ -1182,7 +1388,7 @@ impl<'m> Interp<'m> {
                     })?;
                 let id = self
                     .barriers
-                    .get(&(bar.region, bar.start))
+                    .get(&(bar.cta, bar.region, bar.start))
                     .copied()
                     .ok_or_else(|| HazardError::Uninitialized {
                         barrier: bar.name.clone(),
@@ -1191,6 +1397,7 @@ impl<'m> Interp<'m> {
                     })?;
                 let label = self.label(op, Some(&dst.name));
                 let (e, _) = self.b.tma_load(t, &label, dst.cells(), id, bytes)?;
+                self.record(op, Some(&dst.name))?;
                 self.leader_shared(t, dst.cells(), true, e)?;
                 self.define(op, vec![Val::Opaque]);
                 return Ok(());
@@ -1440,6 +1647,14 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         groups: WarpGroups::default(),
         aliases: m.aliases(),
         subslices: HashMap::new(),
+        initialised: std::collections::HashSet::new(),
+        cta: 0,
+        ctas: km.attributes.cluster_dims.iter().product::<u64>().max(1),
+        paired: km.attributes.two_ctas,
+        timelines: HashMap::new(),
+        expects: HashMap::new(),
+        remote: Vec::new(),
+        cluster_sync: None,
     };
     // The parameters: integers from the options or the defaults, the rest opaque.
     let body = match m.typed(func) {
@@ -1484,16 +1699,44 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         interp.params.insert(v.name().to_string(), value);
         interp.env.insert(a, Val::Int(value));
     }
+    let first_env = interp.env.clone();
     if let Some(unknown) = opts.params.keys().find(|k| !interp.params.contains_key(*k)) {
         return Err(HazardError::NoSuchParam {
             name: unknown.clone(),
             params: interp.params.keys().cloned().collect::<Vec<_>>().join(", "),
         });
     }
-    let main = interp.b.partition("default");
-    let default_warps = opts.default_warps;
-    interp.warps.insert(main, default_warps);
-    interp.region(main, body, &[])?;
+    // Every CTA of the cluster runs the kernel (one, outside a cluster), its own memory and
+    // barriers; `nvg.cluster_id` is its rank.
+    for cta in 0..interp.ctas {
+        interp.cta = cta;
+        if cta > 0 {
+            interp.env = first_env.clone();
+            interp.iteration.clear();
+            interp.condition = None;
+            interp.maybe = None;
+        }
+        let main = interp.b.partition(&interp.cta_name("default"));
+        interp.timelines.insert((cta, "default".to_string()), main);
+        interp.warps.insert(main, opts.default_warps);
+        interp.region(main, body, &[])?;
+    }
+    // Copies completing on another CTA's barrier: the k-th from a partition onto a barrier
+    // belongs to the k-th expect of that CTA's same partition on it.
+    let mut seen: HashMap<(String, u64, BarrierId), usize> = HashMap::new();
+    for (done, cta, name, bar) in std::mem::take(&mut interp.remote) {
+        let k = seen.entry((name.clone(), cta, bar)).or_insert(0);
+        let expect = interp
+            .timelines
+            .get(&(cta, name))
+            .and_then(|t| interp.expects.get(&(*t, bar)))
+            .and_then(|v| v.get(*k))
+            .copied();
+        *k += 1;
+        if let Some(e) = expect {
+            interp.b.set_expect(done, e)?;
+        }
+    }
     if interp.partitions == 0 {
         return Err(HazardError::Module {
             message: "no ttg.warp_specialize: the kernel has one thread, nothing to order".into(),

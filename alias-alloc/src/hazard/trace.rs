@@ -6,6 +6,12 @@ use std::fmt;
 
 use super::error::HazardError;
 
+/// The name prefix of the barrier a partition's warp groups `bar.sync` on (`bar.sync of default`).
+pub const PARTITION_SYNC: &str = "bar.sync of ";
+
+/// The name of the barrier the CTAs of a cluster sync on after their inits.
+pub const CLUSTER_SYNC: &str = "cluster sync";
+
 /// An event of a [`Trace`] (its index in [`Trace::events`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct EventId(pub usize);
@@ -57,6 +63,32 @@ impl Cells {
             column.saturating_mul(128),
             columns.saturating_mul(128),
         )
+    }
+
+    /// The same cells `by` further on (another CTA's copy of a buffer).
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{Cells, Space};
+    /// assert_eq!(Cells::range(Space::Smem, 0, 8).offset(64), Cells::range(Space::Smem, 64, 8));
+    /// ```
+    pub fn offset(&self, by: u64) -> Self {
+        Self::from_ranges(
+            self.space,
+            self.ranges
+                .iter()
+                .map(|&(a, b)| (a.saturating_add(by), b.saturating_add(by))),
+        )
+    }
+
+    /// The cells of both.
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{Cells, Space};
+    /// let two = Cells::range(Space::Smem, 0, 8).union(&Cells::range(Space::Smem, 16, 8));
+    /// assert_eq!(two.ranges(), &[(0, 8), (16, 24)]);
+    /// ```
+    pub fn union(&self, other: &Cells) -> Self {
+        Self::from_ranges(self.space, self.ranges.iter().chain(&other.ranges).copied())
     }
 
     /// The union of half-open ranges `(start, end)` (empty ones are dropped).
@@ -318,6 +350,15 @@ impl Trace {
         pairs
     }
 
+    /// Whether barrier `b` is one the reader adds for a `bar.sync` of a partition's warp groups
+    /// or the cluster's sync (named [`PARTITION_SYNC`]… / [`CLUSTER_SYNC`]), not one of the
+    /// kernel's: no advice names it.
+    pub fn is_reader_sync(&self, b: BarrierId) -> bool {
+        self.barriers
+            .get(b.0)
+            .is_some_and(|x| x.name.starts_with(PARTITION_SYNC) || x.name == CLUSTER_SYNC)
+    }
+
     /// Per event, the events it conflicts with ([`Trace::conflict`]), in order.
     pub fn conflicts(&self) -> Vec<Vec<EventId>> {
         let mut out = vec![Vec::new(); self.events.len()];
@@ -479,6 +520,19 @@ impl TraceBuilder {
             ev.after.insert(k, earlier);
         }
         Ok(())
+    }
+
+    /// The `barrier_expect` a `complete_tx` belongs to, set once it is known (a copy from
+    /// another CTA of the cluster, whose expect that CTA's partition makes).
+    pub fn set_expect(&mut self, done: EventId, expect: EventId) -> Result<(), HazardError> {
+        self.trace.event(expect)?;
+        match self.trace.events.get_mut(done.0).map(|e| &mut e.kind) {
+            Some(EventKind::CompleteTx { expect: slot, .. }) => {
+                *slot = Some(expect);
+                Ok(())
+            }
+            _ => Err(HazardError::NoSuchEvent { event: done.0 }),
+        }
     }
 
     /// The last event of `t` so far.
@@ -674,11 +728,69 @@ impl TraceBuilder {
         barrier: BarrierId,
         bytes: u64,
     ) -> Result<(EventId, EventId), HazardError> {
+        let (_, write, done) = self.copy(t, label, None, cells, barrier, bytes)?;
+        Ok((write, done))
+    }
+
+    /// A bulk copy of shared memory `from` into `to` (another CTA's: `ttg.async_remote_shmem_copy`),
+    /// completing `bytes` on `barrier`: a timeline of its own (the read, the write, then the
+    /// `complete_tx`). Returns the three.
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{Cells, EventKind, Space, TraceBuilder};
+    /// let mut t = TraceBuilder::new();
+    /// let p = t.partition("p");
+    /// let bar = t.barrier("peer_full", 1)?;
+    /// let (read, write, done) = t.bulk_copy(p, "remote copy", Cells::range(Space::Smem, 0, 64),
+    ///     Cells::range(Space::Smem, 1 << 48, 64), bar, 64)?;
+    /// let trace = t.build()?;
+    /// assert!(matches!(trace.events[read.0].kind, EventKind::Access { write: false, .. }));
+    /// assert!(matches!(trace.events[write.0].kind, EventKind::Access { write: true, .. }));
+    /// assert!(matches!(trace.events[done.0].kind, EventKind::CompleteTx { bytes: 64, .. }));
+    /// # Ok::<(), alias_alloc::hazard::HazardError>(())
+    /// ```
+    pub fn bulk_copy(
+        &mut self,
+        t: TimelineId,
+        label: &str,
+        from: Cells,
+        to: Cells,
+        barrier: BarrierId,
+        bytes: u64,
+    ) -> Result<(EventId, EventId, EventId), HazardError> {
+        let (read, write, done) = self.copy(t, label, Some(from), to, barrier, bytes)?;
+        Ok((read.unwrap_or(write), write, done))
+    }
+
+    fn copy(
+        &mut self,
+        t: TimelineId,
+        label: &str,
+        from: Option<Cells>,
+        cells: Cells,
+        barrier: BarrierId,
+        bytes: u64,
+    ) -> Result<(Option<EventId>, EventId, EventId), HazardError> {
         self.partition_of(t)?;
         self.trace.barrier(barrier)?;
         let issue: Vec<EventId> = self.last_of(t)?.into_iter().collect();
         let name = format!("{}.tma", self.trace.timeline_name(t));
         let copy = self.timeline(name, TimelineKind::Tma { issuer: t });
+        let (read, issue) = match from {
+            Some(cells) => (
+                Some(self.push(
+                    copy,
+                    label,
+                    EventKind::Access {
+                        cells,
+                        write: false,
+                    },
+                    issue,
+                )?),
+                vec![],
+            ),
+            None => (None, issue),
+        };
         let write = self.push(copy, label, EventKind::Access { cells, write: true }, issue)?;
         let expect = self.last_expect.get(&(t, barrier)).copied();
         let kind = EventKind::CompleteTx {
@@ -687,7 +799,7 @@ impl TraceBuilder {
             expect,
         };
         let done = self.push(copy, label, kind, vec![])?;
-        Ok((write, done))
+        Ok((read, write, done))
     }
 
     fn tensor_core_of(&mut self, t: TimelineId) -> Result<(TimelineId, Vec<EventId>), HazardError> {

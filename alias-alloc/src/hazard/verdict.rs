@@ -51,8 +51,9 @@ impl Witness {
                 x.timeline == timeline
                     && matches!(
                         x.kind,
-                        super::trace::EventKind::Arrive { .. }
-                            | super::trace::EventKind::CompleteTx { .. }
+                        super::trace::EventKind::Arrive { barrier, .. }
+                            | super::trace::EventKind::CompleteTx { barrier, .. }
+                            if !trace.is_reader_sync(barrier)
                     )
             })
         })

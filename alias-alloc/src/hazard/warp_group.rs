@@ -13,7 +13,7 @@ use linear_layout::families::{tmem_access::tmem_reg_layout, Encoding, Tcgen05Ato
 use linear_layout::{DType, LinearLayout};
 
 use super::error::HazardError;
-use super::trace::{BarrierId, Cells, EventId, Space, TimelineId, TraceBuilder};
+use super::trace::{BarrierId, Cells, EventId, Space, TimelineId, TraceBuilder, PARTITION_SYNC};
 
 /// Warps in a warp group: the four that together reach all 128 TMEM lanes.
 pub const WARPS_PER_GROUP: u64 = 4;
@@ -155,7 +155,7 @@ impl WarpGroups {
         let n = u32::try_from(count).map_err(|_| HazardError::Module {
             message: format!("{name}: {warps} warps"),
         })?;
-        let sync = b.barrier(&format!("bar.sync of {name}"), n)?;
+        let sync = b.barrier(&format!("{PARTITION_SYNC}{name}"), n)?;
         let mut lanes = vec![leader];
         for k in 1..count {
             lanes.push(b.partition_after(&format!("{name}.wg{k}"), parent)?);
