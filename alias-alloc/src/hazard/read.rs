@@ -129,6 +129,16 @@ impl Mem {
             .offset(self.cta.saturating_mul(CTA_CELLS))
     }
 
+    /// The bytes its shape holds (what a copy into it brings).
+    fn bytes_of_view(&self) -> u64 {
+        self.desc
+            .shape
+            .iter()
+            .fold(1u64, |p, &d| p.saturating_mul(d))
+            .saturating_mul(bits(&self.desc.element))
+            / 8
+    }
+
     /// The cells in its CTA's own memory.
     fn local_cells(&self) -> Cells {
         let region = self.region as u64;
@@ -438,16 +448,30 @@ impl<'m> Interp<'m> {
 
     fn barrier(&mut self, op: &Operation, v: ValueId) -> Result<(BarrierId, String), HazardError> {
         let mem = self.mem(op, v)?;
-        let id = self
-            .barriers
+        Ok((self.barrier_of(op, &mem)?, mem.name))
+    }
+
+    /// The mbarrier `mem` is (its CTA's copy), initialised.
+    fn barrier_of(&self, op: &Operation, mem: &Mem) -> Result<BarrierId, HazardError> {
+        self.barriers
             .get(&(mem.cta, mem.region, mem.start))
             .copied()
             .ok_or_else(|| HazardError::Uninitialized {
                 barrier: mem.name.clone(),
                 op: op.name().to_string(),
                 line: op.position().0,
-            })?;
-        Ok((id, mem.name))
+            })
+    }
+
+    /// A CTA rank operand: a CTA of the cluster.
+    fn rank(&self, op: &Operation, v: ValueId) -> Result<u64, HazardError> {
+        let rank = self.int(op, v, "CTA rank")?;
+        u64::try_from(rank)
+            .ok()
+            .filter(|&c| c < self.ctas)
+            .ok_or_else(|| {
+                unsupported(op, format!("CTA rank {rank} in a cluster of {}", self.ctas))
+            })
     }
 
     fn root(&self, op: &Operation, id: OpId, result: ValueId) -> Result<Mem, HazardError> {
@@ -767,13 +791,7 @@ impl<'m> Interp<'m> {
                     let bar_cta = self.mem(op, barrier)?.cta;
                     let (bar, _) = self.barrier(op, barrier)?;
                     let label = self.label(op, Some(&mem.name));
-                    let bytes = mem
-                        .desc
-                        .shape
-                        .iter()
-                        .fold(1u64, |p, &d| p.saturating_mul(d))
-                        .saturating_mul(bits(&mem.desc.element))
-                        / 8;
+                    let bytes = mem.bytes_of_view();
                     let (e, done) = self.b.tma_load(t, &label, mem.cells(), bar, bytes)?;
                     self.remote_completion(t, done, bar_cta, bar);
                     self.leader_shared(t, mem.cells(), true, e)?;
@@ -1255,13 +1273,7 @@ impl<'m> Interp<'m> {
                 let (Some(mem), Some(&r)) = (mems.first(), op.operands().get(1)) else {
                     return Err(unsupported(op, "a remote view without its buffer and rank"));
                 };
-                let rank = self.int(op, r, "CTA rank")?;
-                let cta = u64::try_from(rank)
-                    .ok()
-                    .filter(|&c| c < self.ctas)
-                    .ok_or_else(|| {
-                        unsupported(op, format!("CTA rank {rank} in a cluster of {}", self.ctas))
-                    })?;
+                let cta = self.rank(op, r)?;
                 let remote = Mem { cta, ..mem.clone() };
                 self.define(op, vec![Val::Mem(Box::new(remote))]);
                 return Ok(());
@@ -1278,30 +1290,10 @@ impl<'m> Interp<'m> {
                         "a remote copy without source, rank, destination and barrier",
                     ));
                 };
-                let rank = self.int(op, r, "CTA rank")?;
-                let cta = u64::try_from(rank)
-                    .ok()
-                    .filter(|&c| c < self.ctas)
-                    .ok_or_else(|| {
-                        unsupported(op, format!("CTA rank {rank} in a cluster of {}", self.ctas))
-                    })?;
+                let cta = self.rank(op, r)?;
                 let (dst, bar) = (Mem { cta, ..dst.clone() }, Mem { cta, ..bar.clone() });
-                let id = self
-                    .barriers
-                    .get(&(bar.cta, bar.region, bar.start))
-                    .copied()
-                    .ok_or_else(|| HazardError::Uninitialized {
-                        barrier: bar.name.clone(),
-                        op: op.name().to_string(),
-                        line: op.position().0,
-                    })?;
-                let bytes = dst
-                    .desc
-                    .shape
-                    .iter()
-                    .fold(1u64, |p, &d| p.saturating_mul(d))
-                    .saturating_mul(bits(&dst.desc.element))
-                    / 8;
+                let id = self.barrier_of(op, &bar)?;
+                let bytes = dst.bytes_of_view();
                 let label = self.label(op, Some(&dst.name));
                 let (read, _, done) =
                     self.b
@@ -1386,15 +1378,7 @@ impl<'m> Interp<'m> {
                     .ok_or_else(|| {
                         unsupported(op, "a bulk copy whose size the check cannot compute")
                     })?;
-                let id = self
-                    .barriers
-                    .get(&(bar.cta, bar.region, bar.start))
-                    .copied()
-                    .ok_or_else(|| HazardError::Uninitialized {
-                        barrier: bar.name.clone(),
-                        op: op.name().to_string(),
-                        line: op.position().0,
-                    })?;
+                let id = self.barrier_of(op, bar)?;
                 let label = self.label(op, Some(&dst.name));
                 let (e, _) = self.b.tma_load(t, &label, dst.cells(), id, bytes)?;
                 self.record(op, Some(&dst.name))?;

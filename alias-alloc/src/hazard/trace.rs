@@ -582,15 +582,22 @@ impl TraceBuilder {
         let issue: Vec<EventId> = self.last_of(t)?.into_iter().collect();
         let name = format!("{}.tma-store", self.trace.timeline_name(t));
         let copy = self.timeline(name, TimelineKind::Tma { issuer: t });
-        self.push(
-            copy,
-            label,
-            EventKind::Access {
-                cells,
-                write: false,
-            },
-            issue,
-        )
+        self.read_on(copy, label, cells, issue)
+    }
+
+    /// A read of `cells` on the copy timeline `copy`, after `after`.
+    fn read_on(
+        &mut self,
+        copy: TimelineId,
+        label: &str,
+        cells: Cells,
+        after: Vec<EventId>,
+    ) -> Result<EventId, HazardError> {
+        let kind = EventKind::Access {
+            cells,
+            write: false,
+        };
+        self.push(copy, label, kind, after)
     }
 
     /// A new mbarrier whose phases complete on `count` arrivals.
@@ -777,18 +784,7 @@ impl TraceBuilder {
         let name = format!("{}.tma", self.trace.timeline_name(t));
         let copy = self.timeline(name, TimelineKind::Tma { issuer: t });
         let (read, issue) = match from {
-            Some(cells) => (
-                Some(self.push(
-                    copy,
-                    label,
-                    EventKind::Access {
-                        cells,
-                        write: false,
-                    },
-                    issue,
-                )?),
-                vec![],
-            ),
+            Some(cells) => (Some(self.read_on(copy, label, cells, issue)?), vec![]),
             None => (None, issue),
         };
         let write = self.push(copy, label, EventKind::Access { cells, write: true }, issue)?;
