@@ -22,6 +22,18 @@ fn kernel(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
+/// The history kernel `name` has `pairs` overlapping pairs, all verified.
+fn verified(name: &str, pairs: usize) {
+    let k = read_kernel(&kernel(name), &ReadOptions::default()).unwrap();
+    let report = check(&k.trace);
+    assert!(
+        report.all_verified(),
+        "{name}: {} hazards",
+        report.hazards().count()
+    );
+    assert_eq!(report.pairs.len(), pairs, "{name}");
+}
+
 #[test]
 fn the_pre_fix_kernel_races_on_m_and_the_fix_is_verified() {
     let before = read_kernel(&kernel("fa_fwd_pr739_before"), &ReadOptions::default()).unwrap();
@@ -58,14 +70,7 @@ fn the_pre_fix_kernel_races_on_m_and_the_fix_is_verified() {
     }
     assert!(report.happens_before.never_complete.is_empty() && report.hang.is_none());
 
-    let after = read_kernel(&kernel("fa_fwd_pr739_after"), &ReadOptions::default()).unwrap();
-    let report = check(&after.trace);
-    assert!(
-        report.all_verified(),
-        "{} hazards",
-        report.hazards().count()
-    );
-    assert_eq!(report.pairs.len(), 3111);
+    verified("fa_fwd_pr739_after", 3111);
 }
 
 #[test]
@@ -119,12 +124,5 @@ fn the_pre_1992_kernel_races_twice_on_qk_and_the_fix_is_verified() {
         report.hazards().count()
     );
 
-    let after = read_kernel(&kernel("fa_bwd_pr1992_after"), &ReadOptions::default()).unwrap();
-    let report = check(&after.trace);
-    assert!(
-        report.all_verified(),
-        "{} hazards",
-        report.hazards().count()
-    );
-    assert_eq!(report.pairs.len(), 1660);
+    verified("fa_bwd_pr1992_after", 1660);
 }

@@ -210,8 +210,9 @@ struct Interp<'m> {
     ctas: u64,
     /// Whether the module pairs CTAs for MMA (`ttng.two-ctas`): commits arrive on both.
     paired: bool,
-    /// Per (CTA, partition name): its timeline; per timeline and barrier, its expects in order.
-    timelines: HashMap<(u64, String), TimelineId>,
+    /// Per partition timeline: its CTA and name (`partition2`); per timeline and barrier, its
+    /// expects in order.
+    timelines: HashMap<TimelineId, (u64, String)>,
     expects: HashMap<(TimelineId, BarrierId), Vec<EventId>>,
     /// Copies completing on another CTA's barrier: (completion, the CTA and partition name
     /// whose expect it belongs to, the barrier), linked once every CTA ran.
@@ -335,17 +336,16 @@ impl<'m> Interp<'m> {
     /// another CTA's, its expect is that CTA's same partition's, linked once every CTA ran.
     fn remote_completion(&mut self, t: TimelineId, done: EventId, cta: u64, bar: BarrierId) {
         if cta != self.cta {
-            let name = self.b_name(t);
+            let name = self.partition_name(t);
             self.remote.push((done, cta, name, bar));
         }
     }
 
     /// `t`'s partition name without its CTA (`partition2` for `cta1.partition2`).
-    fn b_name(&self, t: TimelineId) -> String {
+    fn partition_name(&self, t: TimelineId) -> String {
         self.timelines
-            .iter()
-            .find(|(_, &l)| l == t)
-            .map_or_else(String::new, |((_, n), _)| n.clone())
+            .get(&t)
+            .map_or_else(String::new, |(_, n)| n.clone())
     }
 
     /// A partition's timeline name: `cta1.partition2` in a cluster, else `partition2`.
@@ -421,16 +421,22 @@ impl<'m> Interp<'m> {
         s
     }
 
+    /// Where an event of `op` at the current iteration comes from.
+    fn origin(&self, op: &Operation, buffer: Option<&str>) -> Origin {
+        Origin {
+            op: op.name().to_string(),
+            line: op.position().0,
+            location: op.location().map(str::to_string),
+            buffer: buffer.map(str::to_string),
+            iteration: self.iteration.clone(),
+        }
+    }
+
     /// Records the origin of every event added since `from`.
     fn record(&mut self, op: &Operation, buffer: Option<&str>) -> Result<(), HazardError> {
         while self.origins.len() < self.b.len() {
-            self.origins.push(Origin {
-                op: op.name().to_string(),
-                line: op.position().0,
-                location: op.location().map(str::to_string),
-                buffer: buffer.map(str::to_string),
-                iteration: self.iteration.clone(),
-            });
+            let o = self.origin(op, buffer);
+            self.origins.push(o);
         }
         if self.b.len() > self.opts.max_events {
             return Err(HazardError::TooManyEvents {
@@ -896,7 +902,7 @@ impl<'m> Interp<'m> {
                     self.partitions += 1;
                     let name = format!("partition{k}");
                     let lane = self.b.partition_after(&self.cta_name(&name), t)?;
-                    self.timelines.insert((self.cta, name.clone()), lane);
+                    self.timelines.insert(lane, (self.cta, name.clone()));
                     let w = warps.get(k).copied().ok_or_else(|| {
                         unsupported(op, format!("partition{k} without num_warps"))
                     })?;
@@ -1138,13 +1144,8 @@ impl<'m> Interp<'m> {
             self.b.relabel(e, &label)?;
             // One origin per event, each with its own buffer.
             while self.origins.len() <= e.0 {
-                self.origins.push(Origin {
-                    op: op.name().to_string(),
-                    line: op.position().0,
-                    location: op.location().map(str::to_string),
-                    buffer: Some(name.clone()),
-                    iteration: self.iteration.clone(),
-                });
+                let o = self.origin(op, Some(name));
+                self.origins.push(o);
             }
         }
         self.record(op, Some(&md.name))?;
@@ -1299,13 +1300,8 @@ impl<'m> Interp<'m> {
                     self.b
                         .bulk_copy(t, &label, src.cells(), dst.cells(), id, bytes)?;
                 // The read is of the source, the rest of the destination.
-                self.origins.push(Origin {
-                    op: op.name().to_string(),
-                    line: op.position().0,
-                    location: op.location().map(str::to_string),
-                    buffer: Some(src.name.clone()),
-                    iteration: self.iteration.clone(),
-                });
+                let o = self.origin(op, Some(&src.name));
+                self.origins.push(o);
                 let name = dst.name.clone();
                 self.record(op, Some(&name))?;
                 self.remote_completion(t, done, cta, id);
@@ -1701,7 +1697,7 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
             interp.maybe = None;
         }
         let main = interp.b.partition(&interp.cta_name("default"));
-        interp.timelines.insert((cta, "default".to_string()), main);
+        interp.timelines.insert(main, (cta, "default".to_string()));
         interp.warps.insert(main, opts.default_warps);
         interp.region(main, body, &[])?;
     }
@@ -1712,8 +1708,9 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         let k = seen.entry((name.clone(), cta, bar)).or_insert(0);
         let expect = interp
             .timelines
-            .get(&(cta, name))
-            .and_then(|t| interp.expects.get(&(*t, bar)))
+            .iter()
+            .find(|(_, (c, n))| *c == cta && *n == name)
+            .and_then(|(t, _)| interp.expects.get(&(*t, bar)))
             .and_then(|v| v.get(*k))
             .copied();
         *k += 1;
