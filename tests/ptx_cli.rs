@@ -314,6 +314,33 @@ fn store_and_load_with_stats() {
     assert_eq!(check_run(&k, None).unwrap().accesses, 8 * 128);
 }
 
+/// `--shape` fits a `#ttg.linear` layout to the tensor as Triton's
+/// `LinearEncodingAttr::toLinearLayout` does (the 64 × 64 layout at 128 × 64 is the blocked
+/// layout it came from, at 128 × 64: twice the stores), and refuses a JSON layout of another
+/// shape — it was printed at 64 × 64, silently ignoring `--shape` (#29).
+#[test]
+fn shape_fits_linear_layouts_and_refuses_json_of_another_shape() {
+    let linear = format!("@{}", example("layouts/blocked_1x8_64x64.mlir"));
+    let at =
+        |regs: &str, shape: &str| ok(&["ptx", "--regs", regs, "--mem", NVMMA128, "--shape", shape]);
+    let big = at(&linear, "128x64");
+    assert_eq!(big, at(BLOCKED, "128x64"));
+    assert_eq!(big.matches("st.shared::cta.v4.b32").count(), 8);
+    assert_eq!(at(&linear, "64x64"), at(BLOCKED, "64x64"));
+    let json = format!("@{}", example("layouts/nvmma128_f16_64x64.json"));
+    let err = fails(
+        &[
+            "ptx", "--regs", BLOCKED, "--mem", &json, "--shape", "128x64",
+        ],
+        2,
+    );
+    assert!(
+        err.contains("--mem: the JSON layout covers 64x64 but --shape is 128x64"),
+        "{err}"
+    );
+    assert!(ok(&["ptx", "--regs", BLOCKED, "--mem", &json, "--shape", "64x64"]).contains(".entry"));
+}
+
 #[test]
 fn run_time_buffer_index_explicit_and_tlx() {
     for (lowering, tlx) in [("explicit", None), ("tlx", Some([2u64, 1, 2]))] {
@@ -517,9 +544,12 @@ fn bad_arguments_exit_2_and_refusals_exit_1() {
     let small = r#"{"bases":[["offset",[[1],[2],[4],[8],[16],[32]]]],"out_dims":[["dim0",64]]}"#;
     let err = fails(
         &["ptx", "--regs", BLOCKED, "--mem", small, "--shape", "64x64"],
-        1,
+        2,
     );
-    assert!(err.starts_with("error: "), "{err}");
+    assert!(
+        err.starts_with("error: --mem: the JSON layout covers 64 but --shape is 64x64"),
+        "{err}"
+    );
 }
 
 /// `linalias plan FILE --emit ptx` prints the library's [`PlanPtx`] for the file's plan.

@@ -45,6 +45,20 @@ impl LayoutReader {
         let text = text.trim();
         if !text.starts_with('#') {
             let layout = LinearLayout::from_json_str(text).map_err(|e| CliError::input(arg, e))?;
+            if let Some(shape) = &self.shape {
+                let own: Vec<u64> = layout.out_dims().iter().map(|&(_, s)| s).collect();
+                if &own != shape {
+                    return Err(CliError::input(
+                        arg,
+                        format!(
+                            "the JSON layout covers {} but --shape is {}: a JSON layout is used \
+                             as given; drop --shape or give the layout at that shape",
+                            shape_text(&own),
+                            shape_text(shape)
+                        ),
+                    ));
+                }
+            }
             return Ok(ReadLayout {
                 layout,
                 encoding: None,
@@ -52,8 +66,8 @@ impl LayoutReader {
         }
         let encoding = Encoding::from_mlir(text).map_err(|e| CliError::input(arg, e))?;
         let layout = match (&encoding, &self.shape) {
-            (Encoding::Distributed(DistributedEncoding::Linear(l)), _)
-            | (Encoding::Shared(SharedEncoding::Linear(SharedLinear { layout: l, .. })), _) => {
+            (Encoding::Distributed(DistributedEncoding::Linear(l)), None)
+            | (Encoding::Shared(SharedEncoding::Linear(SharedLinear { layout: l, .. })), None) => {
                 l.clone()
             }
             (_, Some(shape)) => encoding
@@ -91,6 +105,12 @@ impl LayoutReader {
             None => Ok(value.to_owned()),
         }
     }
+}
+
+/// `128x64`, as `--shape` is written.
+fn shape_text(shape: &[u64]) -> String {
+    let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
+    dims.join("x")
 }
 
 /// The text of the file argument `arg` (`-`: stdin), and its name as given.
