@@ -121,6 +121,41 @@ fn mlir_round_trip() {
     );
 }
 
+/// `--format mlir` prints the attribute Triton reads: a shared layout is a
+/// `#ttg.shared_linear` at its attribute's alignment (Gluon's 16 for JSON), not a `#ttg.linear`
+/// with an `offset` in-dim, which Triton's parser and ours refuse (#29; the printed NVMMA one
+/// was also parsed by the TLX fork's `ir.parse_mlir_module` when this was written). A layout
+/// no attribute can hold (TMEM's `row, col`) is refused.
+#[test]
+fn mlir_of_a_shared_layout_is_a_shared_linear_attribute() {
+    let nvmma =
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>";
+    let printed = ok(&[
+        "layout", "show", nvmma, "--shape", "8x64", "--format", "mlir",
+    ]);
+    assert_eq!(
+        printed,
+        "#ttg.shared_linear<{offset = [[0, 1], [0, 2], [0, 4], [0, 8], [0, 16], [0, 32], \
+         [1, 8], [2, 16], [4, 32]]}, alignment = 1024>\n"
+    );
+    // It reads back as the same layout.
+    let json = |layout: &str| ok(&["layout", "show", layout, "--shape", "8x64", "-f", "json"]);
+    assert_eq!(json(printed.trim()), json(nvmma));
+    let from_json = ok(&["layout", "show", json(nvmma).trim(), "--format", "mlir"]);
+    assert!(from_json.ends_with("}, alignment = 16>\n"), "{from_json}");
+    let tmem = "#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>";
+    let err = fails(
+        &[
+            "layout", "show", tmem, "--shape", "128x64", "--format", "mlir",
+        ],
+        1,
+    );
+    assert!(
+        err.contains("no Triton attribute has in-dims row, col"),
+        "{err}"
+    );
+}
+
 #[test]
 fn layout_from_file_and_stdin() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
@@ -439,7 +474,7 @@ fn show_module_lists_every_layout_of_a_real_dump() {
     );
     let text = ok(&["layout", "show", "--module", &dump]);
     assert!(
-        text.ends_with("23 layouts, 40 uses: 39 built, 1 refused\n"),
+        text.ends_with("23 layouts, 40 uses: 39 built, 1 without a layout\n"),
         "{text}"
     );
     // The first alias on its first use: 128 rows over 32 lanes and 4 warps, one column.
@@ -452,16 +487,14 @@ fn show_module_lists_every_layout_of_a_real_dump() {
         block.contains("     - warp=1 -> (32, 0)\n       warp=2 -> (64, 0)\n"),
         "{block}"
     );
-    // A rank-2 NVMMA attribute on a 2-buffer memdesc: Triton 3.9 asserts; one buffer builds.
-    assert!(text.contains("  !ttg.memdesc<2x128x128xf8E4M3FN> (line 125):\n    refused: nvmma_shared: shape [2, 128, 128] is invalid: the attribute has rank 2"), "{text}");
-    assert!(
-        text.contains("    one buffer (128x128, the ttg.memdesc_index view):\n"),
-        "{text}"
-    );
-    // A one-element barrier allocation has no layout: refused, and the listing goes on.
+    // A rank-2 NVMMA attribute on a 2-buffer memdesc is a normal ring: its layout is per
+    // buffer, the view TLX indexes, and nothing calls it refused (#29).
+    assert!(text.contains("  !ttg.memdesc<2x128x128xf8E4M3FN> (line 125):\n    one buffer (128x128, the ttg.memdesc_index view):\n"), "{text}");
+    assert!(!text.contains("refused"), "{text}");
+    // A one-element barrier allocation has no layout, in Triton either; the listing goes on.
     assert!(
         text.contains(
-            "  !ttg.memdesc<1xi64> (line 130):\n    refused: swizzled_shared: shape [1] is invalid"
+            "  !ttg.memdesc<1xi64> (line 130):\n    no linear layout (as in Triton): swizzled_shared: shape [1] is invalid"
         ),
         "{text}"
     );
@@ -494,7 +527,7 @@ fn show_module_reads_real_amd_dumps() {
     };
     let text = ok(&["layout", "show", "--module", &dump("gfx942")]);
     assert!(
-        text.ends_with("15 layouts, 20 uses: 20 built, 0 refused\n"),
+        text.ends_with("15 layouts, 20 uses: 20 built, 0 without a layout\n"),
         "{text}"
     );
     assert!(text.contains("#mma = #ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}> (line 6)\n  tensor<128x128xf32> (line 27):\n"), "{text}");
@@ -508,7 +541,7 @@ fn show_module_reads_real_amd_dumps() {
     );
     let text = ok(&["layout", "show", "--module", &dump("gfx1250")]);
     assert!(
-        text.ends_with("13 layouts, 21 uses: 21 built, 0 refused\n"),
+        text.ends_with("13 layouts, 21 uses: 21 built, 0 without a layout\n"),
         "{text}"
     );
     assert!(text.contains("#shared = #ttg.padded_shared<[128:+8] {order = [1, 0], shape = [128, 64]}> (line 5)\n  !ttg.memdesc<2x128x64xf16> (line 80):\n    padded [128:+8]: no linear layout (as in Triton); its linear component (paddedLinearLayout), padding on top:\n"), "{text}");

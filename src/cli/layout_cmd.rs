@@ -1,6 +1,7 @@
 //! `linalias layout …`: each subcommand reads its layouts, runs one [`LinearLayout`] operation
 //! and renders the result.
 
+use linear_layout::families::Encoding;
 use linear_layout::LinearLayout;
 
 use crate::cli::args::{Format, LayoutCommand};
@@ -29,7 +30,11 @@ pub fn run(command: LayoutCommand, shape: Option<Vec<u64>>) -> Result<String, Cl
             }
             let layout = layout.unwrap_or_default();
             let read = reader.read_encoded("LAYOUT", &layout)?;
-            let mut text = output::layout(&read.layout, format.format)?;
+            let alignment = match &read.encoding {
+                Some(Encoding::Shared(shared)) => shared.alignment(),
+                _ => output::SHARED_LINEAR_ALIGNMENT,
+            };
+            let mut text = output::layout_aligned(&read.layout, format.format, alignment)?;
             let facts = (&read.encoding, &shape, format.format == Format::Text);
             if let (Some(encoding), Some(shape), true) = facts {
                 text.push_str(&output::encoding_facts(encoding, shape, element_bits)?);

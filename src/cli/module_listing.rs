@@ -136,7 +136,7 @@ pub fn render(text: &str, format: Format) -> Result<String, CliError> {
             match &b.full {
                 Ok(layout) => {
                     built += 1;
-                    out.push_str(&indent(&shown(layout, format), "    "));
+                    out.push_str(&indent(&shown(layout, format, &encoding), "    "));
                 }
                 Err(_) if matches!(&b.padded, Some((_, Ok(_)))) => {
                     if let Some((pairs, Ok(layout))) = &b.padded {
@@ -145,28 +145,29 @@ pub fn render(text: &str, format: Format) -> Result<String, CliError> {
                             "    padded {pairs}: no linear layout (as in Triton); its linear \
                              component (paddedLinearLayout), padding on top:\n"
                         ));
-                        out.push_str(&indent(&shown(layout, format), "      "));
+                        out.push_str(&indent(&shown(layout, format, &encoding), "      "));
                     }
                 }
-                Err(e) => {
-                    out.push_str(&format!("    refused: {e}\n"));
-                    match &b.per_buffer {
-                        Some((shape, Ok(layout))) => {
-                            built += 1;
-                            out.push_str(&format!(
-                                "    one buffer ({}, the ttg.memdesc_index view):\n",
-                                shape_text(shape)
-                            ));
-                            out.push_str(&indent(&shown(layout, format), "      "));
-                        }
-                        _ => refused += 1,
+                Err(e) => match &b.per_buffer {
+                    // A multi-buffered allocation: its layout is per buffer, as TLX indexes it.
+                    Some((shape, Ok(layout))) => {
+                        built += 1;
+                        out.push_str(&format!(
+                            "    one buffer ({}, the ttg.memdesc_index view):\n",
+                            shape_text(shape)
+                        ));
+                        out.push_str(&indent(&shown(layout, format, &encoding), "      "));
                     }
-                }
+                    _ => {
+                        refused += 1;
+                        out.push_str(&format!("    no linear layout (as in Triton): {e}\n"));
+                    }
+                },
             }
         }
     }
     out.push_str(&format!(
-        "{} layouts, {} uses: {built} built, {refused} refused\n",
+        "{} layouts, {} uses: {built} built, {refused} without a layout\n",
         layouts.len(),
         layouts.iter().map(|l| l.uses.len()).sum::<usize>()
     ));
@@ -181,10 +182,14 @@ fn shape_text(shape: &[u64]) -> String {
         .join("x")
 }
 
-/// One layout in `format`; a layout the format cannot print (MLIR needs standard out-dims) is
-/// said so instead.
-fn shown(layout: &LinearLayout, format: Format) -> String {
-    output::layout(layout, format).unwrap_or_else(|e| format!("({e})\n"))
+/// One layout of `encoding` in `format` (a shared one's MLIR at the attribute's alignment); a
+/// layout the format cannot print (MLIR needs standard out-dims) is said so instead.
+fn shown(layout: &LinearLayout, format: Format, encoding: &Encoding) -> String {
+    let alignment = match encoding {
+        Encoding::Shared(shared) => shared.alignment(),
+        _ => output::SHARED_LINEAR_ALIGNMENT,
+    };
+    output::layout_aligned(layout, format, alignment).unwrap_or_else(|e| format!("({e})\n"))
 }
 
 fn json_entry(l: &ModuleLayout) -> Value {

@@ -8,13 +8,25 @@ use linear_layout::{Dim, LinearLayout};
 use crate::cli::args::{Format, ValueFormat, View};
 use crate::cli::error::CliError;
 
-/// A layout in `format`, ending with a newline. Only MLIR can fail (non-standard out-dims or a
-/// non-surjective layout have no `#ttg.linear` form).
+/// Gluon's default alignment of a `SharedLinearLayout`, for a shared layout read without one.
+pub const SHARED_LINEAR_ALIGNMENT: u64 = 16;
+
+/// A layout in `format`, ending with a newline. Only MLIR can fail: the layout must have a
+/// Triton attribute ([`Encoding::linear`]; a shared one at Gluon's default alignment).
 pub fn layout(l: &LinearLayout, format: Format) -> Result<String, CliError> {
+    layout_aligned(l, format, SHARED_LINEAR_ALIGNMENT)
+}
+
+/// [`layout`], a shared layout's `#ttg.shared_linear` carrying `alignment`.
+pub fn layout_aligned(
+    l: &LinearLayout,
+    format: Format,
+    alignment: u64,
+) -> Result<String, CliError> {
     Ok(match format {
         Format::Text => format!("{l}\n{}\n", summary(l)),
         Format::Json => format!("{}\n", l.to_json()),
-        Format::Mlir => format!("{}\n", l.to_mlir()?),
+        Format::Mlir => format!("{}\n", Encoding::linear(l, alignment)?.to_mlir()),
     })
 }
 

@@ -53,7 +53,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::attribute::{Attribute, AttributeText};
-use super::linear::fit_linear;
+use super::linear::{check_permutation, fit_linear, REGISTER_DIMS};
 use super::nvmma::DEFAULT_RANK;
 use super::{
     AmdMfma, AmdRotatingShared, AmdWmma, Blocked, DotOperand, NvidiaMma, NvmmaShared, PaddedShared,
@@ -169,6 +169,66 @@ impl SharedEncoding {
 }
 
 impl Encoding {
+    /// The attribute Triton reads for a layout given by its bases: `#ttg.linear` for in-dims
+    /// among `register, lane, warp, block` (a missing one printed empty), `#ttg.shared_linear`
+    /// with `alignment` for `offset` and optionally `block` (Gluon's `SharedLinearLayout`
+    /// defaults to 16). The out-dims must be `dim0…dimN-1` in order and the layout surjective
+    /// (the attribute infers the sizes), and a `#ttg.linear` must pass Triton's verifier (a
+    /// permutation once the broadcasts are removed). Errors: [`LayoutError::Invalid`] naming what
+    /// has no attribute; [`LayoutError::InvalidParameter`] from the verifier.
+    ///
+    /// ```
+    /// use linear_layout::{LinearLayout, families::Encoding};
+    /// let offsets = LinearLayout::identity_1d(64, "offset", "dim0")?;
+    /// assert_eq!(
+    ///     Encoding::linear(&offsets, 16)?.to_mlir(),
+    ///     "#ttg.shared_linear<{offset = [[1], [2], [4], [8], [16], [32]]}, alignment = 16>"
+    /// );
+    /// let lanes = LinearLayout::identity_1d(32, "lane", "dim0")?;
+    /// assert_eq!(
+    ///     Encoding::linear(&lanes, 16)?.to_mlir(),
+    ///     "#ttg.linear<{register = [], lane = [[1], [2], [4], [8], [16]], warp = [], block = []}>"
+    /// );
+    /// let rows = LinearLayout::identity_1d(32, "row", "dim0")?;
+    /// assert!(Encoding::linear(&rows, 16).is_err());
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn linear(layout: &LinearLayout, alignment: u64) -> Result<Encoding> {
+        let standard = layout
+            .out_dims()
+            .iter()
+            .enumerate()
+            .all(|(i, &(d, _))| d == crate::Dim::standard(i));
+        let invalid = |what: String| LayoutError::Invalid {
+            op: "to_mlir",
+            what,
+        };
+        if !standard || !layout.is_surjective() {
+            return Err(invalid(
+                "a Triton layout attribute needs out-dims dim0..dimN-1 in order and a \
+                 surjective layout"
+                    .into(),
+            ));
+        }
+        let names = layout.in_dim_names();
+        let ins: Vec<&str> = names.iter().map(|d| d.name()).collect();
+        if ins.iter().all(|d| REGISTER_DIMS.contains(d)) {
+            check_permutation("linear", layout)?;
+            return Ok(Encoding::Distributed(DistributedEncoding::Linear(
+                layout.clone(),
+            )));
+        }
+        if ins.first() == Some(&"offset") {
+            let shared = SharedLinear::new(layout.clone(), alignment)?;
+            return Ok(Encoding::Shared(SharedEncoding::Linear(shared)));
+        }
+        Err(invalid(format!(
+            "no Triton attribute has in-dims {}: #ttg.linear takes register, lane, warp, \
+             block and #ttg.shared_linear offset, block",
+            ins.join(", ")
+        )))
+    }
+
     /// The layout for a tensor or allocation of `shape`.
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
         match self {

@@ -204,7 +204,7 @@ pub struct SharedLinear {
 }
 
 /// The in-dims of `#ttg.linear`, in the order Triton builds them.
-const REGISTER_DIMS: [&str; 4] = ["register", "lane", "warp", "block"];
+pub(crate) const REGISTER_DIMS: [&str; 4] = ["register", "lane", "warp", "block"];
 
 /// `{dim = [[…]], …}>`: the bases of a linear attribute. With `keys`, exactly those in-dims,
 /// each required, in `keys` order (Triton's attribute); without, any in-dims in text order.
