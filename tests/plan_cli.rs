@@ -461,6 +461,38 @@ fn real_kernel_plans_from_its_ir() {
     assert_eq!(cell(&intended, "L2_smem_1", STARTS), "16384, 49152, 81920");
     assert!(intended.contains("planned as phases"), "{intended}");
     assert!(intended.contains("\nchecker: ok\n"), "{intended}");
+    // The phase pool is drawn phase by phase, each with its own buffer groups (#29: it said
+    // "1 buffer group of 131072 bytes", then empty groups [131072, 131072) holding buffers).
+    assert!(intended.contains("region 'smem_pool' (smem spec): 131072 bytes, buffer_size_bytes 131072, phase pool: 2 × 65536 bytes, 2 × 65536 bytes, 3 × 32768 bytes\n"), "{intended}");
+    assert!(intended.contains("smem_pool: smem, 131072 bytes, Intended mode, a phase pool: 3 phases of 2, 2, 3 buffer groups sharing the bytes\n"), "{intended}");
+    let headings: Vec<&str> = intended
+        .lines()
+        .filter(|l| l.starts_with("  phase ") || l.starts_with("  group "))
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            "  phase 0, group 0 [0, 65536)",
+            "  phase 0, group 1 [65536, 131072)",
+            "  phase 1, group 0 [0, 65536)",
+            "  phase 1, group 1 [65536, 131072)",
+            "  phase 2, group 0 [0, 32768)",
+            "  phase 2, group 1 [32768, 65536)",
+            "  phase 2, group 2 [65536, 98304)",
+        ]
+    );
+    assert!(
+        intended.contains("  phase 2, group 2 [65536, 98304)\n  L2_smem_0[2]  65536   81920  |"),
+        "{intended}"
+    );
+    let svg = temp_file("multiphase.svg", "");
+    ok(&["plan", &path, "--svg", &svg.arg()]);
+    let svg = std::fs::read_to_string(&svg.0).expect("the SVG is written");
+    assert!(
+        svg.contains("a phase pool: 3 phases of 2, 2, 3 buffer groups"),
+        "{svg}"
+    );
+    assert!(!svg.contains("1 buffer group of 131072"), "{svg}");
 }
 
 /// `--emit toml` writes the plan file of the module: planning it gives the same plan.

@@ -25,7 +25,7 @@ use linear_layout::BufferMap;
 
 use crate::distinct_packing::{distinct_layout, Child};
 use crate::error::map_err;
-use crate::plan::Placed;
+use crate::plan::{Phase, Placed};
 use crate::tree_rules::{check_tree, Counts};
 use crate::{
     AllocError, AllocId, AllocPlan, GroupKind, Lifetime, Member, Origin, Program, Reindex,
@@ -59,6 +59,7 @@ pub(crate) fn plan_intended(program: &Program) -> Result<Placed, AllocError> {
         }
         let region = specs.len();
         let tree = program.last_tree(id).cloned();
+        let mut phases = Vec::new();
         let (units, group_stride, groups) = match &tree {
             Some(t) => {
                 let (facts, issues) = check_tree(program, id, t)?;
@@ -81,6 +82,7 @@ pub(crate) fn plan_intended(program: &Program) -> Result<Placed, AllocError> {
                     sizer: &sizer,
                     region,
                     out: &mut allocs,
+                    phases: &mut phases,
                 };
                 place.group(t, 0, &[], (groups, u))?;
                 // The last group needs no padding after its content.
@@ -113,6 +115,7 @@ pub(crate) fn plan_intended(program: &Program) -> Result<Placed, AllocError> {
             groups,
             tree,
             members: users,
+            phases,
         });
     }
     Ok(Placed {
@@ -359,6 +362,7 @@ struct Placer<'a, 'p> {
     sizer: &'a Sizer,
     region: usize,
     out: &'a mut Vec<AllocPlan>,
+    phases: &'a mut Vec<Phase>,
 }
 
 impl Placer<'_, '_> {
@@ -397,6 +401,15 @@ impl Placer<'_, '_> {
                 for c in &g.members {
                     let s = sizer.member(c)?;
                     let own = (sizer.counts.of(c), align_up_saturating(s.size, s.align));
+                    self.phases.push(Phase {
+                        allocs: match c {
+                            Member::Alloc(a) => vec![*a],
+                            Member::Group(g) => g.allocations(),
+                        },
+                        offset,
+                        groups: own.0,
+                        stride: own.1,
+                    });
                     self.member(c, offset, subtiles, own)?;
                 }
             }

@@ -50,6 +50,7 @@ pub(crate) fn plain_regions(
                     groups: None,
                     tree: None,
                     members: vec![],
+                    phases: vec![],
                 });
                 specs.len() - 1
             }

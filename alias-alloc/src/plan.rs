@@ -67,6 +67,38 @@ pub struct SpecPlan {
     pub tree: Option<ReuseGroup>,
     /// Allocations placed in this backing, in program order.
     pub members: Vec<AllocId>,
+    /// The phases of the tree's phase pools (Intended mode), outer pools first; empty
+    /// without one.
+    pub phases: Vec<Phase>,
+}
+
+/// One phase of a phase pool (Intended mode): a child of a `shared` group whose children have
+/// different buffer-group counts (sched2tlx's multiphase GEMM). It lays out all its own buffer
+/// groups from `offset`, sharing the pool's bytes with the other phases.
+///
+/// ```
+/// use alias_alloc::plan::Phase;
+/// let p = Phase { allocs: vec![], offset: 0, groups: 3, stride: 32768 };
+/// assert_eq!(p.group_range(2), Some((65536, 98304)));
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Phase {
+    /// The phase's allocations.
+    pub allocs: Vec<AllocId>,
+    /// Where its buffer group 0 starts, in plan units.
+    pub offset: u64,
+    /// Its buffer groups.
+    pub groups: u64,
+    /// Units between its buffer groups.
+    pub stride: u64,
+}
+
+impl Phase {
+    /// `[start, end)` of its buffer group `k`; `None` on overflow.
+    pub fn group_range(&self, k: u64) -> Option<(u64, u64)> {
+        let start = self.offset.checked_add(k.checked_mul(self.stride)?)?;
+        Some((start, start.checked_add(self.stride)?))
+    }
 }
 
 /// Where the buffers of one allocation live.

@@ -291,6 +291,14 @@ fn region_line(s: &SpecPlan) -> String {
         s.name, s.storage, s.buffer_size_bytes
     );
     match (s.group_stride, s.groups) {
+        _ if !s.phases.is_empty() => {
+            let phases: Vec<String> = s
+                .phases
+                .iter()
+                .map(|p| format!("{} × {} {unit}", p.groups, p.stride))
+                .collect();
+            let _ = write!(line, ", phase pool: {}", phases.join(", "));
+        }
         (Some(u), Some(g)) => {
             let groups = if g == 1 {
                 "buffer group"

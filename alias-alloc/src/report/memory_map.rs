@@ -4,7 +4,8 @@
 use std::fmt::Write as _;
 
 use super::{
-    backing_text, group_range, region_allocs, region_buffers, region_title, utilisation, BufferRow,
+    backing_text, region_allocs, region_buffers, region_title, row_group_range, utilisation,
+    BufferRow,
 };
 use crate::{AllocPlan, Plan, Program, SpecPlan};
 
@@ -144,15 +145,20 @@ fn region_text(out: &mut String, program: &Program, plan: &Plan, region: usize, 
 
     let mut ordered: Vec<&BufferRow<'_>> = rows.iter().collect();
     // By buffer group (buffers outside the tree last), then program order, then index.
-    ordered.sort_by_key(|r| (r.group.is_none(), r.group, r.slot, r.index));
-    let mut heading: Option<Option<u64>> = None;
+    // In a phase pool, phase by phase.
+    ordered.sort_by_key(|r| (r.group.is_none(), r.phase, r.group, r.slot, r.index));
+    let mut heading = None;
     let has_tree = spec.tree.is_some();
     for r in ordered.iter().take(MAX_ROWS) {
-        if has_tree && heading != Some(r.group) {
-            heading = Some(r.group);
-            match r.group.and_then(|k| group_range(spec, k).map(|g| (k, g))) {
+        if has_tree && heading != Some((r.phase, r.group)) {
+            heading = Some((r.phase, r.group));
+            let phase = r.phase.map(|p| format!("phase {p}, ")).unwrap_or_default();
+            match r
+                .group
+                .and_then(|k| row_group_range(spec, r).map(|g| (k, g)))
+            {
                 Some((k, (s, e))) => {
-                    let _ = writeln!(out, "  group {k} [{s}, {e})");
+                    let _ = writeln!(out, "  {phase}group {k} [{s}, {e})");
                 }
                 None => match r.group {
                     Some(k) => {

@@ -92,6 +92,9 @@ pub(crate) struct BufferRow<'p> {
     pub(crate) end: u64,
     /// Buffer group in the reuse tree; `None` without a tree or outside it.
     pub(crate) group: Option<u64>,
+    /// The phase of a phase pool the buffer sits in (index in [`SpecPlan::phases`]: the
+    /// innermost pool's).
+    pub(crate) phase: Option<usize>,
 }
 
 impl BufferRow<'_> {
@@ -111,6 +114,7 @@ pub(crate) fn region_buffers(plan: &Plan, region: usize) -> (Vec<BufferRow<'_>>,
     for (slot, a) in region_allocs(plan, region).into_iter().enumerate() {
         let extent = extent(a);
         let per_group = tree.and_then(|t| buffers_per_group(t, a.alloc));
+        let phase = spec.and_then(|s| s.phases.iter().rposition(|p| p.allocs.contains(&a.alloc)));
         let shown = a.num.min(MAX_BUFFERS);
         skipped = skipped.saturating_add(a.num.saturating_sub(shown));
         for index in 0..shown {
@@ -125,6 +129,7 @@ pub(crate) fn region_buffers(plan: &Plan, region: usize) -> (Vec<BufferRow<'_>>,
                 start,
                 end: start.saturating_add(extent),
                 group: per_group.and_then(|n| index.checked_div(n)),
+                phase,
             });
         }
     }
@@ -188,6 +193,9 @@ pub(crate) fn total(intervals: &[(u64, u64)]) -> u64 {
 
 /// Buffer group `k` of a region with a tree: `[k·U, (k+1)·U)`, clipped to the backing.
 pub(crate) fn group_range(spec: &SpecPlan, k: u64) -> Option<(u64, u64)> {
+    if !spec.phases.is_empty() {
+        return None;
+    }
     let u = spec.group_stride?;
     let start = k.checked_mul(u)?.min(spec.backing_units);
     let end = k
@@ -196,6 +204,18 @@ pub(crate) fn group_range(spec: &SpecPlan, k: u64) -> Option<(u64, u64)> {
         .unwrap_or(u64::MAX)
         .min(spec.backing_units);
     Some((start, end))
+}
+
+/// `[start, end)` of the buffer group `row` sits in: its phase's group in a phase pool, else
+/// the tree's; clipped to the backing.
+pub(crate) fn row_group_range(spec: &SpecPlan, row: &BufferRow<'_>) -> Option<(u64, u64)> {
+    let k = row.group?;
+    match row.phase.and_then(|p| spec.phases.get(p)) {
+        Some(phase) => phase
+            .group_range(k)
+            .map(|(s, e)| (s.min(spec.backing_units), e.min(spec.backing_units))),
+        None => group_range(spec, k),
+    }
 }
 
 /// The mode as the reports print it.
@@ -216,7 +236,14 @@ pub(crate) fn region_title(plan: &Plan, spec: &SpecPlan) -> String {
         backing_text(spec),
         mode_name(plan.mode)
     );
-    if let (Some(n), Some(u)) = (spec.groups, spec.group_stride) {
+    if !spec.phases.is_empty() {
+        let counts: Vec<String> = spec.phases.iter().map(|p| p.groups.to_string()).collect();
+        title.push_str(&format!(
+            ", a phase pool: {} phases of {} buffer groups sharing the bytes",
+            spec.phases.len(),
+            counts.join(", ")
+        ));
+    } else if let (Some(n), Some(u)) = (spec.groups, spec.group_stride) {
         let s = if n == 1 { "" } else { "s" };
         title.push_str(&format!(
             ", {n} buffer group{s} of {u} {}",

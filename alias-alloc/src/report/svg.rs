@@ -282,21 +282,26 @@ impl<'p> Region<'p> {
             left.saturating_sub(6),
             axis_y - 4
         );
+        // Where a buffer group starts: the tree's, or each phase's in a phase pool.
+        let mut starts: Vec<u64> = Vec::new();
         if let Some(n) = self
             .spec
             .groups
             .filter(|_| self.spec.group_stride.is_some())
         {
-            for k in 1..n {
-                let Some((start, _)) = group_range(self.spec, k) else {
-                    break;
-                };
-                let x = num(self.x(left, start));
-                let _ = writeln!(
-                    s,
-                    r##"<line x1="{x}" y1="{axis_y}" x2="{x}" y2="{lanes_bottom}" stroke="#999" stroke-width="1" stroke-dasharray="4,3"/>"##
-                );
-            }
+            starts.extend((1..n).map_while(|k| group_range(self.spec, k).map(|(s, _)| s)));
+        }
+        for p in &self.spec.phases {
+            starts.extend((1..p.groups).map_while(|k| p.group_range(k).map(|(s, _)| s)));
+        }
+        starts.sort_unstable();
+        starts.dedup();
+        for start in starts.into_iter().filter(|&s| s < self.spec.backing_units) {
+            let x = num(self.x(left, start));
+            let _ = writeln!(
+                s,
+                r##"<line x1="{x}" y1="{axis_y}" x2="{x}" y2="{lanes_bottom}" stroke="#999" stroke-width="1" stroke-dasharray="4,3"/>"##
+            );
         }
         if self.domain > self.spec.backing_units {
             let x = num(self.x(left, self.spec.backing_units));

@@ -108,6 +108,7 @@ pub(crate) fn plan_tlx(program: &Program) -> Result<Placed, AllocError> {
             groups,
             tree,
             members: program.users(id),
+            phases: Vec::new(),
         });
     }
     let mut allocs = Vec::new();
