@@ -1,5 +1,6 @@
-//! `linalias check`: the commands `docs/hazard-check.md` shows print what the page says, with
-//! the README's exit codes; bad arguments and unreadable kernels are usage errors.
+//! `linalias check`: the README's exit codes, witnesses and their pictures; bad arguments and
+//! unreadable kernels are usage errors. (The commands `docs/hazard-check.md` shows are run by
+//! `tests/docs_run.rs`.)
 #![allow(clippy::restriction)] // test code: a failed check panics
 
 use test_support::cli::linalias;
@@ -35,32 +36,6 @@ fn run(args: &[&str]) -> (i32, String, String) {
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
     )
-}
-
-#[test]
-fn the_docs_show_what_it_prints() {
-    let page = format!("{ROOT}/docs/hazard-check.md");
-    let text = std::fs::read_to_string(&page).unwrap();
-    let commands: Vec<&str> = text
-        .split("```sh\n")
-        .skip(1)
-        .filter_map(|block| block.split("\n```\n\n```\n").next())
-        .filter(|c| c.starts_with("linalias check ") && !c.contains('\n'))
-        .collect();
-    assert_eq!(commands.len(), 4, "{commands:?}");
-    let mut codes = Vec::new();
-    for command in commands {
-        let args: Vec<&str> = command.split_whitespace().skip(1).collect();
-        let (code, out, _) = run(&args);
-        codes.push(code);
-        test_support::golden::check_section(
-            &page,
-            &format!("```sh\n{command}\n```\n\n```\n"),
-            "```\n",
-            &out,
-        );
-    }
-    assert_eq!(codes, [0, 1, 1, 1]);
 }
 
 #[test]

@@ -199,6 +199,8 @@ fn apply_text_and_json() {
     ];
     // register 3 → (8,1); lane 5 → (0,2)^(1,0) = (1,2); warp 1 → (0,8): dim0 = 9, dim1 = 11
     assert_eq!(ok(&args), "dim0=9 dim1=11\n");
+    // `block` has size 1 in a one-CTA layout: left out, it is 0 (the README's command, #29).
+    assert_eq!(ok(&args[..7]), "dim0=9 dim1=11\n");
     assert_eq!(
         ok(&[&args[..], &["--format", "json"]].concat()),
         "{\"dim0\":9,\"dim1\":11}\n"
@@ -284,13 +286,6 @@ fn non_covering_invert_and_compose_is_a_layout_error() {
 
 #[test]
 fn other_layout_errors_exit_1() {
-    let err = fails(&["layout", "apply", REGS, "-i", "lane=4,warp=0"], 1);
-    assert_eq!(
-        err,
-        "error: apply: value 4 is out of range for in-dim 'lane' of size 4"
-    );
-    let err = fails(&["layout", "apply", REGS, "-i", "lane=1"], 1);
-    assert!(err.contains("\"warp\""), "{err}");
     let err = fails(&["layout", "show", REGS, "-f", "mlir"], 1);
     assert!(err.starts_with("error: to_mlir:"), "{err}");
     let err = fails(&["layout", "invert", SHARED], 1);
@@ -308,6 +303,22 @@ fn usage_errors_exit_2_on_one_line() {
     );
     let err = fails(&["layout", "apply", REGS, "-i", "lane"], 2);
     assert!(err.contains("expected DIM=VALUE"), "{err}");
+    // A bad --input is a bad argument, as --help says: out of range, missing, unknown (#29).
+    let err = fails(&["layout", "apply", REGS, "-i", "lane=4,warp=0"], 2);
+    assert_eq!(
+        err,
+        "error: --input: lane=4 is out of range: in-dim 'lane' has size 4"
+    );
+    let err = fails(&["layout", "apply", REGS, "-i", "lane=1"], 2);
+    assert_eq!(
+        err,
+        "error: --input: no value for in-dim 'warp' (size 2): add --input warp=N"
+    );
+    let err = fails(&["layout", "apply", REGS, "-i", "lane=1,warp=0,lanes=2"], 2);
+    assert_eq!(
+        err,
+        "error: --input: the layout has no in-dim 'lanes' (its in-dims: lane, warp)"
+    );
     let err = fails(&["layout", "show", REGS, "--format", "yaml"], 2);
     assert!(err.contains("'yaml'"), "{err}");
     let err = fails(&["layout", "frobnicate"], 2);

@@ -4,7 +4,6 @@
 #![allow(clippy::restriction)] // test code: a failed check panics
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use test_support::cli::{fails, linalias, ok};
 
@@ -365,55 +364,6 @@ fn examples_round_trip_through_the_plan_file_format() {
         assert_eq!(again, file, "{name}");
         let program = plan_file::parse(&plan_file::to_toml(&file.program)).expect("parses");
         assert_eq!(program, file.program, "{name}");
-    }
-}
-
-/// The README's main job: its pasted output and its picture are what the command prints and
-/// draws today. `BLESS=1 cargo test --test plan_cli` rewrites both.
-#[test]
-fn readme_main_job_is_current() {
-    const COMMAND: &str = "cargo run --release -- plan examples/flash_attention.toml --svg docs/pictures/fa_forward_map.svg";
-    const PICTURE: &str = "docs/pictures/fa_forward_map.svg";
-    let root = env!("CARGO_MANIFEST_DIR");
-    let svg = std::env::temp_dir().join(format!("linalias-plan-{}-readme.svg", std::process::id()));
-    let svg_arg = svg.to_string_lossy().into_owned();
-    let out = Command::new(env!("CARGO_BIN_EXE_linalias"))
-        .args(["plan", "examples/flash_attention.toml", "--svg", &svg_arg])
-        .current_dir(root)
-        .output()
-        .expect("the linalias binary runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let stdout = String::from_utf8(out.stdout)
-        .expect("UTF-8")
-        .replace(&svg_arg, PICTURE);
-    let drawn = std::fs::read_to_string(&svg).expect("the SVG was written");
-    let _ = std::fs::remove_file(&svg);
-
-    let readme_path = format!("{root}/README.md");
-    let readme = std::fs::read_to_string(&readme_path).expect("README.md");
-    let opening = format!("```sh\n{COMMAND}\n```\n\n```\n");
-    let start = readme
-        .find(&opening)
-        .map(|i| i + opening.len())
-        .expect("the README shows the main job's command, then its output");
-    let end = readme[start..]
-        .find("```\n")
-        .map(|i| start + i)
-        .expect("the output block is closed");
-    test_support::golden::check(format!("{root}/{PICTURE}"), &drawn);
-    if test_support::golden::blessing() {
-        let updated = format!("{}{stdout}{}", &readme[..start], &readme[end..]);
-        std::fs::write(&readme_path, updated).expect("README.md is writable");
-    } else {
-        test_support::golden::assert_same(
-            "README.md's main-job output",
-            &readme[start..end],
-            &stdout,
-        );
     }
 }
 

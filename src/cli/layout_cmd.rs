@@ -111,7 +111,7 @@ pub fn run(command: LayoutCommand, shape: Option<Vec<u64>>) -> Result<String, Cl
             format,
         } => {
             let layout = reader.read("LAYOUT", &layout)?;
-            let inputs: Vec<(&str, u64)> = inputs.iter().map(|(d, v)| (d.as_str(), *v)).collect();
+            let inputs = apply_inputs(&layout, &inputs)?;
             Ok(output::values(&layout.apply(&inputs)?, format))
         }
         LayoutCommand::Product { a, b, format } => {
@@ -119,6 +119,53 @@ pub fn run(command: LayoutCommand, shape: Option<Vec<u64>>) -> Result<String, Cl
             output::layout(&a.product(&b)?, format.format)
         }
     }
+}
+
+/// The `--input` values for every in-dim of `layout`, in its order: an in-dim of size 1 not
+/// given is 0 (`block` on a one-CTA layout); one of another size not given, a value out of
+/// range, or a dim the layout does not have, is a [`CliError::Input`] naming it.
+fn apply_inputs<'a>(
+    layout: &'a LinearLayout,
+    given: &'a [(String, u64)],
+) -> Result<Vec<(&'a str, u64)>, CliError> {
+    let dims = layout.in_dims();
+    if let Some((d, _)) = given
+        .iter()
+        .find(|(d, _)| !dims.iter().any(|(dim, _)| dim.name() == d.as_str()))
+    {
+        let names: Vec<&str> = dims.iter().map(|(dim, _)| dim.name()).collect();
+        return Err(CliError::input(
+            "--input",
+            format!(
+                "the layout has no in-dim '{d}' (its in-dims: {})",
+                names.join(", ")
+            ),
+        ));
+    }
+    let mut inputs = Vec::with_capacity(dims.len());
+    for (dim, size) in dims {
+        match given.iter().find(|(d, _)| d.as_str() == dim.name()) {
+            Some((d, v)) if *v < size => inputs.push((d.as_str(), *v)),
+            Some((d, v)) => {
+                return Err(CliError::input(
+                    "--input",
+                    format!("{d}={v} is out of range: in-dim '{d}' has size {size}"),
+                ))
+            }
+            None if size == 1 => inputs.push((dim.name(), 0)),
+            None => {
+                return Err(CliError::input(
+                    "--input",
+                    format!(
+                        "no value for in-dim '{}' (size {size}): add --input {}=N",
+                        dim.name(),
+                        dim.name()
+                    ),
+                ))
+            }
+        }
+    }
+    Ok(inputs)
 }
 
 /// Reads two named layout arguments, first to second.
