@@ -445,6 +445,55 @@ fn real_kernel_plans_from_its_ir() {
     assert!(!svg.contains("1 buffer group of 131072"), "{svg}");
 }
 
+/// A whole `MLIR_ENABLE_DUMP` output (three modules) is refused, naming each module and its
+/// dump heading; a module past the lowering (no `tlx.*` op) plans with a warning saying so
+/// (#29: the three were merged into one program with a false diagnosis, and the module after
+/// the lowering planned silently with no aliasing).
+#[test]
+fn a_whole_dump_is_refused_and_a_lowered_module_is_named() {
+    let dir = format!(
+        "{}/alias-alloc/tests/data/tlx_kernels/fa_ws_pipelined",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let read = |name: &str| std::fs::read_to_string(format!("{dir}/{name}.mlir")).unwrap();
+    let heading = |pass: &str, arg: &str| {
+        format!(
+            "// -----// IR Dump Before {pass} ({arg}) ('builtin.module' operation) //----- //\n"
+        )
+    };
+    let dump = [
+        heading("TLXStorageAliasLowering", "tlx-storage-alias-lowering"),
+        read("before"),
+        heading("TLXRewriteLocalAlias", "tlx-rewrite-local-alias"),
+        read("lowered"),
+        heading("Canonicalizer", "canonicalize"),
+        read("rewritten"),
+    ]
+    .concat();
+    let file = temp_file("dump.mlir", &dump);
+    let err = fails(&["plan", &file.arg()], 2);
+    // Where each module starts in the dump: its heading, then its own `module` line.
+    let module_line = |text: &str| 1 + text.lines().position(|l| l.starts_with("module")).unwrap();
+    let (before, lowered, rewritten) = (read("before"), read("lowered"), read("rewritten"));
+    let first = 1 + module_line(&before);
+    let second = 1 + before.lines().count() + 1 + module_line(&lowered);
+    let third =
+        second - module_line(&lowered) + lowered.lines().count() + 1 + module_line(&rewritten);
+    assert_eq!(
+        err,
+        format!(
+            "error: {}: line {second}, column 1: the file holds 3 modules (line {first} (Before \
+             TLXStorageAliasLowering), line {second} (Before TLXRewriteLocalAlias), line {third} \
+             (Before Canonicalizer)): keep the one after `// -----// IR Dump Before \
+             TLXStorageAliasLowering` (docs/plan-from-ir.md)",
+            file.arg()
+        )
+    );
+    let text = ok(&["plan", &format!("{dir}/rewritten.mlir")]);
+    assert!(text.contains("warning: the module has no tlx.* op: it is probably the module after tlx-storage-alias-lowering"), "{text}");
+    assert!(!ok(&["plan", &format!("{dir}/before.mlir")]).contains("no tlx.* op"));
+}
+
 /// `--emit toml` writes the plan file of the module: planning it gives the same plan.
 #[test]
 fn emitted_toml_plans_as_the_module_does() {

@@ -455,6 +455,10 @@ pub enum Warning {
     /// TlxCompatible: the plan TLX produces is unsafe (found by the independent checker).
     #[error("TLX plan is unsafe: {0}")]
     Unsafe(Violation),
+    /// A module without any `tlx.*` op: most likely dumped after `tlx-storage-alias-lowering`,
+    /// where the aliasing is already gone, so nothing it planned is aliased.
+    #[error("the module has no tlx.* op: it is probably the module after tlx-storage-alias-lowering, where the aliasing is gone; plan the one before it (docs/plan-from-ir.md)")]
+    NoTlxOps,
 }
 
 impl Warning {

@@ -11,7 +11,7 @@ use alias_alloc::checker::{check, check_packed, Violation};
 use alias_alloc::mlir::{lower_module, read_module};
 use alias_alloc::plan_file::PlanFile;
 use alias_alloc::{report, AllocError, AllocPlan, Mode, Origin, Plan, PlanOptions, Program};
-use alias_alloc::{Arena, PackOptions, SpecPlan};
+use alias_alloc::{Arena, PackOptions, SpecPlan, Warning};
 use codegen::plan_ptx::{PlanPtx, PlanPtxOptions};
 use serde_json::{json, Value};
 
@@ -36,7 +36,7 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
     }
     // A plan file stands for the Python calls (see `message`).
     let python = !module;
-    let file = read_program(module, &text)
+    let (file, read_warnings) = read_program(module, &text)
         .map_err(|e| CliError::input(&file_arg, message(&e, mode, python)))?;
     let target = args.target.or(file.target).unwrap_or_default();
     if let Some(Emit::Toml) = args.emit {
@@ -68,10 +68,11 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
     } else {
         None
     };
-    let plan = match &packed {
+    let mut plan = match &packed {
         Some(p) => p.plan.clone(),
         None => program.plan(&options).map_err(plan_error)?,
     };
+    plan.warnings.splice(0..0, read_warnings);
     if let Some(Emit::Ptx) = args.emit {
         let addressed = match &packed {
             Some(p) => p.rebased().map_err(plan_error)?,
@@ -210,11 +211,17 @@ fn is_module(path: &Path, text: &str) -> bool {
     })
 }
 
-/// The program (and the target it names) of a TTGIR module (`module`) or a plan file.
-fn read_program(module: bool, text: &str) -> Result<PlanFile, AllocError> {
+/// The program (and the target it names) of a TTGIR module (`module`) or a plan file, and what
+/// the reader warns about ([`Warning::NoTlxOps`]).
+fn read_program(module: bool, text: &str) -> Result<(PlanFile, Vec<Warning>), AllocError> {
     if module {
         let module = read_module(text)?;
-        Ok(PlanFile {
+        let warnings = if module.has_tlx_ops() {
+            Vec::new()
+        } else {
+            vec![Warning::NoTlxOps]
+        };
+        let file = PlanFile {
             target: module
                 .attributes
                 .target
@@ -222,9 +229,10 @@ fn read_program(module: bool, text: &str) -> Result<PlanFile, AllocError> {
                 .map(|_| module.target())
                 .transpose()?,
             program: module.program,
-        })
+        };
+        Ok((file, warnings))
     } else {
-        PlanFile::parse(text)
+        Ok((PlanFile::parse(text)?, Vec::new()))
     }
 }
 

@@ -99,6 +99,16 @@ pub struct KernelModule {
 }
 
 impl KernelModule {
+    /// Whether any op of the module is a `tlx.*` op: a module without one is most likely past
+    /// the storage-alias lowering ([`Warning::NoTlxOps`](crate::Warning::NoTlxOps)).
+    pub fn has_tlx_ops(&self) -> bool {
+        self.module.walk().into_iter().any(|id| {
+            self.module
+                .op(id)
+                .is_some_and(|op| op.name().starts_with("tlx."))
+        })
+    }
+
     /// The target `ttg.target` names (`cuda:100` → sm_100), sm_100 when the module names none.
     pub fn target(&self) -> Result<Target, AllocError> {
         match &self.attributes.target {
@@ -178,7 +188,11 @@ pub fn read_module(text: &str) -> Result<KernelModule, AllocError> {
                 && !op.regions().is_empty()
         })
     };
-    if !module.top_ops().iter().any(is_module) {
+    let modules: Vec<OpId> = module.top_ops().iter().copied().filter(is_module).collect();
+    if modules.len() > 1 {
+        return Err(several_modules(text, &module, &modules));
+    }
+    if modules.is_empty() {
         // Aliases alone, or a dump cut before its module, are not a kernel.
         let (line, column) = linear_layout::mlir::error::line_column(text, text.len());
         return Err(AllocError::Syntax(MlirError {
@@ -211,6 +225,44 @@ pub fn read_module(text: &str) -> Result<KernelModule, AllocError> {
     }
     r.out.module = module;
     Ok(r.out)
+}
+
+/// The refusal of a text holding several modules (a whole `MLIR_ENABLE_DUMP` output): each
+/// module's line and the dump heading above it, at the second module.
+fn several_modules(text: &str, module: &Module, modules: &[OpId]) -> AllocError {
+    const DUMP: &str = "// -----// IR Dump ";
+    let lines: Vec<&str> = text.lines().collect();
+    let mut found = Vec::with_capacity(modules.len());
+    let mut at = (1, 1);
+    for (k, id) in modules.iter().enumerate() {
+        let Some(op) = module.op(*id) else { continue };
+        let (line, column) = op.position();
+        if k == 1 {
+            at = (line, column);
+        }
+        let heading = lines
+            .iter()
+            .take(line.saturating_sub(1))
+            .rev()
+            .take_while(|l| !l.trim_start().starts_with('}'))
+            .find_map(|l| l.trim_start().strip_prefix(DUMP))
+            .map(|h| {
+                let name = h.split(" (").next().unwrap_or(h).trim();
+                format!(" ({name})")
+            })
+            .unwrap_or_default();
+        found.push(format!("line {line}{heading}"));
+    }
+    AllocError::Mlir {
+        line: at.0,
+        column: at.1,
+        message: format!(
+            "the file holds {} modules ({}): keep the one after `// -----// IR Dump Before \
+             TLXStorageAliasLowering` (docs/plan-from-ir.md)",
+            modules.len(),
+            found.join(", ")
+        ),
+    }
 }
 
 struct Reader {
