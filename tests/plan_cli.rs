@@ -329,15 +329,20 @@ fn planner_refusals_exit_1_and_tlx_shows_what_it_does_instead() {
         "{out}"
     );
     assert!(!out.contains("past the backing"), "{out}");
-    let err = fails(
+    // No tensor memory on the target: the report of what was planned, then why (exit 1).
+    let out = linalias(
         &[
             "plan",
             &example("flash_attention.toml"),
             "--target",
             "sm_90",
         ],
-        1,
+        None,
     );
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.ends_with("\ndoes not fit: tensor memory: sm_90 has no tensor memory; spec 'qk_storage' needs 256 columns, a CTA has 0\n"), "{text}");
+    let err = String::from_utf8(out.stderr).unwrap();
     assert!(err.contains("sm_90 has no tensor memory"), "{err}");
     let err = fails(
         &[
@@ -443,6 +448,45 @@ fn real_kernel_plans_from_its_ir() {
         "{svg}"
     );
     assert!(!svg.contains("1 buffer group of 131072"), "{svg}");
+}
+
+/// A plan too large for its target keeps its report: the regions, the map, the picture and the
+/// JSON, with what does not fit last, and exit 1 (#29: one error line, nothing else).
+#[test]
+fn a_plan_that_does_not_fit_keeps_its_report() {
+    let file = temp_file(
+        "big.toml",
+        "target = \"sm_90\"\n\n[[spec]]\nname = \"big\"\nstorage = \"smem\"\n\n[[alloc]]\nname = \"a\"\nshape = [256, 256]\ndtype = \"f32\"\nnum = 2\nspec = \"big\"\n",
+    );
+    let svg = temp_file("big.svg", "");
+    let out = linalias(&["plan", &file.arg(), "--svg", &svg.arg()], None);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let verdict =
+        "does not fit: shared memory: specs [\"big\"] need 524288 bytes, sm_90 allows 232448";
+    assert!(
+        text.contains("region 'big' (smem spec): 524288 bytes"),
+        "{text}"
+    );
+    assert!(text.contains("  a[1]    262144  524288  |"), "{text}");
+    assert!(text.ends_with(&format!("\n{verdict}\n")), "{text}");
+    assert_eq!(
+        String::from_utf8(out.stderr).unwrap(),
+        format!(
+            "error: {}: {}\n",
+            file.arg(),
+            &verdict["does not fit: ".len()..]
+        )
+    );
+    assert!(std::fs::read_to_string(&svg.0).unwrap().contains("<svg"));
+    let out = linalias(&["plan", &file.arg(), "--json"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["does_not_fit"][0], &verdict["does not fit: ".len()..]);
+    assert_eq!(
+        json["allocations"][0]["starts"],
+        serde_json::json!([0, 262144])
+    );
 }
 
 /// A whole `MLIR_ENABLE_DUMP` output (three modules) is refused, naming each module and its

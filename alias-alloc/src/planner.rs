@@ -31,6 +31,34 @@ impl Program {
         self.plan_regions(options, false, cache)
     }
 
+    /// [`plan`](Program::plan) for the report of a plan that does not fit: where Intended mode
+    /// refuses the capacity rules the regions break ([`AllocError::SmemCapacity`],
+    /// [`AllocError::TmemCapacity`]), this places the regions anyway and returns those rules
+    /// beside the plan, so the map shows what was planned and what is too large. Every other
+    /// error is returned as [`plan`](Program::plan) returns it.
+    ///
+    /// ```
+    /// use alias_alloc::{AllocError, DType, Mode, PlanOptions, Program, Storage, Target};
+    /// let mut p = Program::new();
+    /// let s = p.storage_alias_spec("big", Storage::Smem, None)?;
+    /// p.local_alloc("a", &[256, 256], DType::F32, 2, s)?; // 512 KiB
+    /// let options = PlanOptions { mode: Mode::Intended, target: "sm_90".parse::<Target>()? };
+    /// assert!(matches!(p.plan(&options), Err(AllocError::SmemCapacity { .. })));
+    /// let (plan, over) = p.plan_over_capacity(&options)?;
+    /// assert_eq!(plan.spec("big")?.backing_units, 524288);
+    /// assert!(matches!(over.as_slice(), [AllocError::SmemCapacity { need: 524288, .. }]));
+    /// # Ok::<(), AllocError>(())
+    /// ```
+    pub fn plan_over_capacity(
+        &self,
+        options: &PlanOptions,
+    ) -> Result<(Plan, Vec<AllocError>), AllocError> {
+        let mut over = Vec::new();
+        let plan =
+            self.plan_collecting(options, false, &mut LoweringCache::new(), Some(&mut over))?;
+        Ok((plan, over))
+    }
+
     /// [`plan_with`](Program::plan_with), with the capacity totals left to the arena when
     /// `packed`.
     pub(crate) fn plan_regions(
@@ -38,6 +66,18 @@ impl Program {
         options: &PlanOptions,
         packed: bool,
         cache: &mut LoweringCache,
+    ) -> Result<Plan, AllocError> {
+        self.plan_collecting(options, packed, cache, None)
+    }
+
+    /// [`plan_regions`](Program::plan_regions); with `over`, Intended mode's capacity issues
+    /// are pushed there instead of refused.
+    fn plan_collecting(
+        &self,
+        options: &PlanOptions,
+        packed: bool,
+        cache: &mut LoweringCache,
+        mut over: Option<&mut Vec<AllocError>>,
     ) -> Result<Plan, AllocError> {
         let tlx = options.mode == Mode::TlxCompatible;
         let placed = if tlx {
@@ -51,10 +91,10 @@ impl Program {
         allocs.extend(plain_allocs);
         allocs.sort_by_key(|a| a.alloc);
         for issue in capacity_issues(&specs, &options.target, packed) {
-            if tlx {
-                warnings.push(Warning::AcceptedByTlx(issue));
-            } else {
-                return Err(issue);
+            match over.as_deref_mut() {
+                _ if tlx => warnings.push(Warning::AcceptedByTlx(issue)),
+                Some(over) => over.push(issue),
+                None => return Err(issue),
             }
         }
         for a in &mut allocs {

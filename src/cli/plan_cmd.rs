@@ -68,11 +68,33 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
     } else {
         None
     };
-    let mut plan = match &packed {
-        Some(p) => p.plan.clone(),
-        None => program.plan(&options).map_err(plan_error)?,
+    // Too large for the target: the report of what was planned, the rules it breaks last.
+    let (mut plan, over) = match &packed {
+        Some(p) => (p.plan.clone(), Vec::new()),
+        None => match program.plan(&options) {
+            Ok(plan) => (plan, Vec::new()),
+            Err(e @ (AllocError::SmemCapacity { .. } | AllocError::TmemCapacity { .. }))
+                if args.emit.is_none() =>
+            {
+                let (plan, over) = program.plan_over_capacity(&options).map_err(plan_error)?;
+                if over.is_empty() {
+                    return Err(plan_error(e));
+                }
+                (plan, over)
+            }
+            Err(e) => return Err(plan_error(e)),
+        },
     };
     plan.warnings.splice(0..0, read_warnings);
+    let over: Vec<String> = over.iter().map(|e| message(e, mode, python)).collect();
+    let refused = |report: String| match over.first() {
+        Some(first) => Err(CliError::Findings {
+            report,
+            summary: format!("{file_arg}: {first}"),
+            code: 1,
+        }),
+        None => Ok(report),
+    };
     if let Some(Emit::Ptx) = args.emit {
         let addressed = match &packed {
             Some(p) => p.rebased().map_err(plan_error)?,
@@ -108,8 +130,9 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
                 // by side.
                 object.insert("kernel".into(), Value::Null);
             }
+            object.insert("does_not_fit".into(), json!(over));
         }
-        Ok(format!("{report}\n"))
+        refused(format!("{report}\n"))
     } else {
         // Packed by lifetime, the arenas below are the kernel's memory: no totals of the
         // regions side by side.
@@ -127,7 +150,13 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         } else if program.has_lifetimes() {
             out.push_str("\nlifetimes: not used in tlx mode (TLX has none); plan in intended mode to pack by them\n");
         }
-        Ok(out)
+        for o in &over {
+            out.push_str(&format!("\ndoes not fit: {o}"));
+        }
+        if !over.is_empty() {
+            out.push('\n');
+        }
+        refused(out)
     }
 }
 
