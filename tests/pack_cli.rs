@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 
-use test_support::cli::{fails, linalias, ok};
+use test_support::cli::{fails, linalias, ok, reports};
 use test_support::dsa_cases::DSA;
 
 use packing::csv::read_csv;
@@ -102,12 +102,19 @@ fn greedy_fits_where_it_reaches_lb_and_is_refused_elsewhere() {
                 assert!(out.contains("\nproved optimal\n"), "{out}");
                 assert!(!out.contains("nodes"), "{out}");
             } else {
-                let err = fails(&args, 1);
+                let (out, err) = reports(&args, 1);
+                let headline = format!(
+                    "does not fit in capacity {lb}: the {algo} placement needs {peak} (LB {lb})"
+                );
+                assert!(err.ends_with(&headline), "{err}");
+                // The report, then the diagnosis over lines, the advice last (#29).
+                assert!(out.contains("\nchecker: ok\n"), "{out}");
                 assert!(
-                    err.contains(&format!(
-                        "does not fit in capacity {lb}: the {algo} placement needs {peak} (LB {lb}); LB fits, so a placement may exist: try --algo exact"
+                    out.ends_with(&format!(
+                        "\n{headline}\n  LB fits, so a placement may exist: try --algo exact\n\
+                         advice: a placement may exist: try --algo exact (with --budget-ms, now 1000)\n"
                     )),
-                    "{err}"
+                    "{out}"
                 );
             }
         }
@@ -138,7 +145,7 @@ fn capacity_flag_overrides_the_file_name() {
 
 #[test]
 fn live_peak_over_capacity_names_the_time_and_the_live_buffers() {
-    let err = fails(
+    let (out, err) = reports(
         &[
             "pack",
             &dsa("a.6.csv"),
@@ -151,16 +158,33 @@ fn live_peak_over_capacity_names_the_time_and_the_live_buffers() {
     );
     assert!(
         err.ends_with(
-            "a.6.csv: does not fit in capacity 5: the first-fit placement needs 9 (LB 6); at time 1 the live buffers 0, 2, 4 need 6 together, 1 over the capacity"
+            "a.6.csv: does not fit in capacity 5: the first-fit placement needs 9 (LB 6)"
         ),
         "{err}"
     );
-    // The exact solver fails too, and says why in its own words: the same live set.
-    let err = fails(&["pack", &dsa("a.6.csv"), "--capacity", "5"], 1);
+    assert!(
+        out.ends_with(
+            "\ndoes not fit in capacity 5: the first-fit placement needs 9 (LB 6)\n  at time 1 the \
+             live buffers need 6 together, 1 over the capacity: 0, 2, 4\nadvice: no placement fits \
+             5: shrink or shorten the buffers named above, or raise --capacity\n"
+        ),
+        "{out}"
+    );
+    // The exact solver fails too, and says why in its own words: the same live set, one
+    // buffer a line; the JSON keeps the report with the verdict.
+    let (out, err) = reports(&["pack", &dsa("a.6.csv"), "--capacity", "5"], 1);
     assert!(err.contains("a.6.csv: does not fit in capacity 5"), "{err}");
     for id in ["'0'", "'2'", "'4'"] {
-        assert!(err.contains(id), "{err}");
+        assert!(out.contains(&format!("\n    {id} (")), "{out}");
     }
+    let (json, _) = reports(&["pack", &dsa("a.6.csv"), "--capacity", "5", "--json"], 1);
+    let json: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(json["fits"], false);
+    assert_eq!(json["buffers"].as_array().map(Vec::len), Some(5));
+    assert!(
+        json["diagnosis"].as_str().unwrap().contains("live at 1:"),
+        "{json}"
+    );
 }
 
 #[test]
@@ -263,7 +287,7 @@ fn svg_and_csv_outputs_round_trip() {
 #[test]
 fn outputs_are_written_even_when_the_buffers_do_not_fit() {
     let svg = TempFile::new("a6-over.svg");
-    let err = fails(
+    let (_, err) = reports(
         &[
             "pack",
             &dsa("a.6.csv"),
@@ -286,7 +310,7 @@ fn outputs_are_written_even_when_the_buffers_do_not_fit() {
 #[test]
 fn generated_smem_instance_first_fit_overflows_best_fit_fits_exact_proves() {
     let file = generated("smem_mixed_s1.232448.csv");
-    let err = fails(&["pack", &file, "--algo", "first-fit"], 1);
+    let (_, err) = reports(&["pack", &file, "--algo", "first-fit"], 1);
     assert!(
         err.contains("the first-fit placement needs 245760 (LB 213120)"),
         "{err}"

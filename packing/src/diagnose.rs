@@ -97,9 +97,10 @@ fn named(b: &Buffer) -> Named {
 
 impl fmt::Display for Named {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let units = if self.size == 1 { "unit" } else { "units" };
         write!(
             f,
-            "'{}' ({} units, live [{}, {}))",
+            "'{}' ({} {units}, live [{}, {}))",
             self.id, self.size, self.lower, self.upper
         )
     }
@@ -112,17 +113,18 @@ impl fmt::Display for Infeasibility {
             "does not fit in capacity {}: the best placement needs {}",
             self.capacity, self.peak
         )?;
+        // The reason on a line of its own, under the headline.
         if !self.fragmentation() {
             write!(
                 f,
-                "; no placement can fit: {} units are live together at program point {} \
+                "\n  no placement can fit: {} units are live together at program point {} \
                  (lower bound {} > {})",
                 self.live_total, self.at, self.lower_bound, self.capacity
             )?;
         } else {
             write!(
                 f,
-                "; at most {} units are live together (at program point {}; lower bound {} ≤ {}), \
+                "\n  at most {} units are live together (at program point {}; lower bound {} ≤ {}), \
                  so fragmentation is the problem{}",
                 self.live_total,
                 self.at,

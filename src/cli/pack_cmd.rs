@@ -34,7 +34,7 @@ struct Outcome {
     nodes: Option<u64>,
     elapsed: Duration,
     /// The exact solver's explanation of why the capacity cannot be met, if it has one.
-    explanation: Option<String>,
+    explanation: Option<diagnose::Infeasibility>,
 }
 
 /// Runs `linalias pack` and returns its stdout.
@@ -89,12 +89,6 @@ pub fn run(args: PackArgs) -> Result<String, CliError> {
         })?;
         written.push(path.display().to_string());
     }
-    if let Some(c) = capacity.filter(|&c| outcome.peak > c) {
-        return Err(CliError::Pack {
-            file,
-            message: diagnosis(&problem, &outcome, &bound, c, args.algo),
-        });
-    }
     let report = Report {
         file: &file,
         problem: &problem,
@@ -105,11 +99,57 @@ pub fn run(args: PackArgs) -> Result<String, CliError> {
         budget,
         written: &written,
     };
-    Ok(if args.json {
-        format!("{}\n", report.json())
+    let Some(c) = capacity.filter(|&c| outcome.peak > c) else {
+        return Ok(if args.json {
+            format!("{}\n", report.json())
+        } else {
+            report.text()
+        });
+    };
+    // Does not fit: the whole report, then the diagnosis over lines, the advice last.
+    let why = diagnosis(&problem, &outcome, &bound, c, args.algo);
+    let advice = advice(&outcome, &bound, c, args.algo, budget);
+    let headline = why.lines().next().unwrap_or_default().to_owned();
+    let report = if args.json {
+        let mut json = report.json();
+        if let Some(object) = json.as_object_mut() {
+            object.insert("fits".into(), json!(false));
+            object.insert("diagnosis".into(), json!(why));
+            object.insert("advice".into(), json!(advice));
+        }
+        format!("{json}\n")
     } else {
-        report.text()
+        format!("{}\n{why}\nadvice: {advice}\n", report.text())
+    };
+    Err(CliError::Findings {
+        report,
+        summary: format!("{file}: {headline}"),
+        code: 1,
     })
+}
+
+/// What to do about a placement over `capacity`, naming the flag to change.
+fn advice(
+    outcome: &Outcome,
+    bound: &LiveBound,
+    capacity: u64,
+    algo: PackAlgo,
+    budget: Duration,
+) -> String {
+    let ms = budget.as_millis();
+    let proved = bound.peak > capacity
+        || outcome.explanation.as_ref().is_some_and(|i| i.proved)
+        || (algo == PackAlgo::Exact && outcome.proven_optimal);
+    if proved {
+        format!(
+            "no placement fits {capacity}: shrink or shorten the buffers named above, or raise \
+             --capacity"
+        )
+    } else if algo == PackAlgo::Exact {
+        format!("a placement may exist (none was proved impossible): raise --budget-ms (now {ms})")
+    } else {
+        format!("a placement may exist: try --algo exact (with --budget-ms, now {ms})")
+    }
 }
 
 /// The capacity MiniMalloc's naming convention puts in a file name: `a.6.csv` → 6,
@@ -159,8 +199,7 @@ fn solve(
             let explanation = problem
                 .capacity()
                 .filter(|&c| solution.peak > c)
-                .and_then(|_| diagnose::explain(problem, &solution))
-                .map(|i| i.to_string());
+                .and_then(|_| diagnose::explain(problem, &solution));
             Ok(Outcome {
                 peak: solution.peak,
                 proven_optimal: solution.proven_optimal || solution.peak == lb,
@@ -197,15 +236,15 @@ fn diagnosis(
     algo: PackAlgo,
 ) -> String {
     if let Some(explanation) = &outcome.explanation {
-        return explanation.clone();
+        return explanation.to_string();
     }
     let why = if bound.peak > capacity {
         format!(
-            "at time {} the live buffers {} need {} together, {} over the capacity",
+            "at time {} the live buffers need {} together, {} over the capacity: {}",
             bound.at,
-            ids(problem, &bound.live),
             bound.peak,
-            bound.peak - capacity
+            bound.peak - capacity,
+            ids(problem, &bound.live)
         )
     } else if algo == PackAlgo::Exact && outcome.proven_optimal {
         format!("no placement is lower than {} (proved)", outcome.peak)
@@ -217,7 +256,7 @@ fn diagnosis(
         "LB fits, so a placement may exist: try --algo exact".to_string()
     };
     format!(
-        "does not fit in capacity {capacity}: the {} placement needs {} (LB {}); {why}",
+        "does not fit in capacity {capacity}: the {} placement needs {} (LB {})\n  {why}",
         algo_name(algo),
         outcome.peak,
         bound.peak

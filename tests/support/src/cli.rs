@@ -60,3 +60,23 @@ pub fn fails(args: &[&str], code: i32) -> String {
     );
     stderr.trim_end().to_owned()
 }
+
+/// Runs a command that must fail with `code` after printing its report (a plan or packing
+/// that does not fit, a check with findings): returns stdout and the single stderr line.
+pub fn reports(args: &[&str], code: i32) -> (String, String) {
+    let out = linalias(args, None);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: stderr {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8(out.stdout).expect("stdout is UTF-8");
+    assert!(!stdout.is_empty(), "{args:?}: no report on stdout");
+    let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8");
+    assert!(
+        stderr.starts_with("error: ") && stderr.ends_with('\n') && stderr.lines().count() == 1,
+        "{args:?}: not one error line: {stderr:?}"
+    );
+    (stdout, stderr.trim_end().to_owned())
+}
