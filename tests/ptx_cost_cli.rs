@@ -83,11 +83,11 @@ fn parameters_and_dead_loads() {
         "{out}"
     );
     assert!(
-        out.contains("ld.shared::cta.b32: 1 warp issues — its result is never used"),
+        out.contains("ld.shared::cta.b32: 1 warp issue — its result is never used"),
         "{out}"
     );
     assert!(
-        out.contains("st.shared::cta.b32: 1 warp issues, 1 wavefronts, 0 bank conflicts"),
+        out.contains("st.shared::cta.b32: 1 warp issue, 1 wavefront, 0 bank conflicts"),
         "{out}"
     );
     let err = fails(&["ptx-cost", p, "--param", "nosuch=1"], 2);

@@ -18,15 +18,16 @@ pub(crate) fn capacity_issues(
         .iter()
         .filter(|s| s.storage == Storage::Tmem)
         .collect();
+    let names = |specs: &[&SpecPlan]| {
+        let names: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+        match names.as_slice() {
+            [one] => format!("spec '{one}'"),
+            _ => format!("the total of specs '{}'", names.join("', '")),
+        }
+    };
     if !tmem.is_empty() && !target.has_tmem {
         issues.push(AllocError::TmemCapacity {
-            what: format!(
-                "{target} has no tensor memory; spec '{}'",
-                tmem.iter()
-                    .map(|s| s.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join("', '")
-            ),
+            what: format!("{target} has no tensor memory; {}", names(&tmem)),
             need: tmem
                 .iter()
                 .fold(0u64, |t, s| t.saturating_add(s.backing_units)),
@@ -49,11 +50,8 @@ pub(crate) fn capacity_issues(
     if columns > u64::from(TMEM_COLUMNS) && !packed {
         issues.push(AllocError::TmemCapacity {
             what: format!(
-                "specs '{}' (each rounded to a power of two ≥ 32 columns)",
-                tmem.iter()
-                    .map(|s| s.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join("', '")
+                "{} (each rounded to a power of two ≥ 32 columns)",
+                names(&tmem)
             ),
             need: columns,
             limit: u64::from(TMEM_COLUMNS),

@@ -30,6 +30,16 @@ pub fn layout_aligned(
     })
 }
 
+/// `1 wavefront`, `4 wavefronts`: a count and its noun, `plural` past one (and at zero).
+pub fn count(n: impl Into<u64>, singular: &str, plural: &str) -> String {
+    let n = n.into();
+    if n == 1 {
+        format!("1 {singular}")
+    } else {
+        format!("{n} {plural}")
+    }
+}
+
 /// `surjective: …, injective: …, rank: … (… input bits, … output bits)`.
 pub fn summary(l: &LinearLayout) -> String {
     format!(
@@ -127,10 +137,10 @@ pub fn conflicts(
     if banks == codegen::cost::SHARED_BANKS {
         let hw = codegen::cost::copy_cost(reg, shared, element_bits)?;
         text.push_str(&format!(
-            "H100 (measured rules, docs/gpu-counters.md): a request takes {} wavefronts as a load \
-             ({} bank conflicts), {} as a store ({})\n",
-            hw.load.wavefronts,
-            hw.load.bank_conflicts(),
+            "H100 (measured rules, docs/gpu-counters.md): a request takes {} as a load ({}), {} \
+             as a store ({})\n",
+            count(hw.load.wavefronts, "wavefront", "wavefronts"),
+            count(hw.load.bank_conflicts(), "bank conflict", "bank conflicts"),
             hw.store.wavefronts,
             hw.store.bank_conflicts()
         ));

@@ -20,7 +20,7 @@ use linear_layout::{AddressMap, BufferMap, LinearLayout};
 use crate::cli::args::{IndexArg, Lowering, PtxArgs};
 use crate::cli::error::CliError;
 use crate::cli::input::{LayoutReader, ReadLayout};
-use crate::cli::picture;
+use crate::cli::{output, picture};
 use crate::cli::ptx_cost_cmd::statement_lines;
 
 /// Runs `linalias ptx` and returns its stdout: the kernel, then `--stats` comment lines.
@@ -194,9 +194,9 @@ fn auto_scratch(
     if args.stats {
         let _ = writeln!(
             out,
-            "// scratch: {how}: {} bytes, {} rounds, {} read / {} write bank conflicts",
+            "// scratch: {how}: {} bytes, {}, {} read / {} write bank conflicts",
             scratch.bytes,
-            1u64 << scratch.rounds_log2,
+            output::count(1u64 << scratch.rounds_log2, "round", "rounds"),
             scratch.read_conflicts,
             scratch.write_conflicts
         );

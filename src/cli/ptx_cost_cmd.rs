@@ -11,6 +11,7 @@ use serde_json::{json, Map, Value};
 
 use crate::cli::args::PtxCostArgs;
 use crate::cli::error::CliError;
+use crate::cli::output::count;
 
 /// Shared memory a CTA may use on an H100 (227 KiB): the dynamic default, less the kernel's
 /// static variables.
@@ -140,15 +141,21 @@ pub fn statement_lines(cost: &KernelCost, prefix: &str) -> String {
             " — its result is never used: ptxas deletes it".to_string()
         } else {
             format!(
-                ", {} wavefronts, {} bank conflicts",
-                c.wavefronts(),
-                c.load_bank_conflicts + c.store_bank_conflicts
+                ", {}, {}",
+                count(c.wavefronts(), "wavefront", "wavefronts"),
+                count(
+                    c.load_bank_conflicts + c.store_bank_conflicts,
+                    "bank conflict",
+                    "bank conflicts"
+                )
             )
         };
         let _ = writeln!(
             out,
-            "{prefix}stmt {:>4} {}: {} warp issues{note}",
-            s.stmt, s.opcode, s.issues
+            "{prefix}stmt {:>4} {}: {}{note}",
+            s.stmt,
+            s.opcode,
+            count(s.issues, "warp issue", "warp issues")
         );
     }
     out
