@@ -195,8 +195,9 @@ fn svg_map_is_written() {
     let _ = std::fs::remove_file(&path);
     let path_arg = path.to_string_lossy().into_owned();
     let out = ok(&["plan", &example("flash_attention.toml"), "--svg", &path_arg]);
+    // What was written, then the verdict last (#29).
     assert!(
-        out.trim_end().ends_with(&format!("wrote {path_arg}")),
+        out.ends_with(&format!("\nwrote {path_arg}\n\nchecker: ok\n")),
         "{out}"
     );
     let svg = std::fs::read_to_string(&path).expect("the SVG was written");
@@ -450,6 +451,44 @@ fn real_kernel_plans_from_its_ir() {
     assert!(!svg.contains("1 buffer group of 131072"), "{svg}");
 }
 
+/// Lifetimes that let two members of a `distinct` group share bytes say so, the allocation
+/// table shows each lifetime, the arena comes before the verdict and is drawn in the SVG (#29:
+/// both sat at 0–32768 without a word, and the arena was a table after `checker: ok`).
+#[test]
+fn lifetimes_that_share_a_distinct_group_are_named_and_the_arena_is_drawn() {
+    let file = temp_file(
+        "pair.toml",
+        "target = \"sm_90\"\n\n[[spec]]\nname = \"pair\"\nstorage = \"smem\"\noverlap = { distinct = [\"a\", \"b\"] }\n\n[[alloc]]\nname = \"a\"\nshape = [128, 64]\ndtype = \"f32\"\nnum = 1\nspec = \"pair\"\nlifetime = [0, 3]\n\n[[alloc]]\nname = \"b\"\nshape = [128, 64]\ndtype = \"f32\"\nnum = 1\nspec = \"pair\"\nlifetime = [3, 5]\n",
+    );
+    let text = ok(&["plan", &file.arg()]);
+    assert!(text.contains("warning: spec 'pair': 'a' (live [0, 3)) and 'b' (live [3, 5)) are in a distinct group but share bytes [0, 32768): their lifetimes do not overlap\n"), "{text}");
+    assert!(
+        text.contains("  allocation  num  unit   align  live    buffer map"),
+        "{text}"
+    );
+    assert!(
+        text.contains("  b           1    32768  1024   [3, 5)  (1):(32768)"),
+        "{text}"
+    );
+    let fused = example("fused_chain.toml");
+    let svg = temp_file("fused.svg", "");
+    let text = ok(&["plan", &fused, "--svg", &svg.arg()]);
+    let arena = text
+        .find("smem arena (regions packed by lifetime)")
+        .unwrap();
+    let wrote = text.find("\nwrote ").unwrap();
+    assert!(arena < wrote && text.ends_with("\nchecker: ok\n"), "{text}");
+    let picture = std::fs::read_to_string(&svg.0).unwrap();
+    assert!(
+        picture.contains("<title>s: time [3, 5), offsets [98304, 163840), size 65536</title>"),
+        "the arena chart"
+    );
+    assert!(
+        picture.contains("<title>memory map (Intended mode)"),
+        "the map"
+    );
+}
+
 /// A plan too large for its target keeps its report: the regions, the map, the picture and the
 /// JSON, with what does not fit last, and exit 1 (#29: one error line, nothing else).
 #[test]
@@ -669,21 +708,22 @@ fn tmem_columns_need_no_alignment_unless_asked() {
     assert!(out.contains("\nchecker: ok\n"), "{out}");
 }
 
-/// A real kernel's report ends with its totals: the allocations placed as Triton's allocator
+/// A real kernel's report closes with its totals, right before the verdict: the allocations placed as Triton's allocator
 /// places them (fbtriton 3.7.4 compiles the multiphase GEMM to 230,268 bytes in TLX mode and
 /// 197,500 in Intended mode: 516 bytes of layout-conversion scratch on top of these), and the
 /// same numbers in `--json`.
 #[test]
-fn kernel_totals_end_the_report() {
+fn kernel_totals_come_right_before_the_verdict() {
     let path = kernel("triple_gemm_multiphase");
     let tlx = ok(&["plan", &path, "--mode", "tlx"]);
-    let last: Vec<&str> = tlx.lines().rev().take(2).collect();
+    let last: Vec<&str> = tlx.lines().rev().take(4).collect();
+    assert_eq!(last[..2], ["checker: ok", ""], "{tlx}");
     assert!(
-        last[1].starts_with("kernel: shared memory 229752 of 232448 bytes: fits"),
+        last[3].starts_with("kernel: shared memory 229752 of 232448 bytes: fits"),
         "{tlx}"
     );
     assert!(
-        last[0].starts_with("kernel: tensor memory 384 of 512 columns: fits"),
+        last[2].starts_with("kernel: tensor memory 384 of 512 columns: fits"),
         "{tlx}"
     );
     let intended = ok(&["plan", &path]);

@@ -449,6 +449,25 @@ pub enum Warning {
         /// Its children's buffer-group counts.
         counts: Vec<u64>,
     },
+    /// Intended: two members of a `distinct` group share bytes because their lifetimes are
+    /// disjoint (`distinct` keeps apart what is live together; these never are).
+    #[error("spec '{spec}': '{first}' (live {first_live}) and '{second}' (live {second_live}) are in a distinct group but share bytes [{start}, {end}): their lifetimes do not overlap")]
+    SharedByLifetime {
+        /// The spec.
+        spec: String,
+        /// The first member (its first allocation).
+        first: String,
+        /// Its lifetime, `[start, end)`.
+        first_live: String,
+        /// The second member.
+        second: String,
+        /// Its lifetime.
+        second_live: String,
+        /// First shared unit of the region.
+        start: u64,
+        /// One past the last shared unit.
+        end: u64,
+    },
     /// TlxCompatible: TLX accepts what Intended mode rejects.
     #[error("TLX accepts this, Intended mode rejects it: {0}")]
     AcceptedByTlx(AllocError),

@@ -83,6 +83,8 @@ pub(crate) fn plan_intended(program: &Program) -> Result<Placed, AllocError> {
                     region,
                     out: &mut allocs,
                     phases: &mut phases,
+                    warnings: &mut warnings,
+                    spec: &s.name,
                 };
                 place.group(t, 0, &[], (groups, u))?;
                 // The last group needs no padding after its content.
@@ -363,6 +365,8 @@ struct Placer<'a, 'p> {
     region: usize,
     out: &'a mut Vec<AllocPlan>,
     phases: &'a mut Vec<Phase>,
+    warnings: &'a mut Vec<Warning>,
+    spec: &'a str,
 }
 
 impl Placer<'_, '_> {
@@ -386,6 +390,52 @@ impl Placer<'_, '_> {
             }
             Member::Group(g) => self.group(g, offset, subtiles, groups),
         }
+    }
+
+    /// Says which members of the distinct group `g` at `offset`, its members at `offsets` in
+    /// it, share bytes (only disjoint lifetimes let them: [`Warning::SharedByLifetime`]).
+    fn shared_by_lifetime(
+        &mut self,
+        g: &ReuseGroup,
+        offset: u64,
+        offsets: &[u64],
+    ) -> Result<(), AllocError> {
+        let mut placed = Vec::with_capacity(g.members.len());
+        for (c, &at) in g.members.iter().zip(offsets) {
+            let s = self.sizer.member(c)?;
+            let first = match c {
+                Member::Alloc(a) => Some(*a),
+                Member::Group(inner) => inner.allocations().first().copied(),
+            };
+            let name = match first {
+                Some(a) => self.program.allocation(a)?.name.clone(),
+                None => continue,
+            };
+            let start = offset.saturating_add(at);
+            placed.push((name, start, start.saturating_add(s.size), s.lifetime));
+        }
+        let live = |l: &Option<Lifetime>| {
+            l.map_or("always".to_string(), |l| {
+                format!("[{}, {})", l.start, l.end)
+            })
+        };
+        for (i, (a, a0, a1, la)) in placed.iter().enumerate() {
+            for (b, b0, b1, lb) in placed.iter().skip(i + 1) {
+                let (start, end) = (*a0.max(b0), *a1.min(b1));
+                if start < end {
+                    self.warnings.push(Warning::SharedByLifetime {
+                        spec: self.spec.to_owned(),
+                        first: a.clone(),
+                        first_live: live(la),
+                        second: b.clone(),
+                        second_live: live(lb),
+                        start,
+                        end,
+                    });
+                }
+            }
+        }
+        Ok(())
     }
 
     fn group(
@@ -424,6 +474,7 @@ impl Placer<'_, '_> {
             }
             GroupKind::Distinct => {
                 let (offsets, _) = sizer.distinct_offsets(g)?;
+                self.shared_by_lifetime(g, offset, &offsets)?;
                 for (c, at) in g.members.iter().zip(offsets) {
                     self.member(c, offset.saturating_add(at), subtiles, groups)?;
                 }

@@ -115,6 +115,9 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
             } else {
                 report::memory_map_svg(&program, &plan)
             };
+            // Packed by lifetime: the arenas, the kernel's memory, under the map.
+            let arenas = packed.as_ref().map_or(&[][..], |p| &p.arenas[..]);
+            let svg = report::with_arenas_svg(&svg, arenas).map_err(plan_error)?;
             picture::write(path, &svg)?;
             Some(path.display().to_string())
         }
@@ -137,6 +140,13 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         // Packed by lifetime, the arenas below are the kernel's memory: no totals of the
         // regions side by side.
         let totals = packed.is_none();
+        let arenas = if packed.is_some() {
+            arenas_text(arenas)
+        } else if program.has_lifetimes() {
+            "\nlifetimes: not used in tlx mode (TLX has none); plan in intended mode to pack by them\n".into()
+        } else {
+            String::new()
+        };
         let mut out = text_report(
             &file_arg,
             &program,
@@ -144,12 +154,8 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
             &violations,
             svg.as_deref(),
             totals,
+            &arenas,
         );
-        if packed.is_some() {
-            out.push_str(&arenas_text(arenas));
-        } else if program.has_lifetimes() {
-            out.push_str("\nlifetimes: not used in tlx mode (TLX has none); plan in intended mode to pack by them\n");
-        }
         for o in &over {
             out.push_str(&format!("\ndoes not fit: {o}"));
         }
@@ -415,6 +421,7 @@ fn text_report(
     violations: &[Violation],
     svg: Option<&str>,
     totals: bool,
+    arenas: &str,
 ) -> String {
     let mut out = format!(
         "plan: {file}\nmode: {}\ntarget: {} ({} bytes of shared memory per block{})\n",
@@ -428,25 +435,33 @@ fn text_report(
         }
     );
     let small = |r: usize| report::is_small(plan, r);
+    // With lifetimes, each allocation's is a column: they decide what may share bytes.
+    let lifetimes = program.has_lifetimes();
     for (region, s) in plan.specs.iter().enumerate() {
         if small(region) {
             continue;
         }
         let _ = writeln!(out, "\n{}", region_line(s));
-        let mut rows = vec![[
-            "allocation",
-            "num",
-            "unit",
-            "align",
+        let mut header = vec!["allocation", "num", "unit", "align"];
+        if lifetimes {
+            header.push("live");
+        }
+        header.extend([
             "buffer map",
             "index rewrite",
             "alias shape",
             "buffer starts",
-        ]
-        .map(String::from)
-        .to_vec()];
+        ]);
+        let mut rows = vec![header.into_iter().map(String::from).collect::<Vec<_>>()];
         for a in plan.allocs.iter().filter(|a| a.region == region) {
             let mut row = alloc_cells(a);
+            if lifetimes {
+                row.push(
+                    program
+                        .lifetime(a.alloc)
+                        .map_or("always".into(), |l| format!("[{}, {})", l.start, l.end)),
+                );
+            }
             row.extend([
                 a.explicit.to_string(),
                 rewrite_text(a),
@@ -470,11 +485,20 @@ fn text_report(
             let _ = writeln!(out, "{line}");
         }
     }
+    // What the plan adds (the arenas), its warnings and totals, what was written, and the
+    // checker's verdict last.
+    out.push_str(arenas);
     if !plan.warnings.is_empty() {
         out.push('\n');
     }
     for w in &plan.warnings {
         let _ = writeln!(out, "warning: {w}");
+    }
+    if totals {
+        out.push_str(&totals_text(&report::kernel_totals(plan)));
+    }
+    if let Some(path) = svg {
+        let _ = writeln!(out, "\nwrote {path}");
     }
     if violations.is_empty() {
         out.push_str("\nchecker: ok\n");
@@ -483,12 +507,6 @@ fn text_report(
         for v in violations {
             let _ = writeln!(out, "  {v}");
         }
-    }
-    if totals {
-        out.push_str(&totals_text(&report::kernel_totals(plan)));
-    }
-    if let Some(path) = svg {
-        let _ = writeln!(out, "wrote {path}");
     }
     out
 }

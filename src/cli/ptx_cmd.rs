@@ -20,8 +20,8 @@ use linear_layout::{AddressMap, BufferMap, LinearLayout};
 use crate::cli::args::{IndexArg, Lowering, PtxArgs};
 use crate::cli::error::CliError;
 use crate::cli::input::{LayoutReader, ReadLayout};
-use crate::cli::{output, picture};
 use crate::cli::ptx_cost_cmd::statement_lines;
+use crate::cli::{output, picture};
 
 /// Runs `linalias ptx` and returns its stdout: the kernel, then `--stats` comment lines.
 pub fn run(args: PtxArgs) -> Result<String, CliError> {

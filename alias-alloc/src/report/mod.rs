@@ -9,6 +9,7 @@
 //! | [`memory_map_svg`] | the same map as a self-contained SVG with tooltips and a legend | `svg.rs` |
 //! | [`kernel_totals`] | the whole kernel: every region where it lands in SMEM and TMEM, totals against the limits | `totals.rs` |
 //! | [`kernel_svg`] | the kernel as two maps (SMEM, TMEM) above the charts of its large regions | `kernel_svg.rs` |
+//! | [`with_arenas_svg`] | a picture with the lifetime arenas below it (time × offset charts) | `arena_svg.rs` |
 //!
 //! Buffer `i` of an allocation occupies `[start, start + extent)` of its region: `start` from
 //! the plan's [`placement`](crate::AllocPlan::placement) (what the kernel does in the plan's
@@ -35,12 +36,14 @@
 //! # Ok::<(), alias_alloc::AllocError>(())
 //! ```
 
+mod arena_svg;
 mod kernel_svg;
 mod memory_map;
 mod svg;
 mod totals;
 mod utilisation;
 
+pub use arena_svg::with_arenas_svg;
 pub use kernel_svg::kernel_svg;
 pub use memory_map::{memory_map_text, memory_map_text_of, BAR_WIDTH, MAX_ROWS};
 pub use svg::{memory_map_svg, PALETTE};
