@@ -323,6 +323,21 @@ fn generated_smem_instance_first_fit_overflows_best_fit_fits_exact_proves() {
     assert!(out.contains("\nproved optimal\n"), "{out}");
 }
 
+/// A repeated id names both CSV lines, counted as the file counts them (#29: "rows 0 and 1",
+/// 0-based, beside 1-based lines).
+#[test]
+fn a_repeated_id_names_both_lines() {
+    let out = linalias(
+        &["pack", "-"],
+        Some("id,lower,upper,size\na,0,10,100\nb,0,10,100\na,0,10,100\n"),
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: FILE: -: line 4: buffer id 'a' is used twice (first on line 2)\n"
+    );
+}
+
 #[test]
 fn bad_input_is_refused_with_exit_code_2() {
     let err = fails(&["pack", "/nonexistent/x.6.csv"], 2);

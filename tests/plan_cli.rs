@@ -489,6 +489,46 @@ fn lifetimes_that_share_a_distinct_group_are_named_and_the_arena_is_drawn() {
     );
 }
 
+/// Errors point where the mistake is (#29): a typo in an alias at the alias's definition (its
+/// line, the column of the bad key in that line), naming the allocation that uses it; a TOML
+/// layout whose element width differs from the dtype at that entry's `layout` key.
+#[test]
+fn errors_point_at_the_mistake() {
+    let dir = format!(
+        "{}/alias-alloc/tests/data/tlx_kernels/fa_ws_pipelined",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(format!("{dir}/before.mlir")).unwrap();
+    let good = "#shared = #ttg.nvmma_shared<{swizzlingByteWidth = 128";
+    let line = 1 + text.lines().position(|l| l.starts_with(good)).unwrap();
+    let typo = temp_file(
+        "typo.mlir",
+        &text.replacen(
+            good,
+            "#shared = #ttg.nvmma_shared<{swizzlingBytWidth = 128",
+            1,
+        ),
+    );
+    let err = fails(&["plan", &typo.arg()], 2);
+    assert!(
+        err.contains(&format!(
+            ": line {line}, column 30: #shared: #ttg.nvmma_shared: unknown key 'swizzlingBytWidth'"
+        )),
+        "{err}"
+    );
+    assert!(err.ends_with("(the layout of 'q_tiles', line 58)"), "{err}");
+    let fused = std::fs::read_to_string(example("fused_chain.toml")).unwrap();
+    let wide = temp_file(
+        "wide.toml",
+        &fused.replacen("dtype = \"bf16\"", "dtype = \"f32\"", 1),
+    );
+    let err = fails(&["plan", &wide.arg()], 2);
+    assert!(
+        err.ends_with("line 32, column 10 (alloc #1 'q', key 'layout'): the layout has elementBitWidth = 16, dtype f32 has 32-bit elements: make them agree"),
+        "{err}"
+    );
+}
+
 /// A plan too large for its target keeps its report: the regions, the map, the picture and the
 /// JSON, with what does not fit last, and exit 1 (#29: one error line, nothing else).
 #[test]

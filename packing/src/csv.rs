@@ -100,6 +100,8 @@ pub fn read_csv(text: &str, capacity: Option<u64>) -> Result<Problem, PackError>
         .ok_or_else(|| csv_error(1, "empty file: no header row"))?;
     let cols = Columns::from_header(header)?;
     let mut buffers = Vec::new();
+    // The line of each id, to name both lines of a repeated one.
+    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
     for (n, row) in lines {
         let line = n + 1;
         let fields: Vec<&str> = row.split(',').map(str::trim).collect();
@@ -110,6 +112,12 @@ pub fn read_csv(text: &str, capacity: Option<u64>) -> Result<Problem, PackError>
             ));
         }
         let id = field(&fields, cols.id).unwrap_or_default().to_string();
+        if let Some(first) = seen.insert(id.clone(), line) {
+            return Err(csv_error(
+                line,
+                format!("buffer id '{id}' is used twice (first on line {first})"),
+            ));
+        }
         let lower = integer(line, "lower", field(&fields, cols.lower))?;
         let mut upper = integer(line, "upper", field(&fields, cols.upper))?;
         if cols.inclusive_end {

@@ -22,7 +22,7 @@ pub enum PackError {
         id: String,
     },
     /// Two buffers with one id.
-    #[error("buffer id '{id}' is used twice (rows {first} and {second})")]
+    #[error("buffer id '{id}' is used twice (buffers {} and {}, counting from 1)", first + 1, second + 1)]
     DuplicateId {
         /// The id.
         id: String,

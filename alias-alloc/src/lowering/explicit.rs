@@ -180,15 +180,15 @@ fn build(alloc: &Allocation, buffers: BufferMap) -> Result<Option<AddressMap>, A
         return map_err(AddressMap::shared(buffers, bits, &element)).map(Some);
     }
     match alloc.resolved_layout()? {
-        AllocLayout::Shared(enc) => map_err(AddressMap::from_shared_encoding(
-            buffers,
-            bits,
-            &enc,
-            &alloc.shape,
-        ))
-        .map(Some),
+        AllocLayout::Shared(enc) => {
+            AddressMap::from_shared_encoding(buffers, bits, &enc, &alloc.shape)
+                .map(Some)
+                .map_err(|e| alloc.layout_error(e))
+        }
         AllocLayout::Tmem(tm, crate::CtaMode::Default) => {
-            map_err(AddressMap::tensor_memory(buffers, bits, &tm, &alloc.shape)).map(Some)
+            AddressMap::tensor_memory(buffers, bits, &tm, &alloc.shape)
+                .map(Some)
+                .map_err(|e| alloc.layout_error(e))
         }
         _ => Ok(None),
     }

@@ -8,8 +8,12 @@ use crate::{
     AllocError, AllocId, Allocation, GroupKind, Member, Program, Reuse, ReuseGroup, SpecId,
     Storage, Target,
 };
-use linear_layout::mlir::{MlirError, MlirErrorKind, Module, OpId, OpKind, Operation, ValueId};
+use linear_layout::families::Encoding;
+use linear_layout::mlir::{
+    MlirError, MlirErrorKind, Module, OpId, OpKind, Operation, TopItem, ValueId,
+};
 use linear_layout::text::aliases::Aliases;
+use linear_layout::LayoutError;
 
 /// The module attributes the planner uses (`module attributes {…}`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -205,7 +209,20 @@ pub fn read_module(text: &str) -> Result<KernelModule, AllocError> {
             },
         }));
     }
+    // Where each alias's value starts (line, column), to place an error in it there.
+    let lines: Vec<&str> = text.lines().collect();
+    let mut definitions = HashMap::new();
+    for item in module.top_level() {
+        if let TopItem::Alias(a) = item {
+            let column = lines
+                .get(a.line.saturating_sub(1))
+                .and_then(|l| l.find(&a.value))
+                .map_or(1, |c| c + 1);
+            definitions.insert(a.name.clone(), (a.line, column, a.value.clone()));
+        }
+    }
     let mut r = Reader {
+        definitions,
         aliases: module.aliases(),
         meanings: HashMap::new(),
         out: KernelModule {
@@ -266,6 +283,8 @@ fn several_modules(text: &str, module: &Module, modules: &[OpId]) -> AllocError 
 }
 
 struct Reader {
+    /// Alias name → (line, column of its value, its value as written).
+    definitions: HashMap<String, (usize, usize, String)>,
     aliases: Aliases,
     meanings: HashMap<ValueId, Meaning>,
     out: KernelModule,
@@ -497,13 +516,16 @@ impl Reader {
         let (num, shape) = memdesc.buffers();
         let dtype = memdesc.dtype().map_err(|e| at_op(op, e))?;
         let layout = memdesc.layout().map_err(|source| {
-            located(
-                op,
-                AllocError::InvalidLayout {
-                    alloc: ssa.clone(),
-                    source: Box::new(source),
-                },
-            )
+            self.in_alias_definition(&memdesc.encoding, &ssa, op)
+                .unwrap_or_else(|| {
+                    located(
+                        op,
+                        AllocError::InvalidLayout {
+                            alloc: ssa.clone(),
+                            source: Box::new(source),
+                        },
+                    )
+                })
         })?;
         let line = op.position().0;
         let name = self.unique_name(&ssa, line);
@@ -636,6 +658,35 @@ impl Reader {
                 )
             })?;
         MemDesc::parse_with(body, &self.aliases).map_err(|e| at_op(op, e))
+    }
+
+    /// The error of an encoding written as an alias (`#shared`) whose own text does not parse,
+    /// placed in the alias's definition (a column inside the attribute counted from its line),
+    /// naming the allocation that uses it; `None` when `encoding` is no alias or its text reads.
+    fn in_alias_definition(&self, encoding: &str, ssa: &str, op: &Operation) -> Option<AllocError> {
+        let (line, column, value) = self.definitions.get(encoding.trim())?;
+        let Err(LayoutError::Parse(message)) = Encoding::from_mlir(&self.aliases.resolve(value))
+        else {
+            return None;
+        };
+        // `#ttg.nvmma_shared, column 20: unknown key …`: the column counts inside the value.
+        let (inner, message) = match message.split_once(", column ") {
+            Some((head, rest)) => match rest.split_once(": ") {
+                Some((n, tail)) => (n.parse::<usize>().ok(), format!("{head}: {tail}")),
+                None => (None, message.clone()),
+            },
+            None => (None, message.clone()),
+        };
+        let column = inner.map_or(*column, |n| column.saturating_add(n.saturating_sub(1)));
+        Some(AllocError::Mlir {
+            line: *line,
+            column,
+            message: format!(
+                "{}: {message} (the layout of '{ssa}', line {})",
+                encoding.trim(),
+                op.position().0
+            ),
+        })
     }
 
     /// `ssa`, or `ssa@LINE` when a spec or allocation already has that name.

@@ -5,7 +5,7 @@
 use std::fmt::Display;
 use std::ops::Range;
 
-use linear_layout::families::Encoding;
+use linear_layout::families::{Encoding, SharedEncoding};
 use serde::Deserialize;
 use toml::de::{DeTable, DeValue};
 use toml::{Spanned, Value};
@@ -229,6 +229,22 @@ impl Cx<'_> {
                 }
             },
         };
+        if let (Some(l), AllocLayout::Shared(SharedEncoding::Nvmma(n))) = (&a.layout, &alloc.layout)
+        {
+            if n.element_bits != dtype.bits() {
+                return Err(self.err(
+                    l.span(),
+                    entry,
+                    "layout",
+                    format!(
+                        "the layout has elementBitWidth = {}, dtype {dtype} has {}-bit elements: \
+                         make them agree",
+                        n.element_bits,
+                        dtype.bits()
+                    ),
+                ));
+            }
+        }
         Ok(alloc)
     }
 
