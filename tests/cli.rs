@@ -70,6 +70,22 @@ fn invert_and_compose_preferring_keeps_warps() {
         outer,
     ];
     assert_eq!(ok_json(&args), preferring);
+    // A name that is neither a hardware dim nor an in-dim of either layout is a typo (#29).
+    let err = fails(
+        &[
+            "layout",
+            "invert-and-compose",
+            inner,
+            outer,
+            "--prefer",
+            "lanes",
+        ],
+        2,
+    );
+    assert_eq!(
+        err,
+        "error: --prefer: neither layout has an in-dim 'lanes' (OUTER's: lane, warp)"
+    );
 }
 
 #[test]
@@ -292,6 +308,41 @@ fn other_layout_errors_exit_1() {
     assert!(err.contains("not injective"), "{err}");
     let err = fails(&["layout", "compose", REGS, SHARED], 1);
     assert!(err.starts_with("error: compose:"), "{err}");
+}
+
+/// Inputs meant for another command, or a path without its `@`, say so (#29).
+#[test]
+fn inputs_for_another_command_say_so() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let csv = format!("{root}/packing/tests/data/dsa/a.6.csv");
+    let err = fails(&["plan", &csv], 2);
+    assert!(
+        err.ends_with("a.6.csv: not a plan file: a CSV of buffers is packed by `linalias pack`"),
+        "{err}"
+    );
+    let json = "examples/layouts/nvmma128_f16_64x64.json";
+    let out = std::process::Command::new(test_support::cli::binary())
+        .args(["layout", "show", json])
+        .current_dir(root)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        format!("error: LAYOUT: '{json}' is a file name, not a layout: write @{json} to read it\n")
+    );
+    let fa = format!("{root}/examples/flash_attention.toml");
+    let err = fails(&["plan", &fa, "--emit", "ptx", "--num-warps", "3"], 2);
+    assert!(
+        err.contains("3 warps: Triton's num_warps is a power of two from 1 to 32"),
+        "{err}"
+    );
+    // Too few warps for tcgen05: one reason, once, naming every allocation it stops.
+    let err = fails(&["plan", &fa, "--emit", "ptx", "--num-warps", "2"], 1);
+    assert!(
+        err.ends_with("no allocation can be emitted as PTX: 'qk', 'p', 'alpha', 'l', 'm': tmem_reg_layout: num_warps = 2 is invalid: must be a power of two from 4 to 32"),
+        "{err}"
+    );
 }
 
 #[test]

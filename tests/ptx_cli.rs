@@ -704,7 +704,7 @@ fn plan_emit_errors() {
     let _ = std::fs::remove_file(&dir);
     assert!(
         err.contains(
-            "no allocation can be emitted as PTX: allocation 'q': no tensor-memory layout"
+            "no allocation can be emitted as PTX: 'q': no tensor-memory layout"
         ),
         "{err}"
     );

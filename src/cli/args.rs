@@ -303,8 +303,9 @@ pub struct PlanArgs {
     /// and loads it back (shared memory: sm_90a; tensor memory: tcgen05, sm_100a).
     #[arg(long, value_enum, value_name = "WHAT", conflicts_with_all = ["json", "svg"])]
     pub emit: Option<Emit>,
-    /// Warps per CTA of the emitted kernels (--emit ptx).
-    #[arg(long, value_name = "N", default_value_t = 4, requires = "emit")]
+    /// Warps per CTA of the emitted kernels (--emit ptx): a power of two from 1 to 32, as
+    /// Triton's num_warps.
+    #[arg(long, value_name = "N", default_value_t = 4, requires = "emit", value_parser = parse_num_warps)]
     pub num_warps: u32,
 }
 
@@ -563,4 +564,16 @@ pub fn parse_shape(text: &str) -> Result<Shape, String> {
         })
         .collect::<Result<Vec<u64>, String>>()
         .map(Shape)
+}
+
+/// `--num-warps`: a power of two from 1 to 32 (Triton's `num_warps`).
+fn parse_num_warps(s: &str) -> Result<u32, String> {
+    let n: u32 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if n.is_power_of_two() && n <= 32 {
+        Ok(n)
+    } else {
+        Err(format!(
+            "{n} warps: Triton's num_warps is a power of two from 1 to 32"
+        ))
+    }
 }

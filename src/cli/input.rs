@@ -43,6 +43,12 @@ impl LayoutReader {
     pub fn read_encoded(&mut self, arg: &str, value: &str) -> Result<ReadLayout, CliError> {
         let text = self.source_text(arg, value)?;
         let text = text.trim();
+        if !text.starts_with(['#', '{']) && std::path::Path::new(value).is_file() {
+            return Err(CliError::input(
+                arg,
+                format!("'{value}' is a file name, not a layout: write @{value} to read it"),
+            ));
+        }
         if !text.starts_with('#') {
             let layout = LinearLayout::from_json_str(text).map_err(|e| CliError::input(arg, e))?;
             if let Some(shape) = &self.shape {

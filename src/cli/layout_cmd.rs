@@ -92,6 +92,24 @@ pub fn run(command: LayoutCommand, shape: Option<Vec<u64>>) -> Result<String, Cl
             let result = match prefer {
                 Some(dims) => {
                     let dims: Vec<&str> = dims.iter().map(String::as_str).collect();
+                    // A hardware dim a layout lacks is simply not there to prefer; any other
+                    // name that neither layout has is a typo.
+                    let ins = [inner.in_dim_names(), outer.in_dim_names()].concat();
+                    let known = |d: &str| {
+                        ["register", "lane", "warp", "block"].contains(&d)
+                            || ins.iter().any(|i| i.name() == d)
+                    };
+                    if let Some(d) = dims.iter().find(|d| !known(d)) {
+                        let names: Vec<&str> =
+                            outer.in_dim_names().iter().map(|i| i.name()).collect();
+                        return Err(CliError::input(
+                            "--prefer",
+                            format!(
+                                "neither layout has an in-dim '{d}' (OUTER's: {})",
+                                names.join(", ")
+                            ),
+                        ));
+                    }
                     inner.invert_and_compose_preferring(&outer, &dims)?
                 }
                 None => inner.invert_and_compose(&outer)?,

@@ -31,6 +31,9 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
     };
     let text = read_file(&args.file)?;
     let module = is_module(&args.file, &text);
+    if !module {
+        not_a_buffer_list(&file_arg, &args.file, &text)?;
+    }
     if let Some(Emit::Mlir) = args.emit {
         return emit_mlir(module, &file_arg, &text, mode, args.target);
     }
@@ -221,13 +224,63 @@ fn emit_ptx(
     };
     let ptx = PlanPtx::new(program, plan, &options).map_err(|e| refused(e.to_string()))?;
     if ptx.allocations.is_empty() {
-        let why: Vec<String> = ptx.skipped.iter().map(|s| s.error.to_string()).collect();
+        // One line per reason, naming the allocations it stopped.
+        let mut why: Vec<(String, Vec<String>)> = Vec::new();
+        for s in &ptx.skipped {
+            let text = s.error.to_string();
+            let reason = text
+                .strip_prefix(&format!("allocation '{}': ", s.allocation))
+                .unwrap_or(&text)
+                .to_owned();
+            match why.iter_mut().find(|(r, _)| *r == reason) {
+                Some((_, names)) => names.push(s.allocation.clone()),
+                None => why.push((reason, vec![s.allocation.clone()])),
+            }
+        }
+        let why: Vec<String> = why
+            .iter()
+            .map(|(reason, names)| format!("'{}': {reason}", names.join("', '")))
+            .collect();
         return Err(refused(format!(
             "no allocation can be emitted as PTX: {}",
             why.join("; ")
         )));
     }
     Ok(format!("// linalias plan {file} --emit ptx\n{ptx}"))
+}
+
+/// Refuses a MiniMalloc CSV or a JSON file given to `plan`: they are `pack`'s inputs, and read
+/// as TOML they give a parse error that says nothing of the kind.
+fn not_a_buffer_list(file: &str, path: &Path, text: &str) -> Result<(), CliError> {
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let first = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let csv = extension.eq_ignore_ascii_case("csv")
+        || (first.contains(',') && first.to_ascii_lowercase().starts_with("id,"));
+    // A JSON object or array; a TOML table header (`[[spec]]`, `[target]`) is not one.
+    let array = first
+        .strip_prefix('[')
+        .map(str::trim_start)
+        .is_some_and(|rest| {
+            rest.is_empty()
+                || rest.starts_with(['{', '"', ']', '-'])
+                || rest.starts_with(|c: char| c.is_ascii_digit())
+        });
+    let json = extension.eq_ignore_ascii_case("json") || first.starts_with('{') || array;
+    match (csv, json) {
+        (true, _) => Err(CliError::input(
+            file,
+            "not a plan file: a CSV of buffers is packed by `linalias pack`",
+        )),
+        (_, true) => Err(CliError::input(
+            file,
+            "not a plan file (JSON): plan reads a TOML plan file or a TTGIR module (.mlir)",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// Whether `text` (from `path`) is a TTGIR module rather than a plan file: a `.mlir` or
@@ -285,7 +338,6 @@ pub(crate) fn read_file(path: &Path) -> Result<String, CliError> {
         .map_err(|e| CliError::input("FILE", format!("cannot read {arg}: {e}")))
 }
 
-/// The error, with TLX's own text after it in TLX-compatible mode (where TLX has one).
 /// The error, with TLX's own text after it in TLX-compatible mode (where TLX has one): for a
 /// plan file, which stands for the Python calls, the frontend's text where the frontend catches
 /// the error; for a module, already past the frontend, the verifier's.
