@@ -703,9 +703,7 @@ fn plan_emit_errors() {
     let err = fails(&["plan", &dir.display().to_string(), "--emit", "ptx"], 1);
     let _ = std::fs::remove_file(&dir);
     assert!(
-        err.contains(
-            "no allocation can be emitted as PTX: 'q': no tensor-memory layout"
-        ),
+        err.contains("no allocation can be emitted as PTX: 'q': no tensor-memory layout"),
         "{err}"
     );
 }

@@ -4,21 +4,32 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 /// GF(2) linear layouts, TLX storage aliasing and PTX address generation for GPU kernel compilers.
 #[derive(Debug, Parser)]
-#[command(name = "linalias", version)]
+#[command(name = "linalias", version, after_help = EXIT_CODES)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// The exit codes of every command (the README and `docs/cli.md` show the same table;
+/// `tests/exit_codes.rs` drives each command through each code).
+pub const EXIT_CODES: &str = "\
+Exit codes, for every command:
+  0  done: printed, planned, packed within the capacity; check: every pair verified
+  1  read and refused: an operation refused the layouts, the planner refused the program, it
+     does not fit (plan, pack: the report is printed, what does not fit last), check found a
+     hazard or a protocol fault
+  2  an unreadable or invalid file or argument
+  3  check only: no hazard found, but something it cannot decide";
+
 /// Top-level commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Inspect and combine linear layouts (Triton semantics).
     Layout(LayoutArgs),
-    /// Plan the storage_alias_specs and allocations of a TOML plan file (TLX's
-    /// storage_alias_spec / local_alloc / reuse_group): regions, buffer maps, index rewrites,
-    /// buffer starts, the memory map, warnings and the independent checker's verdict.
+    /// Plan the storage_alias_specs and allocations of a TOML plan file or of a kernel's TTGIR
+    /// (TLX's storage_alias_spec / local_alloc / reuse_group): regions, buffer maps, index
+    /// rewrites, buffer starts, the memory map, warnings and the independent checker's verdict.
     Plan(PlanArgs),
     /// Pack buffers with known lifetimes into one arena (a MiniMalloc CSV): offsets per
     /// buffer, peak, lower bound, peak ÷ LB, time, and whether the peak is proved optimal.
@@ -119,7 +130,8 @@ where
 #[command(after_help = PACK_HELP)]
 pub struct PackArgs {
     /// The buffers, as MiniMalloc CSV (`id,lower,upper,size[,alignment][,offset]`, lifetimes
-    /// half-open), or - to read stdin.
+    /// half-open `[lower, upper)`; MiniMalloc's own column names `buffer,start,end` are read
+    /// too, `end` inclusive), or - to read stdin.
     #[arg(value_name = "FILE")]
     pub file: std::path::PathBuf,
     /// The arena size (default: the number in the file name, `a.6.csv` → 6; none: minimise
@@ -148,8 +160,8 @@ Every placement is verified by an independent checker (alignment, fixed offsets,
 buffers live at the same time). \"proved optimal\" means the peak equals the live lower bound
 or the exact solver exhausted the search below it. The chart and the CSV are written even when
 the placement does not fit, to show where it overflows.
-Exit codes: 0 packed within the capacity, 1 it does not fit (the diagnosis is on stderr),
-2 an unreadable or invalid file or argument.";
+Exit codes: 0 packed within the capacity, 1 it does not fit (the report is printed, then the
+diagnosis and what to change), 2 an unreadable or invalid file or argument.";
 
 /// `--algo`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -323,14 +335,16 @@ pub enum Emit {
 
 const PLAN_HELP: &str = "\
 FILE holds [[spec]] tables (name, storage = smem|tmem, size, overlap = { shared = [...] }),
-[[alloc]] tables (name, shape, dtype, num, spec or reuse, layout, cta_mode, align) and an
-optional target; see examples/flash_attention.toml and the alias_alloc::plan_file docs.
+[[alloc]] tables (name, shape, dtype, num, spec or reuse, storage, layout, cta_mode, align,
+lifetime = [start, end)) and an optional target; see docs/plan-file.md and
+examples/flash_attention.toml.
 Or FILE is a kernel's TTGIR (.mlir/.ttgir, or text starting with `module` or `#`): its
 tlx.storage_alias_spec / storage_alias_local_alloc / reuse_group / set_buffer_overlap /
 local_alias ops and plain ttg.local_alloc / ttng.tmem_alloc are planned as a plan file would be;
 dump it with MLIR_ENABLE_DUMP=1 (docs/plan-from-ir.md).
 Exit codes: 0 planned (the checker's verdict is in the output), 1 the planner refused the
-program, 2 an unreadable or invalid file or argument.";
+program or it does not fit the target (the report is printed, what does not fit last), 2 an
+unreadable or invalid file or argument.";
 
 /// `--mode`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -365,8 +379,9 @@ A LAYOUT argument is inline text, @FILE to read a file, or - to read stdin (once
 Text starting with # is an MLIR attribute as a TTGIR dump prints it (an alias line
 `#blocked = #ttg.blocked<{...}>` is fine): #ttg.linear, #ttg.shared_linear, or a layout family
 (#ttg.blocked, #ttg.slice, #ttg.nvidia_mma, #ttg.dot_op, #ttg.swizzled_shared,
-#ttg.nvmma_shared, #ttng.tensor_memory_encoding, #ttng.tensor_memory_scales_encoding), which
-needs --shape. Anything else is JSON:
+#ttg.nvmma_shared, #ttg.padded_shared, #ttg.partitioned_shared, #ttg.amd_mfma, #ttg.amd_wmma,
+#ttg.amd_rotating_shared, #ttng.tensor_memory_encoding, #ttng.tensor_memory_scales_encoding),
+which needs --shape. Anything else is JSON:
   {\"bases\":[[\"lane\",[[1],[2]]],[\"warp\",[[4]]]],\"out_dims\":[[\"x\",8]]}
 Exit codes: 0 success, 1 the operation refused the layouts, 2 bad arguments.";
 

@@ -203,7 +203,12 @@ fn emit_mlir(
                 .map(|w| warning_text(w, mode))
                 .collect(),
         })?;
-    lower_module(&module, &plan).map_err(input)
+    // The module was read and planned: what the lowering cannot write is a refusal (exit 1).
+    lower_module(&module, &plan).map_err(|e| CliError::Plan {
+        file: file.to_owned(),
+        message: message(&e, mode, false),
+        warnings: Vec::new(),
+    })
 }
 
 /// `--emit ptx`: the plan's kernels ([`PlanPtx`]); refused when no allocation got one.

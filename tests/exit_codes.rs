@@ -1,0 +1,258 @@
+//! The exit codes of `linalias --help` (and `docs/cli.md`, the README), for every command:
+//! each command is driven through each code it documents — 0 done, 1 read and refused, 2 an
+//! unreadable or invalid file or argument, and for `check` 3, nothing found but something it
+//! cannot decide.
+#![allow(clippy::restriction)] // test code: a failed check panics
+
+use std::path::PathBuf;
+use std::process::Command;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+const BLOCKED: &str = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";
+const NVMMA128: &str =
+    "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>";
+const SWIZZLED: &str =
+    "#ttg.swizzled_shared<{vec = 1, perPhase = 1, maxPhase = 1, order = [1, 0]}>";
+
+/// Runs `linalias args…` from the repository root: the exit code and stderr.
+fn code(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_linalias"))
+        .args(args)
+        .current_dir(ROOT)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let code = out.status.code().unwrap_or(-1);
+    if code != 0 {
+        // Every failure ends with one error line naming what failed.
+        let last = stderr.lines().last().unwrap_or_default();
+        assert!(last.starts_with("error: "), "{args:?}: {stderr}");
+    }
+    (code, stderr)
+}
+
+/// A file under a temporary folder of this test.
+fn temp(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("linalias-exit-codes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path: PathBuf = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+fn kernel(name: &str) -> String {
+    format!("alias-alloc/tests/data/tlx_kernels/{name}/before.mlir")
+}
+
+#[test]
+fn every_command_exits_with_the_documented_codes() {
+    let cases: Vec<(i32, Vec<String>)> = vec![
+        // layout
+        (
+            0,
+            vec![
+                "layout".into(),
+                "show".into(),
+                BLOCKED.into(),
+                "--shape".into(),
+                "64x64".into(),
+            ],
+        ),
+        (
+            1,
+            vec![
+                "layout".into(),
+                "invert".into(),
+                r#"{"bases":[["i",[[1],[0]]]],"out_dims":[["o",2]]}"#.into(),
+            ],
+        ),
+        (2, vec!["layout".into(), "show".into(), BLOCKED.into()]),
+        (
+            2,
+            vec![
+                "layout".into(),
+                "apply".into(),
+                BLOCKED.into(),
+                "--shape".into(),
+                "64x64".into(),
+                "--input".into(),
+                "register=99".into(),
+            ],
+        ),
+        // plan
+        (
+            0,
+            vec!["plan".into(), "examples/flash_attention.toml".into()],
+        ),
+        (
+            1,
+            vec![
+                "plan".into(),
+                "examples/flash_attention.toml".into(),
+                "--target".into(),
+                "sm_90".into(),
+            ],
+        ),
+        (
+            1,
+            vec![
+                "plan".into(),
+                kernel("fa_fwd_mxfp8"),
+                "--emit".into(),
+                "mlir".into(),
+            ],
+        ),
+        (2, vec!["plan".into(), "no/such.toml".into()]),
+        (
+            2,
+            vec![
+                "plan".into(),
+                "examples/flash_attention.toml".into(),
+                "--emit".into(),
+                "ptx".into(),
+                "--num-warps".into(),
+                "3".into(),
+            ],
+        ),
+        // pack
+        (
+            0,
+            vec!["pack".into(), "packing/tests/data/dsa/a.6.csv".into()],
+        ),
+        (
+            1,
+            vec![
+                "pack".into(),
+                "packing/tests/data/dsa/a.6.csv".into(),
+                "--capacity".into(),
+                "5".into(),
+            ],
+        ),
+        (
+            2,
+            vec![
+                "pack".into(),
+                "packing/tests/data/dsa/a.6.csv".into(),
+                "--algo".into(),
+                "worst-fit".into(),
+            ],
+        ),
+        // ptx
+        (
+            0,
+            vec![
+                "ptx".into(),
+                "--regs".into(),
+                BLOCKED.into(),
+                "--mem".into(),
+                NVMMA128.into(),
+                "--shape".into(),
+                "64x64".into(),
+            ],
+        ),
+        (
+            1,
+            vec![
+                "ptx".into(),
+                "--regs".into(),
+                BLOCKED.into(),
+                "--mem".into(),
+                SWIZZLED.into(),
+                "--shape".into(),
+                "64x64".into(),
+                "--dtype".into(),
+                "i4".into(),
+            ],
+        ),
+        (
+            2,
+            vec![
+                "ptx".into(),
+                "--regs".into(),
+                BLOCKED.into(),
+                "--mem".into(),
+                NVMMA128.into(),
+            ],
+        ),
+        // ptx-cost
+        (
+            0,
+            vec![
+                "ptx-cost".into(),
+                "examples/blocked_to_nvmma128_store.ptx".into(),
+            ],
+        ),
+        (2, vec!["ptx-cost".into(), "no/such.ptx".into()]),
+        // check
+        (0, vec!["check".into(), kernel("fa_ws_pipelined")]),
+        (
+            1,
+            vec![
+                "check".into(),
+                "alias-alloc/tests/data/tlx_history/fa_fwd_pr739_before/before.mlir".into(),
+            ],
+        ),
+        (
+            2,
+            vec![
+                "check".into(),
+                kernel("fa_ws_pipelined"),
+                "--param".into(),
+                "NCTX=4".into(),
+            ],
+        ),
+    ];
+    // ptx-cost 1: a kernel it reads but whose target the cost model does not cover.
+    let store =
+        std::fs::read_to_string(format!("{ROOT}/examples/blocked_to_nvmma128_store.ptx")).unwrap();
+    let blackwell = store
+        .replace("sm_90a", "sm_100a")
+        .replace(".version 8.0", ".version 8.7");
+    assert_ne!(blackwell, store);
+    let blackwell = temp("sm100.ptx", &blackwell);
+    // check 3: the 2-CTA kernel told it runs in a cluster of one, whose remote copy then names
+    // a CTA that does not exist.
+    let two_cta = std::fs::read_to_string(format!("{ROOT}/{}", kernel("fa_bwd_2cta"))).unwrap();
+    let one = two_cta.replace("\"ttg.cluster-dim-x\" = 2", "\"ttg.cluster-dim-x\" = 1");
+    assert_ne!(one, two_cta);
+    let one = temp("cluster_of_one.mlir", &one);
+    let cases = cases.into_iter().chain([
+        (1, vec!["ptx-cost".into(), blackwell]),
+        (3, vec!["check".into(), one]),
+    ]);
+    let mut seen: Vec<(String, i32)> = Vec::new();
+    for (want, args) in cases {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let (got, stderr) = code(&args);
+        assert_eq!(got, want, "{args:?}: {stderr}");
+        seen.push((args[0].to_owned(), got));
+    }
+    // Every command met every code it documents.
+    for (command, codes) in [
+        ("layout", &[0, 1, 2][..]),
+        ("plan", &[0, 1, 2]),
+        ("pack", &[0, 1, 2]),
+        ("ptx", &[0, 1, 2]),
+        ("ptx-cost", &[0, 1, 2]),
+        ("check", &[0, 1, 2, 3]),
+    ] {
+        for c in codes {
+            assert!(
+                seen.contains(&(command.to_owned(), *c)),
+                "{command} never exits {c}"
+            );
+        }
+    }
+    // The table is in the top-level help.
+    let help = Command::new(env!("CARGO_BIN_EXE_linalias"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains("Exit codes, for every command:\n  0  done"),
+        "{help}"
+    );
+    assert!(help.contains("  3  check only: no hazard found"), "{help}");
+}
