@@ -66,7 +66,38 @@ pub fn placement_svg(problem: &Problem, placement: &Placement) -> Result<String,
     let top = peak.max(bound.peak).max(capacity.unwrap_or(0)).max(1);
     let x = |t: u64| LEFT as f64 + (t - t0) as f64 * PLOT_W as f64 / span as f64;
     let y = |o: u64| (TOP + PLOT_H) as f64 - o as f64 * PLOT_H as f64 / top as f64;
-    let (width, height) = (LEFT + PLOT_W + RIGHT, TOP + PLOT_H + BOTTOM);
+
+    // Reference lines, labelled right of the plot: equal levels share one label (`capacity 6
+    // = LB 6`); the margin is as wide as the longest label.
+    let mut marks: Vec<(u64, &str, &str, String)> = Vec::new();
+    if let Some(c) = capacity {
+        marks.push((c, OVER, "6,3", format!("capacity {c}")));
+    }
+    marks.push((bound.peak, LB_COLOUR, "3,3", format!("LB {}", bound.peak)));
+    if peak != bound.peak {
+        marks.push((peak, "#333", "1,0", format!("peak {peak}")));
+    }
+    marks.sort_by_key(|m| std::cmp::Reverse(m.0));
+    let labels: Vec<(u64, String)> = marks
+        .iter()
+        .enumerate()
+        .filter(|(k, m)| marks.get(k + 1).is_none_or(|next| next.0 != m.0))
+        .map(|(_, m)| {
+            let same: Vec<&str> = marks
+                .iter()
+                .filter(|n| n.0 == m.0)
+                .map(|n| n.3.as_str())
+                .collect();
+            (m.0, same.join(" = "))
+        })
+        .collect();
+    let longest = labels
+        .iter()
+        .map(|(_, l)| l.chars().count())
+        .max()
+        .unwrap_or(0);
+    let right = RIGHT.max(6 + (longest as f64 * CHAR_W).ceil() as u64 + 8);
+    let (width, height) = (LEFT + PLOT_W + right, TOP + PLOT_H + BOTTOM);
 
     let ratio = if bound.peak > 0 {
         format!(" (×{:.4})", peak as f64 / bound.peak as f64)
@@ -170,17 +201,7 @@ pub fn placement_svg(problem: &Problem, placement: &Placement) -> Result<String,
         }
     }
 
-    // Reference lines over the buffers, labelled right of the plot: equal levels share one
-    // label, and labels closer than a text line are pushed apart.
-    let mut marks: Vec<(u64, &str, &str, String)> = Vec::new();
-    if let Some(c) = capacity {
-        marks.push((c, OVER, "6,3", format!("capacity {c}")));
-    }
-    marks.push((bound.peak, LB_COLOUR, "3,3", format!("LB {}", bound.peak)));
-    if peak != bound.peak {
-        marks.push((peak, "#333", "1,0", format!("peak {peak}")));
-    }
-    marks.sort_by_key(|m| std::cmp::Reverse(m.0));
+    // Reference lines over the buffers; labels closer than a text line are pushed apart.
     let mut last_label_y = f64::NEG_INFINITY;
     for (k, (level, colour, dash, _)) in marks.iter().enumerate() {
         let ly = y(*level);
@@ -193,11 +214,9 @@ pub fn placement_svg(problem: &Problem, placement: &Placement) -> Result<String,
         if marks.get(k + 1).is_some_and(|next| next.0 == *level) {
             continue; // the last of equal levels carries the label
         }
-        let label: Vec<&str> = marks
-            .iter()
-            .filter(|m| m.0 == *level)
-            .map(|m| m.3.as_str())
-            .collect();
+        let Some((_, label)) = labels.iter().find(|(l, _)| l == level) else {
+            continue;
+        };
         let label_y = ly.max(last_label_y + 12.0);
         last_label_y = label_y;
         let _ = writeln!(
@@ -205,7 +224,7 @@ pub fn placement_svg(problem: &Problem, placement: &Placement) -> Result<String,
             r#"<text x="{}" y="{}" font-size="10" dominant-baseline="middle" fill="{colour}">{}</text>"#,
             plot_right + 6,
             num(label_y),
-            xml_escape(&label.join(" = "))
+            xml_escape(label)
         );
     }
     if bound.peak > 0 {

@@ -24,7 +24,12 @@ pub fn layout_aligned(
     alignment: u64,
 ) -> Result<String, CliError> {
     Ok(match format {
-        Format::Text => format!("{l}\n{}\n", summary(l)),
+        // Triton's toString opens with a newline; a report does not start with an empty line.
+        Format::Text => format!(
+            "{}\n{}\n",
+            l.to_string().trim_start_matches('\n'),
+            summary(l)
+        ),
         Format::Json => format!("{}\n", l.to_json()),
         Format::Mlir => format!("{}\n", Encoding::linear(l, alignment)?.to_mlir()),
     })

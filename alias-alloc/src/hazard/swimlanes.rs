@@ -27,6 +27,34 @@ const LANE: usize = 30;
 const STEP: usize = 16;
 const LEFT: usize = 230;
 const TOP: usize = 50;
+/// Characters of a title line before it wraps.
+const TITLE_CHARS: usize = 110;
+/// Pixels per character (monospace, 0.6 em) at the title's and the labels' font sizes.
+const TITLE_CHAR_PX: f64 = 7.8;
+const LABEL_CHAR_PX: f64 = 6.6;
+const LEGEND: &str = "■ write  □ read  ▼ wait  ▲ arrive / tx  ● named barrier   (hover for the op)";
+
+/// `text` in lines of at most `width` characters, broken at spaces (a longer word stays whole).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    lines.push(line);
+    lines
+}
+
+/// Pixels `text` takes at `per_char` pixels a character.
+fn text_px(text: &str, per_char: f64) -> usize {
+    (text.chars().count() as f64 * per_char).ceil() as usize
+}
 
 fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
@@ -91,25 +119,59 @@ pub fn swimlanes(trace: &Trace, p: &Picture<'_>) -> String {
             }
         }
     }
+    // The title wraps; the lanes start below it.
+    let title = wrap(p.title, TITLE_CHARS);
+    let top = TOP + 16 * title.len().saturating_sub(1);
     let lane_y = |t: TimelineId| {
         let name = trace.timeline_name(t);
-        TOP + LANE * lanes.iter().position(|&l| l == name).unwrap_or(0) + LANE / 2
+        top + LANE * lanes.iter().position(|&l| l == name).unwrap_or(0) + LANE / 2
     };
-    let width = LEFT + STEP * (shown.len() + 4) + 40;
-    let height = TOP + LANE * lanes.len() + 90;
+    // The labels of the marked events, under the lanes at their event's x.
+    let label = |e: EventId| {
+        trace
+            .events
+            .get(e.0)
+            .map(|ev| format!("{}: {}", trace.timeline_name(ev.timeline), ev.label))
+    };
+    // Wide enough for every text: the lanes, the title lines, the labels, the legend.
+    let width = [
+        LEFT + STEP * (shown.len() + 4) + 40,
+        20 + title
+            .iter()
+            .map(|l| text_px(l, TITLE_CHAR_PX))
+            .max()
+            .unwrap_or(0),
+        20 + text_px(LEGEND, LABEL_CHAR_PX),
+    ]
+    .into_iter()
+    .chain(
+        shown
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| p.marked.contains(e))
+            .map(|(i, &e)| {
+                LEFT + STEP * i + 10 + label(e).map_or(0, |l| text_px(&l, LABEL_CHAR_PX))
+            }),
+    )
+    .max()
+    .unwrap_or(0);
+    let height = top + LANE * lanes.len() + 90;
     let mut s = String::new();
     let _ = writeln!(
         s,
         r##"<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" font-family="monospace" font-size="11">"##
     );
     let _ = writeln!(s, r##"<rect width="100%" height="100%" fill="white"/>"##);
-    let _ = writeln!(
-        s,
-        r##"<text x="10" y="20" font-size="13">{}</text>"##,
-        escape(p.title)
-    );
+    for (k, line) in title.iter().enumerate() {
+        let _ = writeln!(
+            s,
+            r##"<text x="10" y="{}" font-size="13">{}</text>"##,
+            20 + 16 * k,
+            escape(line)
+        );
+    }
     for (k, name) in lanes.iter().enumerate() {
-        let y = TOP + LANE * k;
+        let y = top + LANE * k;
         let fill = if k % 2 == 0 { "#f4f4f4" } else { "#ffffff" };
         let _ = writeln!(
             s,
@@ -165,11 +227,7 @@ pub fn swimlanes(trace: &Trace, p: &Picture<'_>) -> String {
                 s,
                 r##"<text x="{x}" y="{}" fill="{color}">{}</text>"##,
                 height - 60 + 14 * p.marked.iter().position(|&m| m == e).unwrap_or(0),
-                escape(&format!(
-                    "{}: {}",
-                    trace.timeline_name(ev.timeline),
-                    ev.label
-                ))
+                escape(&label(e).unwrap_or_default())
             );
             let _ = writeln!(
                 s,
@@ -197,7 +255,7 @@ pub fn swimlanes(trace: &Trace, p: &Picture<'_>) -> String {
     }
     let _ = writeln!(
         s,
-        r##"<text x="10" y="{}" fill="#666">■ write  □ read  ▼ wait  ▲ arrive / tx  ● named barrier   (hover for the op)</text>"##,
+        r##"<text x="10" y="{}" fill="#666">{LEGEND}</text>"##,
         height - 12
     );
     s.push_str("</svg>\n");

@@ -9,6 +9,7 @@
 //! | `pipelines` | small random producer/consumer pipelines with aliased buffers, unrolled into hazard-check traces | `alloc` |
 //! | `random_tree` | random valid storage-alias programs (property tests, planning bench) | `alloc` |
 //! | [`dsa_cases`] | the public DSA packing cases with their known peaks | — |
+//! | [`svg`] | whether a picture can be read: text inside its view box, a size cap | — |
 //! | `smem` | SMEM test kernels: run the printed text, check every access against the `AddressMap` | `kernels` |
 //! | `tmem` | TMEM round-trip kernels and their checks | `kernels` |
 //! | `tlx_kernels` | the real TLX kernels' TTGIR, and a lowered module's index arithmetic evaluated on the module model | `alloc` |
@@ -20,6 +21,7 @@
 pub mod cli;
 pub mod dsa_cases;
 pub mod golden;
+pub mod svg;
 
 #[cfg(feature = "alloc")]
 pub mod pipelines;

@@ -4,7 +4,9 @@
 //! and [`bank_conflict_svg`] (the banks one warp's request touches).
 //!
 //! Pictures are grids over the tensor: a 2-D tensor is drawn as rows × columns, a 1-D tensor as
-//! one row, a scalar as one cell, and higher ranks with the leading dims folded into the rows.
+//! one row (folded into rows of 16 past 16 elements, each row headed by its first index), a
+//! scalar as one cell, and higher ranks with the leading dims folded into the rows. A grid
+//! too wide to label cell by cell ([`MAX_LABELLED_PX`]) is drawn coarse, labels on hover.
 //! Every tensor element is exactly one `<rect>`; legends use other shapes. Each cell carries a
 //! hover `<title>` with the full story (every owner, every storage location). Grids wider or
 //! taller than [`MAX_GRID_SIDE`] cells are refused with [`LayoutError::InvalidShape`] — they
@@ -55,7 +57,9 @@ use super::tensor_view::{delinearize, linearize, InputEval};
 /// ```
 /// use linear_layout::views::svg::{tensor_svg, MAX_GRID_SIDE};
 /// use linear_layout::LinearLayout;
-/// let row = LinearLayout::identity_1d(2 * MAX_GRID_SIDE, "lane", "dim0")?;
+/// // A 1-D tensor folds into rows of 16: 128 rows of it at most.
+/// assert!(tensor_svg(&LinearLayout::identity_1d(16 * MAX_GRID_SIDE, "lane", "dim0")?).is_ok());
+/// let row = LinearLayout::identity_1d(32 * MAX_GRID_SIDE, "lane", "dim0")?;
 /// assert!(tensor_svg(&row).is_err());
 /// # Ok::<(), linear_layout::LayoutError>(())
 /// ```
@@ -63,6 +67,33 @@ pub const MAX_GRID_SIDE: u64 = 128;
 
 const FONT: u64 = 11;
 const CELL_H: u64 = 30;
+
+/// The widest grid drawn cell by cell with its labels, in pixels. Past it the
+/// picture is coarse: each cell a [`COARSE_CELL`]-pixel square in its colour, its label in its
+/// hover title, the axes labelled every 8 cells — a 128 × 128 TMEM layout is then 1,100 pixels
+/// wide, not 9,400 with 16,384 labels.
+///
+/// ```
+/// use linear_layout::families::TensorMemory;
+/// use linear_layout::views::svg::{tmem_svg, MAX_LABELLED_PX};
+/// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
+/// let svg = tmem_svg(&acc.to_linear_layout(&[128, 128])?, 32)?;
+/// let width: u64 = svg.split("width=\"").nth(1).and_then(|w| w.split('"').next()).unwrap().parse().unwrap();
+/// assert!(width <= MAX_LABELLED_PX);
+/// assert!(svg.contains("<title>(127,127): L127:c127</title>"));
+/// assert!(svg.matches("<text").count() < 100);
+/// # Ok::<(), linear_layout::LayoutError>(())
+/// ```
+pub const MAX_LABELLED_PX: u64 = 2400;
+
+/// Elements per row of a folded 1-D tensor.
+const ROW_1D: u64 = 16;
+
+/// A coarse picture's cell side, in pixels.
+const COARSE_CELL: u64 = 8;
+
+/// Cells between axis labels in a coarse picture.
+const COARSE_TICK: u64 = 8;
 
 /// The tensor's cells: rows × columns over the out-dims, row-major.
 struct Grid {
@@ -80,6 +111,16 @@ impl Grid {
             .rev()
             .skip(1)
             .try_fold(1u64, |acc, &s| acc.checked_mul(s));
+        // A long 1-D tensor folds into rows of ROW_1D, row-major (element i at row i / ROW_1D).
+        if let ([n], Some(1)) = (shape.as_slice(), rows) {
+            if *n > ROW_1D && *n <= MAX_GRID_SIDE * ROW_1D {
+                return Ok(Grid {
+                    rows: n / ROW_1D,
+                    cols: ROW_1D,
+                    shape,
+                });
+            }
+        }
         match rows {
             Some(rows) if rows <= MAX_GRID_SIDE && cols <= MAX_GRID_SIDE => {
                 Ok(Grid { shape, rows, cols })
@@ -114,8 +155,12 @@ impl Grid {
         }
     }
 
-    /// Header of grid row `r`: the indices of the leading dims.
+    /// Header of grid row `r`: the indices of the leading dims (a folded 1-D tensor: its
+    /// first element's index).
     fn row_text(&self, r: u64) -> String {
+        if let [_] = self.shape.as_slice() {
+            return (r * self.cols).to_string();
+        }
         let lead = self
             .shape
             .get(..self.shape.len().saturating_sub(1))
@@ -163,7 +208,16 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
         .filter_map(|c| c.badge.as_ref().map(|b| 5 * b.chars().count() as u64 + 4))
         .max()
         .unwrap_or(0);
-    let cell_w = (CHAR_W * longest + 10 + badge_w).max(36);
+    let labelled_w = (CHAR_W * longest + 10 + badge_w).max(36);
+    // Too large to label cell by cell: small squares, labels on hover.
+    // (Rows are at most MAX_GRID_SIDE: 128 labelled rows scroll; a row too wide does not.)
+    let coarse = grid.cols * labelled_w > MAX_LABELLED_PX;
+    let (cell_w, cell_h) = if coarse {
+        (COARSE_CELL, COARSE_CELL)
+    } else {
+        (labelled_w, CELL_H)
+    };
+    let ticked = |i: u64| !coarse || i.is_multiple_of(COARSE_TICK);
     let row_labels: Vec<String> = (0..grid.rows).map(|r| grid.row_text(r)).collect();
     let row_w = row_labels
         .iter()
@@ -173,7 +227,21 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
     let left = PAD + CHAR_W * row_w + 8;
     let top = 48u64;
     let grid_w = grid.cols * cell_w;
-    let grid_h = grid.rows * CELL_H;
+    let grid_h = grid.rows * cell_h;
+    // The copies badge, explained once in the legend.
+    let mut legend = legend.to_vec();
+    if cells.iter().any(|c| c.badge.is_some()) {
+        legend.push((
+            "#ffffff".into(),
+            "×n: the element is held in n places (hover for them)".into(),
+        ));
+    }
+    let title = if coarse {
+        format!("{title} (coarse: hover a cell for its label)")
+    } else {
+        title.to_string()
+    };
+    let title = title.as_str();
     let legend_w = legend
         .iter()
         .map(|(_, text)| 26 + 6 * text.chars().count() as u64)
@@ -194,7 +262,7 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
         r#"<text x="{PAD}" y="18" font-size="12">{}</text>"#,
         xml_escape(title)
     );
-    for c in 0..grid.cols {
+    for c in (0..grid.cols).filter(|&c| ticked(c)) {
         let _ = writeln!(
             s,
             r##"<text x="{}" y="{}" font-size="10" text-anchor="middle" fill="{MUTED}">{c}</text>"##,
@@ -202,23 +270,36 @@ fn render(title: &str, grid: &Grid, cells: &[Cell], legend: &[(String, String)])
             top - 6,
         );
     }
-    if grid.shape.len() > 1 {
+    if grid.rows > 1 {
         for (r, label) in row_labels.iter().enumerate() {
+            if !ticked(r as u64) {
+                continue;
+            }
             let _ = writeln!(
                 s,
                 r##"<text x="{}" y="{}" font-size="10" text-anchor="end" fill="{MUTED}">{}</text>"##,
                 left - 6,
-                top + r as u64 * CELL_H + CELL_H / 2 + 4,
+                top + r as u64 * cell_h + cell_h.min(CELL_H) / 2 + 4,
                 xml_escape(label)
             );
         }
     }
     for (i, cell) in cells.iter().enumerate() {
         let (r, c) = (i as u64 / grid.cols.max(1), i as u64 % grid.cols.max(1));
-        let (x, y) = (left + c * cell_w, top + r * CELL_H);
+        let (x, y) = (left + c * cell_w, top + r * cell_h);
+        if coarse {
+            // The label goes into the hover title, beside the tooltip's own text.
+            let _ = writeln!(
+                s,
+                r##"<rect x="{x}" y="{y}" width="{cell_w}" height="{cell_h}" fill="{}" stroke="{AXIS}" stroke-width="0.2"><title>{}</title></rect>"##,
+                cell.fill,
+                xml_escape(&cell.tooltip)
+            );
+            continue;
+        }
         let _ = write!(
             s,
-            r##"<g><title>{}</title><rect x="{x}" y="{y}" width="{cell_w}" height="{CELL_H}" fill="{}" stroke="{AXIS}" stroke-width="0.5"/>"##,
+            r##"<g><title>{}</title><rect x="{x}" y="{y}" width="{cell_w}" height="{cell_h}" fill="{}" stroke="{AXIS}" stroke-width="0.5"/>"##,
             xml_escape(&cell.tooltip),
             cell.fill
         );
