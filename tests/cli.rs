@@ -346,6 +346,40 @@ fn inputs_for_another_command_say_so() {
     );
 }
 
+/// The help names what the commands read (#29: the plan file's `storage` and `lifetime` keys,
+/// TTGIR input, the AMD and padded families, MiniMalloc's `start`/`end` with `end` inclusive).
+#[test]
+fn help_names_what_the_commands_read() {
+    let plan = ok(&["plan", "--help"]);
+    for key in [
+        "storage, layout",
+        "lifetime = [start, end)",
+        "TTGIR",
+        "docs/plan-file.md",
+    ] {
+        assert!(plan.contains(key), "plan --help lacks {key:?}:\n{plan}");
+    }
+    assert!(ok(&["--help"]).contains("plan file or of a kernel's TTGIR"));
+    let layout = ok(&["layout", "--help"]);
+    for family in [
+        "#ttg.amd_mfma",
+        "#ttg.amd_wmma",
+        "#ttg.amd_rotating_shared",
+        "#ttg.padded_shared",
+        "#ttg.partitioned_shared",
+    ] {
+        assert!(
+            layout.contains(family),
+            "layout --help lacks {family}:\n{layout}"
+        );
+    }
+    let pack = ok(&["pack", "--help"]);
+    assert!(
+        pack.contains("`buffer,start,end` are read") && pack.contains("`end` inclusive"),
+        "{pack}"
+    );
+}
+
 #[test]
 fn usage_errors_exit_2_on_one_line() {
     let err = fails(&["layout", "compose", REGS], 2);

@@ -69,8 +69,8 @@ const FONT: u64 = 11;
 const CELL_H: u64 = 30;
 
 /// The widest grid drawn cell by cell with its labels, in pixels. Past it the
-/// picture is coarse: each cell a [`COARSE_CELL`]-pixel square in its colour, its label in its
-/// hover title, the axes labelled every 8 cells — a 128 × 128 TMEM layout is then 1,100 pixels
+/// picture is coarse: each cell an 8-pixel square in its colour, its label in its
+/// hover title, the axes labelled every 8 cells — a 128 × 128 TMEM layout is then under 2,000 pixels
 /// wide, not 9,400 with 16,384 labels.
 ///
 /// ```
