@@ -47,161 +47,56 @@ fn kernel(name: &str) -> String {
 
 #[test]
 fn every_command_exits_with_the_documented_codes() {
+    let owned = |code: i32, args: &[&str]| (code, args.iter().map(|a| a.to_string()).collect());
+    let (mxfp8, pipelined) = (kernel("fa_fwd_mxfp8"), kernel("fa_ws_pipelined"));
+    let pr739 = "alias-alloc/tests/data/tlx_history/fa_fwd_pr739_before/before.mlir";
+    let (fa, a6) = (
+        "examples/flash_attention.toml",
+        "packing/tests/data/dsa/a.6.csv",
+    );
+    let inverse = r#"{"bases":[["i",[[1],[0]]]],"out_dims":[["o",2]]}"#;
     let cases: Vec<(i32, Vec<String>)> = vec![
-        // layout
-        (
-            0,
-            vec![
-                "layout".into(),
-                "show".into(),
-                BLOCKED.into(),
-                "--shape".into(),
-                "64x64".into(),
-            ],
-        ),
-        (
-            1,
-            vec![
-                "layout".into(),
-                "invert".into(),
-                r#"{"bases":[["i",[[1],[0]]]],"out_dims":[["o",2]]}"#.into(),
-            ],
-        ),
-        (2, vec!["layout".into(), "show".into(), BLOCKED.into()]),
-        (
+        owned(0, &["layout", "show", BLOCKED, "--shape", "64x64"]),
+        owned(1, &["layout", "invert", inverse]),
+        owned(2, &["layout", "show", BLOCKED]),
+        owned(
             2,
-            vec![
-                "layout".into(),
-                "apply".into(),
-                BLOCKED.into(),
-                "--shape".into(),
-                "64x64".into(),
-                "--input".into(),
-                "register=99".into(),
+            &[
+                "layout",
+                "apply",
+                BLOCKED,
+                "--shape",
+                "64x64",
+                "--input",
+                "register=99",
             ],
         ),
-        // plan
-        (
+        owned(0, &["plan", fa]),
+        owned(1, &["plan", fa, "--target", "sm_90"]),
+        owned(1, &["plan", &mxfp8, "--emit", "mlir"]),
+        owned(2, &["plan", "no/such.toml"]),
+        owned(2, &["plan", fa, "--emit", "ptx", "--num-warps", "3"]),
+        owned(0, &["pack", a6]),
+        owned(1, &["pack", a6, "--capacity", "5"]),
+        owned(2, &["pack", a6, "--algo", "worst-fit"]),
+        owned(
             0,
-            vec!["plan".into(), "examples/flash_attention.toml".into()],
+            &[
+                "ptx", "--regs", BLOCKED, "--mem", NVMMA128, "--shape", "64x64",
+            ],
         ),
-        (
+        owned(
             1,
-            vec![
-                "plan".into(),
-                "examples/flash_attention.toml".into(),
-                "--target".into(),
-                "sm_90".into(),
+            &[
+                "ptx", "--regs", BLOCKED, "--mem", SWIZZLED, "--shape", "64x64", "--dtype", "i4",
             ],
         ),
-        (
-            1,
-            vec![
-                "plan".into(),
-                kernel("fa_fwd_mxfp8"),
-                "--emit".into(),
-                "mlir".into(),
-            ],
-        ),
-        (2, vec!["plan".into(), "no/such.toml".into()]),
-        (
-            2,
-            vec![
-                "plan".into(),
-                "examples/flash_attention.toml".into(),
-                "--emit".into(),
-                "ptx".into(),
-                "--num-warps".into(),
-                "3".into(),
-            ],
-        ),
-        // pack
-        (
-            0,
-            vec!["pack".into(), "packing/tests/data/dsa/a.6.csv".into()],
-        ),
-        (
-            1,
-            vec![
-                "pack".into(),
-                "packing/tests/data/dsa/a.6.csv".into(),
-                "--capacity".into(),
-                "5".into(),
-            ],
-        ),
-        (
-            2,
-            vec![
-                "pack".into(),
-                "packing/tests/data/dsa/a.6.csv".into(),
-                "--algo".into(),
-                "worst-fit".into(),
-            ],
-        ),
-        // ptx
-        (
-            0,
-            vec![
-                "ptx".into(),
-                "--regs".into(),
-                BLOCKED.into(),
-                "--mem".into(),
-                NVMMA128.into(),
-                "--shape".into(),
-                "64x64".into(),
-            ],
-        ),
-        (
-            1,
-            vec![
-                "ptx".into(),
-                "--regs".into(),
-                BLOCKED.into(),
-                "--mem".into(),
-                SWIZZLED.into(),
-                "--shape".into(),
-                "64x64".into(),
-                "--dtype".into(),
-                "i4".into(),
-            ],
-        ),
-        (
-            2,
-            vec![
-                "ptx".into(),
-                "--regs".into(),
-                BLOCKED.into(),
-                "--mem".into(),
-                NVMMA128.into(),
-            ],
-        ),
-        // ptx-cost
-        (
-            0,
-            vec![
-                "ptx-cost".into(),
-                "examples/blocked_to_nvmma128_store.ptx".into(),
-            ],
-        ),
-        (2, vec!["ptx-cost".into(), "no/such.ptx".into()]),
-        // check
-        (0, vec!["check".into(), kernel("fa_ws_pipelined")]),
-        (
-            1,
-            vec![
-                "check".into(),
-                "alias-alloc/tests/data/tlx_history/fa_fwd_pr739_before/before.mlir".into(),
-            ],
-        ),
-        (
-            2,
-            vec![
-                "check".into(),
-                kernel("fa_ws_pipelined"),
-                "--param".into(),
-                "NCTX=4".into(),
-            ],
-        ),
+        owned(2, &["ptx", "--regs", BLOCKED, "--mem", NVMMA128]),
+        owned(0, &["ptx-cost", "examples/blocked_to_nvmma128_store.ptx"]),
+        owned(2, &["ptx-cost", "no/such.ptx"]),
+        owned(0, &["check", &pipelined]),
+        owned(1, &["check", pr739]),
+        owned(2, &["check", &pipelined, "--param", "NCTX=4"]),
     ];
     // ptx-cost 1: a kernel it reads but whose target the cost model does not cover.
     let store =

@@ -44,13 +44,7 @@ pub fn ok(args: &[&str]) -> String {
 
 /// Runs a command that must fail with `code` and returns its single stderr line.
 pub fn fails(args: &[&str], code: i32) -> String {
-    let out = linalias(args, None);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{args:?}: stderr {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = exits(args, code);
     assert!(out.stdout.is_empty(), "{args:?} wrote to stdout on failure");
     let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8");
     assert!(stderr.starts_with("error: "), "{args:?}: {stderr:?}");
@@ -64,13 +58,7 @@ pub fn fails(args: &[&str], code: i32) -> String {
 /// Runs a command that must fail with `code` after printing its report (a plan or packing
 /// that does not fit, a check with findings): returns stdout and the single stderr line.
 pub fn reports(args: &[&str], code: i32) -> (String, String) {
-    let out = linalias(args, None);
-    assert_eq!(
-        out.status.code(),
-        Some(code),
-        "{args:?}: stderr {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = exits(args, code);
     let stdout = String::from_utf8(out.stdout).expect("stdout is UTF-8");
     assert!(!stdout.is_empty(), "{args:?}: no report on stdout");
     let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8");
@@ -79,4 +67,16 @@ pub fn reports(args: &[&str], code: i32) -> (String, String) {
         "{args:?}: not one error line: {stderr:?}"
     );
     (stdout, stderr.trim_end().to_owned())
+}
+
+/// Runs `linalias args…`, which must exit with `code`.
+fn exits(args: &[&str], code: i32) -> Output {
+    let out = linalias(args, None);
+    assert_eq!(
+        out.status.code(),
+        Some(code),
+        "{args:?}: stderr {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
