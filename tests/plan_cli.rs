@@ -529,6 +529,46 @@ fn errors_point_at_the_mistake() {
     );
 }
 
+/// A TTGIR reuse tree: a chain at the depth limit plans at once, one level more is refused at
+/// the op that nests it, and a group used twice (a DAG that would double per level) is refused
+/// at its second use, before any copy (#30: a 30-op chain took over 60 s; a 40-level DAG
+/// aborted the process).
+#[test]
+fn deep_and_shared_reuse_trees_are_bounded() {
+    let module = |levels: usize, twice: bool| {
+        let m = "!ttg.memdesc<2x128x128xf32, #tmem, #ttng.tensor_memory, mutable>";
+        let g = "!tlx.reuse_group<shared>";
+        let mut text = format!("#tmem = #ttng.tensor_memory_encoding<blockM = 128, blockN = 128, colStride = 1>\nmodule attributes {{\"ttg.num-warps\" = 4 : i32, ttg.target = \"cuda:100\"}} {{\n  tt.func public @k() {{\n    %s = tlx.storage_alias_spec storage = tmem : !tlx.storage_alias_spec<tmem>\n    %a = tlx.storage_alias_local_alloc %s : !tlx.storage_alias_spec<tmem> -> {m}\n    %g0 = tlx.reuse_group(%a) group_kind = shared : ({m}) -> {g}\n");
+        for i in 1..levels {
+            let (args, types) = if twice {
+                (format!("%g{0}, %g{0}", i - 1), format!("{g}, {g}"))
+            } else {
+                (format!("%g{}", i - 1), g.to_string())
+            };
+            text.push_str(&format!(
+                "    %g{i} = tlx.reuse_group({args}) group_kind = distinct : ({types}) -> {g}\n"
+            ));
+        }
+        text.push_str(&format!("    tlx.set_buffer_overlap(%s, %g{}) : (!tlx.storage_alias_spec<tmem>, {g}) -> ()\n    tt.return\n  }}\n}}\n", levels - 1));
+        text
+    };
+    let limit = alias_alloc::reuse_group::MAX_TREE_DEPTH;
+    let at = temp_file("deep64.mlir", &module(limit, false));
+    assert!(ok(&["plan", &at.arg()]).contains("\nchecker: ok\n"));
+    let past = temp_file("deep65.mlir", &module(limit + 1, false));
+    let err = fails(&["plan", &past.arg()], 2);
+    assert!(
+        err.ends_with(&format!("line {}, column 12: tlx.reuse_group: reuse groups nested {} deep; at most {limit} are read", limit + 6, limit + 1)),
+        "{err}"
+    );
+    let dag = temp_file("dag40.mlir", &module(40, true));
+    let err = fails(&["plan", &dag.arg()], 2);
+    assert!(
+        err.ends_with("line 7, column 11: reuse_group %g0 is already a member of the reuse_group at line 7: a group has one parent"),
+        "{err}"
+    );
+}
+
 /// A plan too large for its target keeps its report: the regions, the map, the picture and the
 /// JSON, with what does not fit last, and exit 1 (#29: one error line, nothing else).
 #[test]

@@ -70,6 +70,17 @@ pub enum AllocError {
     /// `reuse_group()` with no elements.
     #[error("reuse_group requires at least one element")]
     EmptyGroup,
+    /// A reuse tree nested deeper than [`MAX_TREE_DEPTH`](crate::reuse_group::MAX_TREE_DEPTH)
+    /// groups (TLX kernels nest a handful).
+    #[error("{what}: reuse groups nested {depth} deep; at most {limit} are read")]
+    TreeTooDeep {
+        /// Where: the spec, or the op that nests it.
+        what: String,
+        /// Its depth (at least `limit + 1`).
+        depth: usize,
+        /// [`MAX_TREE_DEPTH`](crate::reuse_group::MAX_TREE_DEPTH).
+        limit: usize,
+    },
     /// `group_size = 0`.
     #[error("group_size must be a positive integer, got {got}")]
     InvalidGroupSize {

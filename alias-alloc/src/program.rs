@@ -3,6 +3,8 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use crate::reuse_group::MAX_TREE_DEPTH;
+
 use crate::{
     AllocError, AllocId, Allocation, DType, Lifetime, Member, Reuse, ReuseGroup, SpecId, Storage,
     StorageAliasSpec, Warning,
@@ -192,7 +194,15 @@ impl Program {
     /// duplicates, all from this spec, one overlap per spec) are checked by
     /// [`plan`](Program::plan) in TLX's order, as TLX's verifier and pass do.
     pub fn set_buffer_overlap(&mut self, spec: SpecId, tree: ReuseGroup) -> Result<(), AllocError> {
-        self.spec(spec)?;
+        let name = &self.spec(spec)?.name;
+        let depth = tree.depth();
+        if depth > MAX_TREE_DEPTH {
+            return Err(AllocError::TreeTooDeep {
+                what: format!("spec '{name}'"),
+                depth,
+                limit: MAX_TREE_DEPTH,
+            });
+        }
         for a in tree.allocations() {
             self.allocation(a)?;
         }

@@ -70,7 +70,43 @@ pub struct ReuseGroup {
     pub members: Vec<Member>,
 }
 
+/// The deepest reuse tree read: groups nested at most this many levels (TLX's kernels nest a
+/// handful). Deeper ones are refused ([`AllocError::TreeTooDeep`]) where they are read, so that
+/// no recursion over a tree — planning, checking, printing, dropping it — runs deep.
+///
+/// ```
+/// use alias_alloc::reuse_group::MAX_TREE_DEPTH;
+/// assert_eq!(MAX_TREE_DEPTH, 64);
+/// ```
+pub const MAX_TREE_DEPTH: usize = 64;
+
 impl ReuseGroup {
+    /// Levels of groups, this one included (a group of allocations is 1), counted without
+    /// recursion.
+    ///
+    /// ```
+    /// use alias_alloc::{DType, Program, ReuseGroup, Storage};
+    /// let mut p = Program::new();
+    /// let s = p.storage_alias_spec("s", Storage::Smem, None)?;
+    /// let a = p.local_alloc("a", &[64, 64], DType::F16, 1, s)?;
+    /// let inner = ReuseGroup::shared(vec![a.into()])?;
+    /// assert_eq!(ReuseGroup::distinct(vec![inner.into()])?.depth(), 2);
+    /// # Ok::<(), alias_alloc::AllocError>(())
+    /// ```
+    pub fn depth(&self) -> usize {
+        let mut deepest = 0;
+        let mut stack = vec![(self, 1usize)];
+        while let Some((g, d)) = stack.pop() {
+            deepest = deepest.max(d);
+            for m in &g.members {
+                if let Member::Group(c) = m {
+                    stack.push((c, d + 1));
+                }
+            }
+        }
+        deepest
+    }
+
     /// A group of `kind`; errors with [`AllocError::EmptyGroup`] when `members` is empty.
     pub fn new(kind: GroupKind, members: Vec<Member>) -> Result<Self, AllocError> {
         if members.is_empty() {

@@ -30,10 +30,16 @@ pub(crate) struct TreeFacts {
     pub pools: Vec<(String, Vec<u64>)>,
 }
 
-/// Buffer-group counts of a tree's members.
+/// Buffer-group counts of a tree's members: each group's computed once, children first
+/// ([`Counts::settle`]), so that a deep tree costs one visit per node, not one per path.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Counts {
     leaf: HashMap<AllocId, u64>,
+    /// Each group's count, keyed by the node's address (stable while its tree is borrowed;
+    /// never dereferenced).
+    group: HashMap<*const ReuseGroup, u64>,
+    /// Groups whose count was computed from their children: the work counted by the tests.
+    visits: std::cell::Cell<u64>,
 }
 
 impl Counts {
@@ -46,13 +52,36 @@ impl Counts {
         }
     }
 
-    /// [`Counts::of`] a group.
+    /// [`Counts::of`] a group: settled, or from its children's (one level).
     pub(crate) fn group(&self, g: &ReuseGroup) -> u64 {
-        if self.mixed(g) {
-            1
-        } else {
-            g.members.first().map_or(1, |c| self.of(c))
+        let key: *const ReuseGroup = g;
+        match self.group.get(&key) {
+            Some(&n) => n,
+            None => self.from_children(g),
         }
+    }
+
+    /// A group's count from its children's, each asked once: their common count, 1 when they
+    /// differ.
+    fn from_children(&self, g: &ReuseGroup) -> u64 {
+        self.visits.set(self.visits.get().saturating_add(1));
+        let counts: Vec<u64> = g.members.iter().map(|c| self.of(c)).collect();
+        match counts.split_first() {
+            Some((first, rest)) if rest.iter().all(|c| c == first) => *first,
+            Some(_) => 1,
+            None => 1,
+        }
+    }
+
+    /// Computes and keeps the count of every group of `g`, children first.
+    fn settle(&mut self, g: &ReuseGroup) {
+        for m in &g.members {
+            if let Member::Group(c) = m {
+                self.settle(c);
+            }
+        }
+        let n = self.from_children(g);
+        self.group.insert(g, n);
     }
 
     /// Whether the children of `g` have different counts.
@@ -98,6 +127,7 @@ pub(crate) fn check_tree(
             issues.push(mismatch(&spec_name, &a.name, a.num, gs, first.0, &first.1));
         }
     }
+    counts.settle(tree);
     let mut pools = Vec::new();
     mixing(program, &spec_name, tree, &counts, &mut pools, &mut issues)?;
     let in_tree: HashSet<AllocId> = leaves.into_iter().collect();
@@ -215,5 +245,32 @@ fn walk(
             }
             Member::Group(c) => walk(program, spec, c, inner, out, issues),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{DType, Storage};
+
+    /// A chain of one-member groups at the depth limit costs one count per group, not one per
+    /// path (#30: 29 levels took 36 s, doubling per level).
+    #[test]
+    fn deep_trees_count_each_group_once() -> Result<(), AllocError> {
+        let mut p = Program::new();
+        let s = p.storage_alias_spec("s", Storage::Smem, None)?;
+        let a = p.local_alloc("a", &[64, 64], DType::F16, 2, s)?;
+        let mut tree = ReuseGroup::shared(vec![a.into()])?;
+        for _ in 1..crate::reuse_group::MAX_TREE_DEPTH {
+            tree = ReuseGroup::shared(vec![tree.into()])?;
+        }
+        let (facts, issues) = check_tree(&p, s, &tree)?;
+        assert!(issues.is_empty());
+        let depth = crate::reuse_group::MAX_TREE_DEPTH as u64;
+        assert_eq!(facts.counts.visits.get(), depth);
+        assert_eq!(facts.counts.group(&tree), 2);
+        // Asking again is a lookup.
+        assert_eq!(facts.counts.visits.get(), depth);
+        Ok(())
     }
 }

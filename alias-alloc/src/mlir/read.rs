@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 
 use super::memdesc::MemDesc;
+use crate::reuse_group::MAX_TREE_DEPTH;
 use crate::{
     AllocError, AllocId, Allocation, GroupKind, Member, Program, Reuse, ReuseGroup, SpecId,
     Storage, Target,
@@ -138,6 +139,9 @@ enum Meaning {
     Spec(SpecId),
     Alloc(AllocId),
     Group(ReuseGroup),
+    /// A reuse group already taken as a member of the group made at this line: a group has
+    /// one parent, and moving it there keeps a deep or shared tree from being copied per use.
+    Member(usize),
 }
 
 /// Reads a TTGIR module — as `MLIR_ENABLE_DUMP=1`, `TRITON_KERNEL_DUMP` or `triton-opt` print it,
@@ -601,16 +605,58 @@ impl Reader {
         }
         let kind =
             kind.ok_or_else(|| at_op(op, "tlx.reuse_group needs group_kind = shared|distinct"))?;
-        let members = (0..op.operands().len())
-            .map(|k| match self.operand(m, op, k)? {
-                Meaning::Alloc(a) => Ok(Member::Alloc(a)),
-                Meaning::Group(g) => Ok(Member::Group(g)),
-                Meaning::Spec(_) => Err(at_op(
-                    op,
-                    "a storage_alias_spec cannot be a member of a reuse_group",
-                )),
+        let line = op.position().0;
+        let mut members = Vec::with_capacity(op.operands().len());
+        for (k, &v) in op.operands().iter().enumerate() {
+            // A member group moves into this one; a second use is refused here, before any copy.
+            if let Some(Meaning::Group(_) | Meaning::Member(_)) = self.meanings.get(&v) {
+                match self.meanings.insert(v, Meaning::Member(line)) {
+                    Some(Meaning::Group(g)) => members.push(Member::Group(g)),
+                    Some(Meaning::Member(first)) => {
+                        let name = m.value(v).map_or_else(String::new, |x| x.use_name());
+                        return Err(at_op(
+                            op,
+                            format!(
+                                "reuse_group {name} is already a member of the reuse_group at \
+                                 line {first}: a group has one parent"
+                            ),
+                        ));
+                    }
+                    _ => {}
+                }
+                continue;
+            }
+            members.push(match self.operand(m, op, k)? {
+                Meaning::Alloc(a) => Member::Alloc(a),
+                Meaning::Spec(_) => {
+                    return Err(at_op(
+                        op,
+                        "a storage_alias_spec cannot be a member of a reuse_group",
+                    ))
+                }
+                Meaning::Group(_) | Meaning::Member(_) => continue,
+            });
+        }
+        // Its members are at most MAX_TREE_DEPTH deep (each was refused past it), so this
+        // count stays shallow; past the limit the op is refused before the tree grows.
+        let depth = 1 + members
+            .iter()
+            .map(|c| match c {
+                Member::Group(g) => g.depth(),
+                Member::Alloc(_) => 0,
             })
-            .collect::<Result<Vec<_>, _>>()?;
+            .max()
+            .unwrap_or(0);
+        if depth > MAX_TREE_DEPTH {
+            return Err(located(
+                op,
+                AllocError::TreeTooDeep {
+                    what: "tlx.reuse_group".into(),
+                    depth,
+                    limit: MAX_TREE_DEPTH,
+                },
+            ));
+        }
         let group = ReuseGroup::new(kind, members)
             .and_then(|g| g.group_size(size))
             .map_err(|e| located(op, e))?;
