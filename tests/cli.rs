@@ -380,6 +380,51 @@ fn help_names_what_the_commands_read() {
     );
 }
 
+/// Small input holes (#30, item 8): a JSON key given twice is refused (the first `bases` was
+/// dropped), a byte-order mark is read past, a kernel name that is no PTX identifier and a bank
+/// count that is no power of two ≥ 4 are bad arguments (exit 2, they were refusals).
+#[test]
+fn json_duplicates_bom_and_argument_values() {
+    let twice = r#"{"bases":[["lane",[[1]]]],"bases":[["lane",[[1],[2]]]],"out_dims":[["x",4]]}"#;
+    let err = fails(&["layout", "show", twice], 2);
+    assert!(err.contains("key \"bases\" appears twice"), "{err}");
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("bom_layout.json");
+    std::fs::write(
+        &path,
+        "\u{feff}{\"bases\":[[\"lane\",[[1],[2]]]],\"out_dims\":[[\"x\",4]]}",
+    )
+    .unwrap();
+    let shown = ok(&["layout", "show", &format!("@{}", path.display())]);
+    assert!(shown.starts_with(" - lane=1 -> (1)\n"), "{shown}");
+    let blocked = "#ttg.blocked<{sizePerThread = [1, 8], threadsPerWarp = [4, 8], warpsPerCTA = [4, 1], order = [1, 0]}>";
+    let nvmma =
+        "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>";
+    let err = fails(
+        &[
+            "ptx", "--regs", blocked, "--mem", nvmma, "--shape", "64x64", "--name", "a b",
+        ],
+        2,
+    );
+    assert!(err.contains("'a b' is not a PTX identifier"), "{err}");
+    let err = fails(
+        &[
+            "layout",
+            "conflicts",
+            blocked,
+            nvmma,
+            "--shape",
+            "64x64",
+            "--banks",
+            "3",
+        ],
+        2,
+    );
+    assert!(
+        err.contains("3 banks: a power of two of at least 4"),
+        "{err}"
+    );
+}
+
 #[test]
 fn usage_errors_exit_2_on_one_line() {
     let err = fails(&["layout", "compose", REGS], 2);

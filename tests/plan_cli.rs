@@ -569,6 +569,20 @@ fn deep_and_shared_reuse_trees_are_bounded() {
     );
 }
 
+/// A tensor-memory tile past `u32` is named as it is, not clamped to 4294967295 (#30).
+#[test]
+fn a_tensor_memory_tile_past_u32_is_named() {
+    let file = temp_file(
+        "wide_tmem.toml",
+        "[[spec]]\nname = \"t\"\nstorage = \"tmem\"\n\n[[alloc]]\nname = \"q\"\nshape = [128, 4294967296]\ndtype = \"f32\"\nnum = 1\nspec = \"t\"\n",
+    );
+    let err = fails(&["plan", &file.arg()], 2);
+    assert!(
+        err.ends_with("allocation 'q': its tile has 4294967296 columns; tensor memory has 128 lanes and 512 columns (shape [128, 4294967296], 1 buffer)"),
+        "{err}"
+    );
+}
+
 /// A plan too large for its target keeps its report: the regions, the map, the picture and the
 /// JSON, with what does not fit last, and exit 1 (#29: one error line, nothing else).
 #[test]

@@ -129,11 +129,18 @@ impl Allocation {
                 if self.dtype.bits() < 16 && !self.dtype.is_fp8() {
                     return Ok(AllocLayout::DummyTmem);
                 }
-                let block = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+                // A tile past u32 is named as it is, not clamped into a block size.
+                let block = |v: u64, what: &str| {
+                    u32::try_from(v).map_err(|_| {
+                        self.shape_error(&format!(
+                            "its tile has {v} {what}; tensor memory has 128 lanes and 512 columns"
+                        ))
+                    })
+                };
                 Ok(AllocLayout::Tmem(
                     TensorMemory {
-                        block_m: block(m),
-                        block_n: block(n),
+                        block_m: block(m, "rows")?,
+                        block_n: block(n, "columns")?,
                         col_stride: 1,
                         cga_layout: vec![],
                         two_ctas: false,

@@ -47,7 +47,7 @@ pub enum AllocError {
         reused: String,
     },
     /// A tile shape with no dims or a zero dim, or a buffer count of zero.
-    #[error("allocation '{alloc}': {reason} (shape {shape:?}, {num} buffers)")]
+    #[error("allocation '{alloc}': {reason} (shape {shape:?}, {num} buffer{})", if *num == 1 { "" } else { "s" })]
     InvalidShape {
         /// The allocation.
         alloc: String,

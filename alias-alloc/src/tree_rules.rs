@@ -57,13 +57,13 @@ impl Counts {
         let key: *const ReuseGroup = g;
         match self.group.get(&key) {
             Some(&n) => n,
-            None => self.from_children(g),
+            None => self.by_children(g),
         }
     }
 
     /// A group's count from its children's, each asked once: their common count, 1 when they
     /// differ.
-    fn from_children(&self, g: &ReuseGroup) -> u64 {
+    fn by_children(&self, g: &ReuseGroup) -> u64 {
         self.visits.set(self.visits.get().saturating_add(1));
         let counts: Vec<u64> = g.members.iter().map(|c| self.of(c)).collect();
         match counts.split_first() {
@@ -80,7 +80,7 @@ impl Counts {
                 self.settle(c);
             }
         }
-        let n = self.from_children(g);
+        let n = self.by_children(g);
         self.group.insert(g, n);
     }
 

@@ -223,8 +223,8 @@ pub struct PtxArgs {
     /// one buffer's stride).
     #[arg(long, value_name = "SCALE,OFFSET,GROUP", default_value = "1,0,1", value_parser = parse_tlx)]
     pub tlx: [u64; 3],
-    /// The kernel's name (default store_tile, load_tile or round_trip).
-    #[arg(long, value_name = "NAME")]
+    /// The kernel's name (default store_tile, load_tile or round_trip): a PTX identifier.
+    #[arg(long, value_name = "NAME", value_parser = parse_kernel_name)]
     pub name: Option<String>,
     /// After the kernel, comment lines with the accesses and address instructions of each
     /// emission and of the kernel.
@@ -428,8 +428,8 @@ pub enum LayoutCommand {
         /// Element width in bits (default: from the shared attribute, else 16).
         #[arg(long, value_name = "BITS")]
         element_bits: Option<u32>,
-        /// Number of 4-byte shared-memory banks.
-        #[arg(long, value_name = "N", default_value_t = 32)]
+        /// Number of 4-byte shared-memory banks: a power of two of at least 4.
+        #[arg(long, value_name = "N", default_value_t = 32, value_parser = parse_banks)]
         banks: u32,
         /// Write an SVG picture of one warp request's banks to this file.
         #[arg(long, value_name = "FILE")]
@@ -589,6 +589,29 @@ fn parse_num_warps(s: &str) -> Result<u32, String> {
     } else {
         Err(format!(
             "{n} warps: Triton's num_warps is a power of two from 1 to 32"
+        ))
+    }
+}
+
+/// `--name`: a PTX identifier (`[A-Za-z_][A-Za-z0-9_$]*`).
+fn parse_kernel_name(s: &str) -> Result<String, String> {
+    if codegen::ptx::is_identifier(s) {
+        Ok(s.to_owned())
+    } else {
+        Err(format!(
+            "'{s}' is not a PTX identifier ([A-Za-z_][A-Za-z0-9_$]*)"
+        ))
+    }
+}
+
+/// `--banks`: a power of two of at least 4 (a 128-bit access spans 4 banks).
+fn parse_banks(s: &str) -> Result<u32, String> {
+    let n: u32 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if n.is_power_of_two() && n >= 4 {
+        Ok(n)
+    } else {
+        Err(format!(
+            "{n} banks: a power of two of at least 4 (a 128-bit access spans 4 banks)"
         ))
     }
 }

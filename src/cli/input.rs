@@ -42,7 +42,8 @@ impl LayoutReader {
     /// Like [`LayoutReader::read`], keeping the attribute the layout was built from.
     pub fn read_encoded(&mut self, arg: &str, value: &str) -> Result<ReadLayout, CliError> {
         let text = self.source_text(arg, value)?;
-        let text = text.trim();
+        // A byte-order mark, as some editors write one, is not part of the layout.
+        let text = text.trim_start_matches('\u{feff}').trim();
         if !text.starts_with(['#', '{']) && std::path::Path::new(value).is_file() {
             return Err(CliError::input(
                 arg,

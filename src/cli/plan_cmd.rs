@@ -339,8 +339,13 @@ pub(crate) fn read_file(path: &Path) -> Result<String, CliError> {
             .map_err(|e| CliError::input("FILE", format!("cannot read stdin: {e}")))?;
         return Ok(text);
     }
-    std::fs::read_to_string(path)
-        .map_err(|e| CliError::input("FILE", format!("cannot read {arg}: {e}")))
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::input("FILE", format!("cannot read {arg}: {e}")))?;
+    // A byte-order mark, as some editors write one, is not part of the file.
+    Ok(match text.strip_prefix('\u{feff}') {
+        Some(rest) => rest.to_owned(),
+        None => text,
+    })
 }
 
 /// The error, with TLX's own text after it in TLX-compatible mode (where TLX has one): for a

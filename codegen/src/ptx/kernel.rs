@@ -183,7 +183,12 @@ pub struct Kernel {
 }
 
 /// Whether `name` is a PTX identifier of the subset: `[A-Za-z_][A-Za-z0-9_$]*`.
-pub(crate) fn is_identifier(name: &str) -> bool {
+///
+/// ```
+/// use codegen::ptx::is_identifier;
+/// assert!(is_identifier("store_tile") && !is_identifier("a b") && !is_identifier("1k"));
+/// ```
+pub fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
     matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')

@@ -57,7 +57,7 @@ mod validate;
 pub use builder::Builder;
 pub use error::PtxError;
 pub use inst::{Inst, Op, OpClass, Stmt};
-pub use kernel::{InstStats, Kernel, Param, ParamType, SharedVar};
+pub use kernel::{is_identifier, InstStats, Kernel, Param, ParamType, SharedVar};
 pub use module::Module;
 pub use operands::{Address, ArithOp, Guard, LogicOp, MovSource};
 pub use parse::{parse, ParseError};

@@ -129,9 +129,77 @@ impl LinearLayout {
 
     /// Parses JSON text; see [`LinearLayout::from_json`].
     pub fn from_json_str(text: &str) -> Result<LinearLayout> {
-        let v: Value =
+        // A byte-order mark, as some editors write one, is not part of the JSON.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let Strict(v) =
             serde_json::from_str(text).map_err(|e| parse_err(format!("invalid JSON: {e}")))?;
         LinearLayout::from_json(&v)
+    }
+}
+
+/// A JSON value read with every object key at most once: `serde_json::Value` keeps the last of
+/// a repeated key, which would silently drop the first `bases`.
+struct Strict(Value);
+
+impl<'de> serde::Deserialize<'de> for Strict {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        d.deserialize_any(StrictVisitor).map(Strict)
+    }
+}
+
+struct StrictVisitor;
+
+impl<'de> serde::de::Visitor<'de> for StrictVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> std::result::Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> std::result::Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_u64<E>(self, v: u64) -> std::result::Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_f64<E>(self, v: f64) -> std::result::Result<Value, E> {
+        Ok(Value::from(v))
+    }
+    fn visit_str<E>(self, v: &str) -> std::result::Result<Value, E> {
+        Ok(Value::String(v.to_owned()))
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> std::result::Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(Strict(v)) = seq.next_element()? {
+            items.push(v);
+        }
+        Ok(Value::Array(items))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some((key, Strict(v))) = map.next_entry::<String, Strict>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format!(
+                    "key \"{key}\" appears twice"
+                )));
+            }
+            object.insert(key, v);
+        }
+        Ok(Value::Object(object))
     }
 }
 
