@@ -323,6 +323,63 @@ fn generated_smem_instance_first_fit_overflows_best_fit_fits_exact_proves() {
     assert!(out.contains("\nproved optimal\n"), "{out}");
 }
 
+/// Best fit is quadratic when every buffer is live together (#30: 100,000 took 25 s and
+/// ignored the budget): it stops at `--budget-ms` and the placement is first fit's, said in the
+/// report and the JSON.
+#[test]
+fn best_fit_stops_at_the_budget_and_says_so() {
+    let mut csv = String::from("id,lower,upper,size\n");
+    for i in 0..20_000 {
+        csv.push_str(&format!("b{i},0,10,64\n"));
+    }
+    let out = linalias(
+        &["pack", "-", "--algo", "best-fit", "--budget-ms", "1"],
+        Some(&csv),
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("algorithm: best-fit stopped at the 1 ms budget after "),
+        "{text}"
+    );
+    assert!(
+        text.contains("the placement is first-fit's; raise --budget-ms"),
+        "{text}"
+    );
+    assert_eq!(field(&text, "peak"), "1280000");
+    let out = linalias(
+        &[
+            "pack",
+            "-",
+            "--algo",
+            "best-fit",
+            "--budget-ms",
+            "1",
+            "--json",
+        ],
+        Some(&csv),
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["limit"]["reason"], "budget");
+    assert_eq!(json["limit"]["placement"], "first-fit");
+    // Within its budget it finishes: no limit.
+    let out = ok(&[
+        "pack",
+        &dsa("a.6.csv"),
+        "--algo",
+        "best-fit",
+        "--capacity",
+        "8",
+        "--json",
+    ]);
+    let json: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(json["limit"].is_null(), "{json}");
+}
+
 /// A repeated id names both CSV lines, counted as the file counts them (#29: "rows 0 and 1",
 /// 0-based, beside 1-based lines).
 #[test]

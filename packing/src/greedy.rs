@@ -169,8 +169,20 @@ pub fn best_fit_by_size(problem: &Problem) -> Result<Placement, PackError> {
 }
 
 /// [`best_fit_by_size`], given up with [`PackError::Deadline`] once `deadline` has passed:
-/// the clock is read every [`DEADLINE_STRIDE`] placements.
-pub(crate) fn best_fit_by_size_until(
+/// the clock is read every [`DEADLINE_STRIDE`] placements. It is O(n·k) for k buffers live
+/// together — quadratic when all are — so a caller with a time budget passes its deadline.
+///
+/// ```
+/// use std::time::Instant;
+/// use packing::greedy::best_fit_by_size_until;
+/// use packing::{Buffer, PackError, Problem};
+/// let p = Problem::new(vec![Buffer::new("a", 0, 2, 8)?, Buffer::new("b", 1, 3, 8)?], None)?;
+/// assert_eq!(best_fit_by_size_until(&p, None)?.offsets, vec![0, 8]);
+/// let past = Some(Instant::now());
+/// assert!(matches!(best_fit_by_size_until(&p, past), Err(PackError::Deadline { placed: 0, .. })));
+/// # Ok::<(), PackError>(())
+/// ```
+pub fn best_fit_by_size_until(
     problem: &Problem,
     deadline: Option<Instant>,
 ) -> Result<Placement, PackError> {

@@ -13,7 +13,7 @@ use packing::chart::placement_svg;
 use packing::check::check;
 use packing::csv::{read_csv, write_csv};
 use packing::exact::{minimize, SolveOptions};
-use packing::greedy::{best_fit_by_size, first_fit_by_lifetime};
+use packing::greedy::{best_fit_by_size_until, first_fit_by_lifetime};
 use packing::{diagnose, Placement, Problem};
 use serde_json::{json, Value};
 
@@ -35,6 +35,8 @@ struct Outcome {
     elapsed: Duration,
     /// The exact solver's explanation of why the capacity cannot be met, if it has one.
     explanation: Option<diagnose::Infeasibility>,
+    /// Best fit stopped at the budget: (placed, buffers); the placement is first fit's.
+    stopped: Option<(usize, usize)>,
 }
 
 /// Runs `linalias pack` and returns its stdout.
@@ -184,12 +186,26 @@ fn solve(
             nodes: None,
             elapsed,
             explanation: None,
+            stopped: None,
         })
     };
     let start = Instant::now();
     match algo {
         PackAlgo::FirstFit => greedy(first_fit_by_lifetime(problem)?, start.elapsed()),
-        PackAlgo::BestFit => greedy(best_fit_by_size(problem)?, start.elapsed()),
+        PackAlgo::BestFit => {
+            // Best fit is quadratic when every buffer is live together: it stops at the
+            // budget, and the placement is then first fit's (near-linear), said so.
+            let deadline = start + budget;
+            match best_fit_by_size_until(problem, Some(deadline)) {
+                Ok(placement) => greedy(placement, start.elapsed()),
+                Err(packing::PackError::Deadline { placed, buffers }) => {
+                    let mut outcome = greedy(first_fit_by_lifetime(problem)?, start.elapsed())?;
+                    outcome.stopped = Some((placed, buffers));
+                    Ok(outcome)
+                }
+                Err(e) => Err(e),
+            }
+        }
         PackAlgo::Exact => {
             let options = SolveOptions {
                 budget: Some(budget),
@@ -207,6 +223,7 @@ fn solve(
                 elapsed: solution.elapsed,
                 explanation,
                 placement: solution.placement,
+                stopped: None,
             })
         }
     }
@@ -289,9 +306,17 @@ impl Report<'_> {
             PackAlgo::FirstFit => {
                 "first-fit (PTOAS: program order, lowest offset free over the lifetime)".into()
             }
-            PackAlgo::BestFit => {
-                "best-fit (TFLite: largest first, into the smallest gap that holds it)".into()
-            }
+            PackAlgo::BestFit => match self.outcome.stopped {
+                None => {
+                    "best-fit (TFLite: largest first, into the smallest gap that holds it)".into()
+                }
+                Some((placed, buffers)) => format!(
+                    "best-fit stopped at the {} ms budget after {placed} of {buffers} buffers \
+                     (it is quadratic when all are live together): the placement is first-fit's; \
+                     raise --budget-ms to let best fit finish",
+                    self.budget.as_millis()
+                ),
+            },
         }
     }
 
@@ -387,6 +412,12 @@ impl Report<'_> {
             "capacity": self.problem.capacity(),
             "capacity_from": self.source,
             "algorithm": algo_name(self.algo),
+            "limit": self.outcome.stopped.map(|(placed, buffers)| json!({
+                "reason": "budget",
+                "placed_by_best_fit": placed,
+                "buffers": buffers,
+                "placement": "first-fit",
+            })),
             "budget_ms": (self.algo == PackAlgo::Exact)
                 .then_some(u64::try_from(self.budget.as_millis()).unwrap_or(u64::MAX)),
             "buffers": buffers,
