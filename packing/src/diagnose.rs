@@ -14,6 +14,7 @@
 //!    within the work limit.
 
 use std::fmt;
+use std::time::Instant;
 
 use super::bound::{live_bound, lower_bound};
 use super::exact::{fits, Fit, Solution, SolveOptions};
@@ -199,6 +200,33 @@ const TOTAL_NODES: u64 = 1_000_000;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn explain(problem: &Problem, solution: &Solution) -> Option<Infeasibility> {
+    explain_within(problem, solution, None)
+}
+
+/// [`explain`], its search for a conflicting set also ended at `deadline` (the caller's time
+/// budget): what it has by then is reported, the set marked not minimal, or none found.
+///
+/// ```
+/// use std::time::Instant;
+/// use packing::diagnose::explain_within;
+/// use packing::exact::{minimize, SolveOptions};
+/// use packing::{Buffer, Problem};
+/// // Three buffers of 2, all live at time 1: 6 units over a capacity of 4, proved at once.
+/// let p = Problem::new(
+///     vec![Buffer::new("a", 0, 2, 2)?, Buffer::new("b", 1, 3, 2)?, Buffer::new("c", 0, 3, 2)?],
+///     Some(4),
+/// )?;
+/// let s = minimize(&p, &SolveOptions::default())?;
+/// let past = Some(Instant::now());
+/// let why = explain_within(&p, &s, past).ok_or("6 > 4")?;
+/// assert_eq!(why.peak, 6);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn explain_within(
+    problem: &Problem,
+    solution: &Solution,
+    deadline: Option<Instant>,
+) -> Option<Infeasibility> {
     let capacity = problem.capacity()?;
     if solution.peak <= capacity {
         return None;
@@ -218,7 +246,7 @@ pub fn explain(problem: &Problem, solution: &Solution) -> Option<Infeasibility> 
     let conflict = if bound > capacity {
         None
     } else {
-        conflicting_set(problem, capacity, top)
+        conflicting_set(problem, capacity, top, deadline)
     };
     Some(Infeasibility {
         capacity,
@@ -252,10 +280,16 @@ fn subproblem(problem: &Problem, keep: &[usize], capacity: u64) -> Option<Proble
 
 /// Whether the buffers `keep` provably do not fit (`Some(true)`), provably fit
 /// (`Some(false)`), or neither within `nodes` (`None`).
-fn refuted(problem: &Problem, keep: &[usize], capacity: u64, nodes: u64) -> Option<bool> {
+fn refuted(
+    problem: &Problem,
+    keep: &[usize],
+    capacity: u64,
+    nodes: u64,
+    deadline: Option<Instant>,
+) -> Option<bool> {
     let sub = subproblem(problem, keep, capacity)?;
     let options = SolveOptions {
-        budget: None,
+        budget: deadline.map(|d| d.saturating_duration_since(Instant::now())),
         node_limit: Some(nodes),
         ..SolveOptions::default()
     };
@@ -268,17 +302,22 @@ fn refuted(problem: &Problem, keep: &[usize], capacity: u64, nodes: u64) -> Opti
 
 /// The deletion filter, on the buffers time-connected to the peak's buffer (the others
 /// cannot be part of its conflict), dropping halves first, then single buffers.
-fn conflicting_set(problem: &Problem, capacity: u64, top: Option<usize>) -> Option<Conflict> {
+fn conflicting_set(
+    problem: &Problem,
+    capacity: u64,
+    top: Option<usize>,
+    deadline: Option<Instant>,
+) -> Option<Conflict> {
     let buffers = problem.buffers();
     let mut set = connected_group(buffers, top?);
     let mut spent = 0u64;
     let budget_probe = |keep: &[usize], spent: &mut u64| -> Option<bool> {
-        if *spent >= TOTAL_NODES {
+        if *spent >= TOTAL_NODES || deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
         }
         let nodes = PROBE_NODES.min(TOTAL_NODES - *spent);
         *spent += nodes;
-        refuted(problem, keep, capacity, nodes)
+        refuted(problem, keep, capacity, nodes, deadline)
     };
     if budget_probe(&set, &mut spent) != Some(true) {
         return None;

@@ -215,7 +215,7 @@ fn solve(
             let explanation = problem
                 .capacity()
                 .filter(|&c| solution.peak > c)
-                .and_then(|_| diagnose::explain(problem, &solution));
+                .and_then(|_| diagnose::explain_within(problem, &solution, Some(start + budget)));
             Ok(Outcome {
                 peak: solution.peak,
                 proven_optimal: solution.proven_optimal || solution.peak == lb,
