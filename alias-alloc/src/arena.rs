@@ -27,10 +27,19 @@ use crate::{AllocError, AllocPlan, Lifetime, Plan, PlanOptions, Program, Storage
 pub struct PackOptions {
     /// Mode and target of the regions' plans (the target also gives the arena's capacity).
     pub plan: PlanOptions,
-    /// Wall-clock budget of the exact solver per arena; `None`: a fixed node limit, so the
-    /// result never depends on the machine.
+    /// Wall-clock budget of the exact solver per arena, on top of its fixed limit of
+    /// [`ARENA_NODES`] search nodes (which alone makes the result independent of the machine);
+    /// `None`: the node limit only.
     pub budget: Option<Duration>,
 }
+
+/// Search nodes the exact solver spends at most per arena: the deterministic bound on
+/// planning time (each node costs time linear in the arena's regions).
+///
+/// ```
+/// assert_eq!(alias_alloc::arena::ARENA_NODES, 1_000_000);
+/// ```
+pub const ARENA_NODES: u64 = 1_000_000;
 
 impl PackOptions {
     /// Intended mode on `target`'s default, no time budget.
@@ -73,6 +82,9 @@ pub struct Arena {
     pub proven_optimal: bool,
     /// Units the regions need one after another (a bump allocator, what TLX does).
     pub unpacked: u64,
+    /// Search nodes spent: [`ARENA_NODES`] when the node limit ended a search that did not
+    /// prove its peak; fewer with the peak unproved means the time budget ended it.
+    pub nodes: u64,
 }
 
 /// A plan whose regions are placed in arenas.
@@ -294,11 +306,7 @@ impl Program {
         let problem = Problem::new(buffers, Some(capacity)).map_err(pack_err)?;
         let solve = SolveOptions {
             budget: options.budget,
-            node_limit: if options.budget.is_none() {
-                Some(1_000_000)
-            } else {
-                None
-            },
+            node_limit: Some(ARENA_NODES),
             ..SolveOptions::default()
         };
         let solution = minimize(&problem, &solve).map_err(pack_err)?;
@@ -322,6 +330,7 @@ impl Program {
             lower_bound: solution.lower_bound,
             proven_optimal: solution.proven_optimal,
             unpacked,
+            nodes: solution.nodes,
         })
     }
 }

@@ -315,6 +315,10 @@ pub struct PlanArgs {
     /// and loads it back (shared memory: sm_90a; tensor memory: tcgen05, sm_100a).
     #[arg(long, value_enum, value_name = "WHAT", conflicts_with_all = ["json", "svg"])]
     pub emit: Option<Emit>,
+    /// Time budget of the arena search when allocations have lifetimes, in milliseconds; the
+    /// search also stops at a fixed 1,000,000 nodes, so a run that ends there is reproducible.
+    #[arg(long, value_name = "T", default_value_t = 1000)]
+    pub budget_ms: u64,
     /// Warps per CTA of the emitted kernels (--emit ptx): a power of two from 1 to 32, as
     /// Triton's num_warps.
     #[arg(long, value_name = "N", default_value_t = 4, requires = "emit", value_parser = parse_num_warps)]

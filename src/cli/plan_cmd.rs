@@ -65,7 +65,10 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
     let packed = if mode == Mode::Intended && program.has_lifetimes() {
         Some(
             program
-                .pack(&PackOptions::new(options))
+                .pack(&PackOptions {
+                    plan: options,
+                    budget: Some(std::time::Duration::from_millis(args.budget_ms)),
+                })
                 .map_err(plan_error)?,
         )
     } else {
@@ -144,7 +147,7 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         // regions side by side.
         let totals = packed.is_none();
         let arenas = if packed.is_some() {
-            arenas_text(arenas)
+            arenas_text(arenas, args.budget_ms)
         } else if program.has_lifetimes() {
             "\nlifetimes: not used in tlx mode (TLX has none); plan in intended mode to pack by them\n".into()
         } else {
@@ -734,7 +737,7 @@ fn json_report(
 }
 
 /// The arenas of a packed plan: per storage kind, each region's lifetime, size and offset.
-fn arenas_text(arenas: &[Arena]) -> String {
+fn arenas_text(arenas: &[Arena], budget_ms: u64) -> String {
     let mut out = String::new();
     for a in arenas {
         let _ = writeln!(
@@ -745,7 +748,16 @@ fn arenas_text(arenas: &[Arena]) -> String {
             a.capacity,
             a.storage.unit(),
             a.lower_bound,
-            if a.proven_optimal { ", optimal" } else { "" },
+            match (a.proven_optimal, a.nodes >= alias_alloc::arena::ARENA_NODES) {
+                (true, _) => ", optimal".to_string(),
+                (false, true) => format!(
+                    ", not proved optimal (the search stopped at its {} nodes)",
+                    alias_alloc::arena::ARENA_NODES
+                ),
+                (false, false) => format!(
+                    ", not proved optimal (the search stopped at --budget-ms {budget_ms})"
+                ),
+            },
             a.unpacked,
         );
         let mut rows = vec![["region", "live", "units", "align", "offset"]
@@ -776,6 +788,13 @@ fn arenas_json(arenas: &[Arena]) -> Value {
                     "peak": a.peak,
                     "lower_bound": a.lower_bound,
                     "proven_optimal": a.proven_optimal,
+                    "nodes": a.nodes,
+                    // What ended a search that did not prove its peak.
+                    "limit": match (a.proven_optimal, a.nodes >= alias_alloc::arena::ARENA_NODES) {
+                        (true, _) => Value::Null,
+                        (false, true) => json!("nodes"),
+                        (false, false) => json!("budget"),
+                    },
                     "unpacked": a.unpacked,
                     "regions": a.slots.iter().map(|s| json!({
                         "name": s.name,
