@@ -380,6 +380,40 @@ fn best_fit_stops_at_the_budget_and_says_so() {
     assert!(json["limit"].is_null(), "{json}");
 }
 
+/// `--max-nodes` ends the exact search after a count of nodes instead of a time: the same
+/// placement on every run, and the JSON says which limit ended it (#30: near the budget edge
+/// the verdict flipped between runs).
+#[test]
+fn max_nodes_gives_the_same_answer_every_run() {
+    let file = format!(
+        "{}/packing/tests/data/generated/perfect_s10.1048576.csv",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let run = || {
+        let out = ok(&[
+            "pack",
+            &file,
+            "--capacity",
+            "2000000",
+            "--max-nodes",
+            "5000",
+            "--json",
+        ]);
+        let mut json: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(
+            json["limit"],
+            serde_json::json!({"reason": "nodes", "nodes": 5000})
+        );
+        assert_eq!(json["max_nodes"], 5000);
+        assert!(json["budget_ms"].is_null());
+        json["time_ms"] = serde_json::Value::Null;
+        json
+    };
+    assert_eq!(run(), run());
+    let err = fails(&["pack", &file, "--max-nodes", "5", "--budget-ms", "5"], 2);
+    assert!(err.contains("cannot be used with"), "{err}");
+}
+
 /// A repeated id names both CSV lines, counted as the file counts them (#29: "rows 0 and 1",
 /// 0-based, beside 1-based lines).
 #[test]

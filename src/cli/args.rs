@@ -141,6 +141,10 @@ pub struct PackArgs {
     /// Time budget of the exact solver, in milliseconds.
     #[arg(long, value_name = "T", default_value_t = 1_000)]
     pub budget_ms: u64,
+    /// Instead of the time budget, stop the exact search after N nodes: the same answer on
+    /// every machine and every run (for reproducible results).
+    #[arg(long, value_name = "N", conflicts_with = "budget_ms")]
+    pub max_nodes: Option<u64>,
     /// The packer.
     #[arg(long, value_enum, default_value_t = PackAlgo::Exact)]
     pub algo: PackAlgo,

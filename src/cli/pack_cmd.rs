@@ -53,12 +53,11 @@ pub fn run(args: PackArgs) -> Result<String, CliError> {
     let problem =
         read_csv(&text, capacity).map_err(|e| CliError::input("FILE", format!("{file}: {e}")))?;
     let budget = Duration::from_millis(args.budget_ms);
-    let outcome = solve(
-        &problem,
-        args.algo,
-        budget.saturating_sub(started.elapsed()),
-    )
-    .map_err(|e| CliError::Pack {
+    let limit = match args.max_nodes {
+        Some(n) => Limit::Nodes(n),
+        None => Limit::Time(budget.saturating_sub(started.elapsed())),
+    };
+    let outcome = solve(&problem, args.algo, limit).map_err(|e| CliError::Pack {
         file: file.clone(),
         message: e.to_string(),
     })?;
@@ -99,6 +98,7 @@ pub fn run(args: PackArgs) -> Result<String, CliError> {
         source,
         algo: args.algo,
         budget,
+        max_nodes: args.max_nodes,
         written: &written,
     };
     let Some(c) = capacity.filter(|&c| outcome.peak > c) else {
@@ -171,11 +171,20 @@ fn algo_name(algo: PackAlgo) -> &'static str {
     }
 }
 
-fn solve(
-    problem: &Problem,
-    algo: PackAlgo,
-    budget: Duration,
-) -> Result<Outcome, packing::PackError> {
+/// What ends the exact search: the wall clock, or a count of nodes (reproducible).
+#[derive(Debug, Clone, Copy)]
+enum Limit {
+    Time(Duration),
+    Nodes(u64),
+}
+
+fn solve(problem: &Problem, algo: PackAlgo, limit: Limit) -> Result<Outcome, packing::PackError> {
+    // Best fit and the diagnosis are bounded by the time budget; with a node limit they run
+    // to their own (deterministic) ends.
+    let budget = match limit {
+        Limit::Time(t) => Some(t),
+        Limit::Nodes(_) => None,
+    };
     let lb = live_bound(problem).peak;
     let greedy = |placement: Placement, elapsed: Duration| -> Result<Outcome, _> {
         let peak = placement.peak(problem)?;
@@ -195,8 +204,8 @@ fn solve(
         PackAlgo::BestFit => {
             // Best fit is quadratic when every buffer is live together: it stops at the
             // budget, and the placement is then first fit's (near-linear), said so.
-            let deadline = start + budget;
-            match best_fit_by_size_until(problem, Some(deadline)) {
+            let deadline = budget.map(|b| start + b);
+            match best_fit_by_size_until(problem, deadline) {
                 Ok(placement) => greedy(placement, start.elapsed()),
                 Err(packing::PackError::Deadline { placed, buffers }) => {
                     let mut outcome = greedy(first_fit_by_lifetime(problem)?, start.elapsed())?;
@@ -207,15 +216,24 @@ fn solve(
             }
         }
         PackAlgo::Exact => {
-            let options = SolveOptions {
-                budget: Some(budget),
-                ..SolveOptions::default()
+            let options = match limit {
+                Limit::Time(t) => SolveOptions {
+                    budget: Some(t),
+                    ..SolveOptions::default()
+                },
+                Limit::Nodes(n) => SolveOptions {
+                    budget: None,
+                    node_limit: Some(n),
+                    ..SolveOptions::default()
+                },
             };
             let solution = minimize(problem, &options)?;
             let explanation = problem
                 .capacity()
                 .filter(|&c| solution.peak > c)
-                .and_then(|_| diagnose::explain_within(problem, &solution, Some(start + budget)));
+                .and_then(|_| {
+                    diagnose::explain_within(problem, &solution, budget.map(|b| start + b))
+                });
             Ok(Outcome {
                 peak: solution.peak,
                 proven_optimal: solution.proven_optimal || solution.peak == lb,
@@ -289,6 +307,8 @@ struct Report<'a> {
     source: &'static str,
     algo: PackAlgo,
     budget: Duration,
+    /// `--max-nodes`, which replaces the time budget of the exact search.
+    max_nodes: Option<u64>,
     written: &'a [String],
 }
 
@@ -297,12 +317,35 @@ impl Report<'_> {
         (self.bound.peak > 0).then(|| self.outcome.peak as f64 / self.bound.peak as f64)
     }
 
+    /// What ended the search, when something did before it finished: best fit stopped at the
+    /// budget, or an exact search that did not prove its peak (its nodes or its time).
+    fn limit(&self) -> Value {
+        if let Some((placed, buffers)) = self.outcome.stopped {
+            return json!({
+                "reason": "budget",
+                "placed_by_best_fit": placed,
+                "buffers": buffers,
+                "placement": "first-fit",
+            });
+        }
+        match (self.algo, self.outcome.proven_optimal, self.outcome.nodes) {
+            (PackAlgo::Exact, false, Some(nodes)) => {
+                let by_nodes = self.max_nodes.is_some_and(|m| nodes >= m);
+                json!({ "reason": if by_nodes { "nodes" } else { "budget" }, "nodes": nodes })
+            }
+            _ => Value::Null,
+        }
+    }
+
     fn algo_text(&self) -> String {
         match self.algo {
-            PackAlgo::Exact => format!(
-                "exact (branch and bound, budget {} ms)",
-                self.budget.as_millis()
-            ),
+            PackAlgo::Exact => match self.max_nodes {
+                Some(n) => format!("exact (branch and bound, at most {n} nodes: reproducible)"),
+                None => format!(
+                    "exact (branch and bound, budget {} ms)",
+                    self.budget.as_millis()
+                ),
+            },
             PackAlgo::FirstFit => {
                 "first-fit (PTOAS: program order, lowest offset free over the lifetime)".into()
             }
@@ -412,14 +455,10 @@ impl Report<'_> {
             "capacity": self.problem.capacity(),
             "capacity_from": self.source,
             "algorithm": algo_name(self.algo),
-            "limit": self.outcome.stopped.map(|(placed, buffers)| json!({
-                "reason": "budget",
-                "placed_by_best_fit": placed,
-                "buffers": buffers,
-                "placement": "first-fit",
-            })),
-            "budget_ms": (self.algo == PackAlgo::Exact)
+            "limit": self.limit(),
+            "budget_ms": (self.algo == PackAlgo::Exact && self.max_nodes.is_none())
                 .then_some(u64::try_from(self.budget.as_millis()).unwrap_or(u64::MAX)),
+            "max_nodes": self.max_nodes,
             "buffers": buffers,
             "peak": self.outcome.peak,
             "lower_bound": self.bound.peak,
