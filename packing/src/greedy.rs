@@ -169,7 +169,7 @@ pub fn best_fit_by_size(problem: &Problem) -> Result<Placement, PackError> {
 }
 
 /// [`best_fit_by_size`], given up with [`PackError::Deadline`] once `deadline` has passed:
-/// the clock is read every [`DEADLINE_STRIDE`] placements. It is O(n·k) for k buffers live
+/// the clock is read every 64 placements. It is O(n·k) for k buffers live
 /// together — quadratic when all are — so a caller with a time budget passes its deadline.
 ///
 /// ```

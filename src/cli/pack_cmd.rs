@@ -392,7 +392,10 @@ impl Report<'_> {
             );
         }
         buffers.push(']');
-        format!("{}\n", text.replacen("\"buffers\":null", &format!("\"buffers\":{buffers}"), 1))
+        format!(
+            "{}\n",
+            text.replacen("\"buffers\":null", &format!("\"buffers\":{buffers}"), 1)
+        )
     }
 
     fn text(&self) -> String {
