@@ -78,11 +78,11 @@ const CELL_H: u64 = 30;
 /// use linear_layout::views::svg::{tmem_svg, MAX_LABELLED_PX};
 /// let acc = TensorMemory { block_m: 128, block_n: 128, col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false };
 /// let svg = tmem_svg(&acc.to_linear_layout(&[128, 128])?, 32)?;
-/// let width: u64 = svg.split("width=\"").nth(1).and_then(|w| w.split('"').next()).unwrap().parse().unwrap();
-/// assert!(width <= MAX_LABELLED_PX);
+/// let width = svg.split("width=\"").nth(1).and_then(|w| w.split('"').next()).ok_or("no width")?;
+/// assert!(width.parse::<u64>()? <= MAX_LABELLED_PX);
 /// assert!(svg.contains("<title>(127,127): L127:c127</title>"));
 /// assert!(svg.matches("<text").count() < 100);
-/// # Ok::<(), linear_layout::LayoutError>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub const MAX_LABELLED_PX: u64 = 2400;
 
