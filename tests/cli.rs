@@ -173,6 +173,42 @@ fn mlir_of_a_shared_layout_is_a_shared_linear_attribute() {
     );
 }
 
+/// What `--format mlir` prints is judged by its consumer: `tools/gen_mlir_acceptance.py` had
+/// the TLX fork's own parser (fbtriton 3.7.4, `ir.parse_mlir_module`) read each printed text in
+/// a module, and recorded it. Every text must still be what we print, every one accepted, and
+/// the control — what we printed for a shared layout before #29 — refused.
+#[test]
+fn mlir_the_fork_accepts_is_what_we_print() {
+    let path = format!(
+        "{}/linear-layout/tests/data/fork_accepts/layout_mlir.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let records: Vec<Value> =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(records.len(), 8);
+    for r in &records {
+        let (attr, shape, printed) = (
+            r["attribute"].as_str().unwrap(),
+            r["shape"].as_str().unwrap(),
+            r["printed"].as_str().unwrap(),
+        );
+        if attr == "control" {
+            assert_eq!(
+                r["accepted"], false,
+                "the fork refuses the old text: {printed}"
+            );
+            continue;
+        }
+        assert_eq!(r["accepted"], true, "{attr}: the fork refused {printed}");
+        let now = ok(&["layout", "show", attr, "--shape", shape, "--format", "mlir"]);
+        assert_eq!(
+            now.trim_end(),
+            printed,
+            "{attr} at {shape}: the printing changed; rerun tools/gen_mlir_acceptance.py"
+        );
+    }
+}
+
 #[test]
 fn layout_from_file_and_stdin() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
