@@ -414,11 +414,7 @@ impl Placer<'_, '_> {
             let start = offset.saturating_add(at);
             placed.push((name, start, start.saturating_add(s.size), s.lifetime));
         }
-        let live = |l: &Option<Lifetime>| {
-            l.map_or("always".to_string(), |l| {
-                format!("[{}, {})", l.start, l.end)
-            })
-        };
+        let live = |l: &Option<Lifetime>| l.map_or("always".to_string(), |l| l.to_string());
         for (i, (a, a0, a1, la)) in placed.iter().enumerate() {
             for (b, b0, b1, lb) in placed.iter().skip(i + 1) {
                 let (start, end) = (*a0.max(b0), *a1.min(b1));

@@ -62,3 +62,16 @@ impl Lifetime {
         end: u64::MAX,
     };
 }
+
+impl std::fmt::Display for Lifetime {
+    /// `[start, end)`.
+    ///
+    /// ```
+    /// use alias_alloc::Lifetime;
+    /// assert_eq!(Lifetime::new("a", 3, 5)?.to_string(), "[3, 5)");
+    /// # Ok::<(), alias_alloc::AllocError>(())
+    /// ```
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "[{}, {})", self.start, self.end)
+    }
+}

@@ -5,6 +5,14 @@
 
 use super::Problem;
 
+/// The greatest common divisor (0 with 0 gives the other).
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 /// The peak of concurrently live units, and where it is reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LiveBound {
@@ -73,12 +81,6 @@ pub fn live_bound(problem: &Problem) -> LiveBound {
 /// # Ok::<(), packing::PackError>(())
 /// ```
 pub fn granularity(problem: &Problem) -> u64 {
-    fn gcd(mut a: u64, mut b: u64) -> u64 {
-        while b != 0 {
-            (a, b) = (b, a % b);
-        }
-        a
-    }
     let g = problem.buffers().iter().fold(0u64, |g, b| {
         let g = gcd(gcd(g, b.size), b.alignment);
         gcd(g, b.offset.unwrap_or(0))
@@ -132,12 +134,6 @@ pub fn lower_bound(problem: &Problem) -> u64 {
 /// live sum, and the forced-tops refinement has nothing to force (every buffer can be the
 /// highest): [`lower_bound`] is the live peak, found by one sweep.
 fn alignment_free(problem: &Problem) -> bool {
-    fn gcd(mut a: u64, mut b: u64) -> u64 {
-        while b != 0 {
-            (a, b) = (b, a % b);
-        }
-        a
-    }
     let buffers = problem.buffers();
     if buffers.iter().any(|b| b.offset.is_some()) {
         return false;
@@ -303,12 +299,6 @@ fn clique_bound(buffers: &[super::Buffer], live: &[usize], sum: u64) -> u64 {
 /// `size − A·(⌈size / A⌉ − 1)`. Sixteen 8-byte buffers aligned to 128 need 1928, not the 136
 /// of rule 1 or the 128 of their sum.
 fn block_bound(buffers: &[super::Buffer], live: &[usize]) -> u64 {
-    fn gcd(mut a: u64, mut b: u64) -> u64 {
-        while b != 0 {
-            (a, b) = (b, a % b);
-        }
-        a
-    }
     let set: Vec<&super::Buffer> = live
         .iter()
         .filter_map(|&i| buffers.get(i))

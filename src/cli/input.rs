@@ -7,6 +7,7 @@ use linear_layout::families::{DistributedEncoding, Encoding, SharedEncoding, Sha
 use linear_layout::LinearLayout;
 
 use crate::cli::error::CliError;
+use crate::cli::module_listing::shape_text;
 
 /// Reads layout arguments, allowing stdin (`-`) to be used by at most one of them.
 #[derive(Debug, Default)]
@@ -112,12 +113,6 @@ impl LayoutReader {
             None => Ok(value.to_owned()),
         }
     }
-}
-
-/// `128x64`, as `--shape` is written.
-fn shape_text(shape: &[u64]) -> String {
-    let dims: Vec<String> = shape.iter().map(u64::to_string).collect();
-    dims.join("x")
 }
 
 /// The text of the file argument `arg` (`-`: stdin), and its name as given.

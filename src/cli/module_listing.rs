@@ -174,7 +174,7 @@ pub fn render(text: &str, format: Format) -> Result<String, CliError> {
     Ok(out)
 }
 
-fn shape_text(shape: &[u64]) -> String {
+pub(crate) fn shape_text(shape: &[u64]) -> String {
     shape
         .iter()
         .map(u64::to_string)

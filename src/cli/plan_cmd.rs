@@ -524,7 +524,7 @@ fn text_report(
                 row.push(
                     program
                         .lifetime(a.alloc)
-                        .map_or("always".into(), |l| format!("[{}, {})", l.start, l.end)),
+                        .map_or("always".into(), |l| l.to_string()),
                 );
             }
             row.extend([
@@ -737,6 +737,16 @@ fn json_report(
 }
 
 /// The arenas of a packed plan: per storage kind, each region's lifetime, size and offset.
+/// What ended an arena search that did not prove its peak: its node limit or the time
+/// budget; `None` when the peak is proved.
+fn arena_limit(a: &Arena) -> Option<&'static str> {
+    match (a.proven_optimal, a.nodes >= alias_alloc::arena::ARENA_NODES) {
+        (true, _) => None,
+        (false, true) => Some("nodes"),
+        (false, false) => Some("budget"),
+    }
+}
+
 fn arenas_text(arenas: &[Arena], budget_ms: u64) -> String {
     let mut out = String::new();
     for a in arenas {
@@ -748,13 +758,13 @@ fn arenas_text(arenas: &[Arena], budget_ms: u64) -> String {
             a.capacity,
             a.storage.unit(),
             a.lower_bound,
-            match (a.proven_optimal, a.nodes >= alias_alloc::arena::ARENA_NODES) {
-                (true, _) => ", optimal".to_string(),
-                (false, true) => format!(
+            match arena_limit(a) {
+                None => ", optimal".to_string(),
+                Some("nodes") => format!(
                     ", not proved optimal (the search stopped at its {} nodes)",
                     alias_alloc::arena::ARENA_NODES
                 ),
-                (false, false) => format!(
+                Some(_) => format!(
                     ", not proved optimal (the search stopped at --budget-ms {budget_ms})"
                 ),
             },
@@ -766,7 +776,7 @@ fn arenas_text(arenas: &[Arena], budget_ms: u64) -> String {
         for s in &a.slots {
             rows.push(vec![
                 s.name.clone(),
-                format!("[{}, {})", s.lifetime.start, s.lifetime.end),
+                s.lifetime.to_string(),
                 s.units.to_string(),
                 s.alignment.to_string(),
                 s.offset.to_string(),
@@ -790,11 +800,7 @@ fn arenas_json(arenas: &[Arena]) -> Value {
                     "proven_optimal": a.proven_optimal,
                     "nodes": a.nodes,
                     // What ended a search that did not prove its peak.
-                    "limit": match (a.proven_optimal, a.nodes >= alias_alloc::arena::ARENA_NODES) {
-                        (true, _) => Value::Null,
-                        (false, true) => json!("nodes"),
-                        (false, false) => json!("budget"),
-                    },
+                    "limit": arena_limit(a),
                     "unpacked": a.unpacked,
                     "regions": a.slots.iter().map(|s| json!({
                         "name": s.name,
