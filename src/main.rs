@@ -23,17 +23,25 @@ fn main() -> ExitCode {
         Err(e) if e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
         Err(e) => return fail(&clap_message(&e), 2),
     };
-    match cli::run(args) {
-        Ok(text) => match std::io::stdout().lock().write_all(text.as_bytes()) {
-            Ok(()) => ExitCode::SUCCESS,
-            // A closed pipe (`| head`) is the reader's choice, not an error.
-            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
-            Err(e) => fail(&format!("cannot write output: {e}"), 1),
-        },
-        Err(e) => {
-            if let Some(report) = e.stdout() {
-                let _ = std::io::stdout().lock().write_all(report.as_bytes());
-            }
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let result = cli::run(args, &mut out);
+    // The report reaches stdout before the error line reaches stderr.
+    let written = match &result {
+        Err(e) => out
+            .write_all(e.stdout().unwrap_or_default().as_bytes())
+            .and_then(|()| out.flush()),
+        Ok(()) => out.flush(),
+    };
+    match (result, written) {
+        // A closed pipe (`| head`) is the reader's choice, not an error.
+        (Err(cli::CliError::Output(e)), _) | (Ok(()), Err(e))
+            if e.kind() == std::io::ErrorKind::BrokenPipe =>
+        {
+            ExitCode::SUCCESS
+        }
+        (Ok(()), Ok(())) => ExitCode::SUCCESS,
+        (Ok(()), Err(e)) => fail(&format!("cannot write output: {e}"), 1),
+        (Err(e), _) => {
             for w in e.warnings() {
                 let _ = writeln!(std::io::stderr(), "warning: {w}");
             }

@@ -256,6 +256,57 @@ fn json_carries_the_same_numbers() {
     assert!(exact["nodes"].as_u64().is_some());
 }
 
+/// The JSON report is streamed (#30: memory independent of its size), its buffers written into
+/// the object serde_json prints: a file name and ids that spell the key it is split at, or
+/// need escaping, leave it one valid object with every buffer. A reader that closes the pipe
+/// early is not an error, and a no-fit report keeps its exit code.
+#[test]
+fn the_streamed_json_is_one_object_whatever_the_names() {
+    let file = TempFile::new("\"buffers\":null.csv");
+    std::fs::write(
+        &file.0,
+        "id,lower,upper,size\n\"buffers\":null,0,2,4\nq\\\"x,1,3,4\n",
+    )
+    .unwrap();
+    let v: Value = serde_json::from_str(&ok(&["pack", &file.arg(), "--json"])).unwrap();
+    assert_eq!(v["file"], file.arg());
+    let ids: Vec<&str> = v["buffers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["\"buffers\":null", "q\\\"x"]);
+    // 3,000 rows into a pipe closed after the first line: exit 0; over capacity: still 1.
+    let many = TempFile::new("many.csv");
+    let rows: String = (0..3000).map(|i| format!("b{i},0,1,8\n")).collect();
+    std::fs::write(&many.0, format!("id,lower,upper,size\n{rows}")).unwrap();
+    for (capacity, code) in [("24000", 0), ("8", 1)] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_linalias"))
+            .args([
+                "pack",
+                &many.arg(),
+                "--algo",
+                "first-fit",
+                "--capacity",
+                capacity,
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut first = [0u8; 5];
+        std::io::Read::read_exact(child.stdout.as_mut().unwrap(), &mut first).unwrap();
+        assert_eq!(&first, b"pack:");
+        drop(child.stdout.take());
+        assert_eq!(
+            child.wait().unwrap().code(),
+            Some(code),
+            "capacity {capacity}"
+        );
+    }
+}
+
 #[test]
 fn svg_and_csv_outputs_round_trip() {
     let svg = TempFile::new("g7.svg");

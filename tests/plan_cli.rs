@@ -610,6 +610,44 @@ fn small_aligned_allocations_are_packed_and_proved_at_once() {
     assert!(arena["nodes"].as_u64().unwrap() < 1000, "{arena}");
 }
 
+/// An arena search that the budget stops says so, in the text and the JSON, and keeps the best
+/// placement found: OmniMalloc's case `c` in KiB (the optimum is the lower bound, 8; first fit
+/// needs 12), planned with `--budget-ms 0`, stops after the first sweep — the same answer on
+/// any machine — and with the default budget is proved optimal (#30).
+#[test]
+fn an_arena_search_stopped_by_the_budget_says_so() {
+    let mut text = String::from("target = \"sm_90\"\n\n");
+    let allocs = [(3, 0, 5), (3, 3, 8), (4, 0, 3), (4, 5, 8), (1, 2, 6)];
+    for (i, (kib, start, end)) in allocs.iter().enumerate() {
+        text.push_str(&format!(
+            "[[spec]]\nname = \"s{i}\"\nstorage = \"smem\"\n\n[[alloc]]\nname = \"a{i}\"\nshape = [1, 512]\ndtype = \"f16\"\nnum = {kib}\nspec = \"s{i}\"\nlifetime = [{start}, {end}]\n\n"
+        ));
+    }
+    let file = temp_file("omni_c.toml", &text);
+    let stopped = ok(&["plan", &file.arg(), "--budget-ms", "0"]);
+    assert!(
+        stopped.contains("smem arena (regions packed by lifetime): 12288 of 232448 bytes; lower bound 8192, not proved optimal (the search stopped at --budget-ms 0)"),
+        "{stopped}"
+    );
+    let json: Value =
+        serde_json::from_str(&ok(&["plan", &file.arg(), "--budget-ms", "0", "--json"])).unwrap();
+    let arena = &json["arenas"][0];
+    assert_eq!(
+        (&arena["peak"], &arena["limit"], &arena["proven_optimal"]),
+        (
+            &Value::from(12288),
+            &Value::from("budget"),
+            &Value::from(false)
+        ),
+        "{arena}"
+    );
+    let proved = ok(&["plan", &file.arg()]);
+    assert!(
+        proved.contains("smem arena (regions packed by lifetime): 8192 of 232448 bytes; lower bound 8192, optimal"),
+        "{proved}"
+    );
+}
+
 /// A plan too large for its target keeps its report: the regions, the map, the picture and the
 /// JSON, with what does not fit last, and exit 1 (#29: one error line, nothing else).
 #[test]

@@ -240,8 +240,9 @@ fn clique_mass(problem: &Problem) -> u64 {
 }
 
 /// The largest clique bound over the maximal cliques of a problem without fixed buffers,
-/// streamed: a clique's bound is at most its sum plus the largest alignment less one, so only
-/// cliques that could raise the bound so far read their live set.
+/// streamed: a clique's bound is at most its sum plus the largest alignment less one for each
+/// of its buffers (rule 1 adds it once; rule 4's blocks round each size up to at most that),
+/// so only cliques that could raise the bound so far read their live set.
 fn streamed_clique_bound(problem: &Problem) -> u64 {
     let buffers = problem.buffers();
     let slack = buffers
@@ -252,7 +253,8 @@ fn streamed_clique_bound(problem: &Problem) -> u64 {
         .saturating_sub(1);
     let mut bound = 0u64;
     for_each_clique(problem, |live, sum| {
-        if sum.saturating_add(slack) <= bound {
+        let most = sum.saturating_add((live.len() as u64).saturating_mul(slack));
+        if most <= bound {
             return false;
         }
         bound = bound.max(clique_bound(buffers, live, sum));
@@ -419,6 +421,40 @@ mod streamed_tests {
                 .max()
                 .unwrap_or(0);
             assert_eq!(streamed_clique_bound(&p), stored, "{kind:?}");
+        }
+    }
+
+    /// The streamed bound is the stored one where rule 4 decides: small buffers aligned to
+    /// large blocks (the first cliques with a large sum and few buffers, later ones with many
+    /// small buffers whose blocks outweigh it — a prune on the sum alone skipped those).
+    #[test]
+    fn streaming_keeps_the_block_rule() {
+        use super::*;
+        use crate::Buffer;
+        let mut next = crate::test_rng::below(0x0B10_C4B0_0D);
+        for _ in 0..300 {
+            let n = 2 + next(30) as usize;
+            let buffers: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let lower = next(20);
+                    let size = if next(4) == 0 {
+                        200 + next(200)
+                    } else {
+                        1 + next(16)
+                    };
+                    Buffer::new(format!("b{i}"), lower, lower + 1 + next(6), size)
+                        .unwrap()
+                        .aligned([8u64, 64, 128][next(3) as usize])
+                        .unwrap()
+                })
+                .collect();
+            let p = Problem::new(buffers, None).unwrap();
+            let stored = cliques(&p)
+                .iter()
+                .map(|(live, sum)| clique_bound(p.buffers(), live, *sum))
+                .max()
+                .unwrap_or(0);
+            assert_eq!(streamed_clique_bound(&p), stored, "{p:?}");
         }
     }
 

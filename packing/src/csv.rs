@@ -101,18 +101,21 @@ pub fn read_csv(text: &str, capacity: Option<u64>) -> Result<Problem, PackError>
     let cols = Columns::from_header(header)?;
     let mut buffers = Vec::new();
     // The line of each id, to name both lines of a repeated one.
-    let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    // Borrowed from the text, and one vector of fields for every row: no copy per row.
+    let mut seen: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    let mut fields: Vec<&str> = Vec::with_capacity(cols.count);
     for (n, row) in lines {
         let line = n + 1;
-        let fields: Vec<&str> = row.split(',').map(str::trim).collect();
+        fields.clear();
+        fields.extend(row.split(',').map(str::trim));
         if fields.len() != cols.count {
             return Err(csv_error(
                 line,
                 format!("{} fields, header has {}", fields.len(), cols.count),
             ));
         }
-        let id = field(&fields, cols.id).unwrap_or_default().to_string();
-        if let Some(first) = seen.insert(id.clone(), line) {
+        let id = field(&fields, cols.id).unwrap_or_default();
+        if let Some(first) = seen.insert(id, line) {
             return Err(csv_error(
                 line,
                 format!("buffer id '{id}' is used twice (first on line {first})"),
@@ -123,7 +126,7 @@ pub fn read_csv(text: &str, capacity: Option<u64>) -> Result<Problem, PackError>
         if cols.inclusive_end {
             upper = upper
                 .checked_add(1)
-                .ok_or_else(|| PackError::Overflow { id: id.clone() })?;
+                .ok_or_else(|| PackError::Overflow { id: id.to_owned() })?;
         }
         let size = integer(line, "size", field(&fields, cols.size))?;
         let mut b = Buffer::new(id, lower, upper, size)?;

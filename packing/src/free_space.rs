@@ -4,11 +4,13 @@
 //! A sweep in program order only ever places a buffer among the buffers live at its start,
 //! and those are pairwise disjoint. So instead of gathering and sorting the live buffers for
 //! every placement (`O(k log k)` for `k` live), the sweep keeps the gaps between them: by
-//! start (to merge on release) and by length (for the smallest gap that holds a size). A
-//! placement or a release costs `O(log g)` for `g` gaps; a best-fit query the same, a
-//! lowest-fit query scans the gaps from the bottom up to the first that fits.
+//! start, each subtree knowing its longest gap (to merge on release, and for the lowest gap
+//! that holds a size: [`GapTree`]) and by length (for the smallest gap that holds a size).
+//! A placement, a release and either query cost `O(log g)` for `g` gaps.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+
+use super::gap_tree::GapTree;
 
 /// The free space below the top of a set of disjoint occupied ranges: its gaps, and the top
 /// (the highest occupied end; everything from it up is free).
@@ -29,7 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 #[derive(Debug, Clone, Default)]
 pub struct FreeSpace {
     /// Gap start → gap end (exclusive), every gap non-empty and below `top`.
-    by_start: BTreeMap<u64, u64>,
+    by_start: GapTree,
     /// `(length, start)` of every gap.
     by_len: BTreeSet<(u64, u64)>,
     /// The highest occupied end (0 when nothing is occupied).
@@ -58,7 +60,25 @@ impl FreeSpace {
     /// assert_eq!(space.gaps().collect::<Vec<_>>(), vec![(0, 8)]);
     /// ```
     pub fn gaps(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        self.by_start.iter().map(|(&s, &e)| (s, e))
+        self.by_start.iter()
+    }
+
+    /// The lowest gap of at least `len` units that starts at or above `from`, as
+    /// `(start, end)`: `O(log g)`.
+    ///
+    /// ```
+    /// use packing::free_space::FreeSpace;
+    /// let mut space = FreeSpace::default();
+    /// space.occupy(2, 3);
+    /// space.occupy(8, 9);
+    /// space.occupy(12, 13);
+    /// assert_eq!(space.lowest_gap(2, 0), Some((0, 2)));
+    /// assert_eq!(space.lowest_gap(3, 0), Some((3, 8)));
+    /// assert_eq!(space.lowest_gap(3, 4), Some((9, 12)));
+    /// assert_eq!(space.lowest_gap(6, 0), None);
+    /// ```
+    pub fn lowest_gap(&self, len: u64, from: u64) -> Option<(u64, u64)> {
+        self.by_start.lowest_of_length(len, from)
     }
 
     /// The gaps of at least `len` units as `(start, end)`, shortest first (ties: the lowest).
@@ -85,7 +105,7 @@ impl FreeSpace {
     }
 
     fn remove_gap(&mut self, start: u64, end: u64) {
-        self.by_start.remove(&start);
+        self.by_start.remove(start);
         self.by_len.remove(&(end - start, start));
     }
 
@@ -110,11 +130,7 @@ impl FreeSpace {
             self.top = end;
             return;
         }
-        let gap = self
-            .by_start
-            .range(..=start)
-            .next_back()
-            .map(|(&s, &e)| (s, e));
+        let gap = self.by_start.at_or_below(start);
         debug_assert!(
             gap.is_some_and(|(_, e)| end <= e),
             "[{start}, {end}) is not free"
@@ -144,18 +160,16 @@ impl FreeSpace {
             return;
         }
         let (mut from, mut to) = (start, end);
-        if let Some((s, e)) = self
-            .by_start
-            .range(..start)
-            .next_back()
-            .map(|(&s, &e)| (s, e))
+        if let Some((s, e)) = start
+            .checked_sub(1)
+            .and_then(|key| self.by_start.at_or_below(key))
         {
             if e == start {
                 self.remove_gap(s, e);
                 from = s;
             }
         }
-        if let Some(&e) = self.by_start.get(&end) {
+        if let Some(e) = self.by_start.get(end) {
             self.remove_gap(end, e);
             to = e;
         }
@@ -216,6 +230,14 @@ mod tests {
                 let mut by_len = gaps.clone();
                 by_len.sort_by_key(|&(s, e)| (e - s, s));
                 assert_eq!(space.gaps_by_length(0).collect::<Vec<_>>(), by_len);
+                for len in 1..5 {
+                    let from = next(64);
+                    let lowest = gaps
+                        .iter()
+                        .copied()
+                        .find(|&(s, e)| s >= from && e - s >= len);
+                    assert_eq!(space.lowest_gap(len, from), lowest);
+                }
             }
         }
     }

@@ -16,8 +16,8 @@
 //!
 //! **Cost.** The sweeps place buffers in program order (or its reverse), so the buffers a placement must
 //! avoid are exactly those live at its start: pairwise disjoint, kept as their free gaps
-//! ([`FreeSpace`]), `O(log n)` per placement and release (plus, for the lowest fit, the gaps
-//! scanned below the one that fits). Best fit by size places out of time order, so each
+//! ([`FreeSpace`]), `O(log n)` per placement and release (plus, for either fit, the gaps long
+//! enough for a buffer but not once it is aligned). Best fit by size places out of time order, so each
 //! placement gathers its `k` time-conflicting placed buffers through [`TimeIndex`]:
 //! `O((k + 1) log n + k + leaves)`, the `k` read back in offset order from the placed
 //! buffers' offset-ordered leaves. On a 60,122-buffer training trace with thousands of
@@ -233,6 +233,20 @@ fn pick(
     }
 }
 
+/// The lowest gap of `space` that holds `b` (as [`pick`] with [`Rule::Lowest`]), visiting
+/// only gaps at least as long as `b`, lowest first: `O(log g)` each ([`FreeSpace::lowest_gap`]);
+/// a gap long enough but too short once aligned is passed over.
+fn lowest_gap(space: &FreeSpace, b: &Buffer) -> Result<u64, PackError> {
+    let mut from = 0;
+    while let Some((s, e)) = space.lowest_gap(b.size, from) {
+        if let Some(offset) = fit_in(s, e, b) {
+            return Ok(offset);
+        }
+        from = s.saturating_add(1);
+    }
+    aligned(space.top(), b)
+}
+
 /// The smallest-room gap of `space` for `b` (as [`pick`] with [`Rule::Smallest`]), visiting
 /// only gaps at least as long as `b`, shortest first, and stopping once a gap is too long to
 /// leave less room than the best so far (its room is at least its length less
@@ -312,7 +326,7 @@ fn sweep(problem: &Problem, rule: Rule, backward: bool) -> Result<Placement, Pac
         }
         let offset = if busy.is_empty() {
             match rule {
-                Rule::Lowest => pick(space.gaps(), space.top(), rule, b)?,
+                Rule::Lowest => lowest_gap(&space, b)?,
                 Rule::Smallest => smallest_gap(&space, b)?,
             }
         } else {

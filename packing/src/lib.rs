@@ -38,6 +38,7 @@ pub mod diagnose;
 pub mod error;
 pub mod exact;
 pub mod free_space;
+mod gap_tree;
 #[cfg(feature = "generator")]
 pub mod generator;
 pub mod greedy;

@@ -31,11 +31,12 @@ pub enum CliError {
         /// What the planner warned about before it failed (printed before the error).
         warnings: Vec<String>,
     },
-    /// `linalias check` found a hazard (exit code 1) or could not decide (exit code 3): the
-    /// report goes to stdout, the summary after `error: `.
+    /// `linalias check` found a hazard (exit code 1) or could not decide (exit code 3), or
+    /// `plan`/`pack` made a report that fails (exit code 1): the report goes to stdout, the
+    /// summary after `error: `.
     #[error("{summary}")]
     Findings {
-        /// What stdout gets.
+        /// What stdout gets (empty when the command has streamed its report already).
         report: String,
         /// The one-line summary.
         summary: String,
@@ -51,6 +52,10 @@ pub enum CliError {
         /// Why: the best peak against the capacity and the diagnosis.
         message: String,
     },
+    /// Stdout could not be written (a closed pipe is not an error: `main` exits 0 on it).
+    /// Exit code 1.
+    #[error("cannot write output: {0}")]
+    Output(#[from] std::io::Error),
 }
 
 impl CliError {
@@ -86,7 +91,8 @@ impl CliError {
             CliError::Layout(_)
             | CliError::Refused(_)
             | CliError::Plan { .. }
-            | CliError::Pack { .. } => 1,
+            | CliError::Pack { .. }
+            | CliError::Output(_) => 1,
             CliError::Findings { code, .. } => *code,
         }
     }

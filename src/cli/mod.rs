@@ -15,17 +15,21 @@ pub mod plan_cmd;
 pub mod ptx_cmd;
 pub mod ptx_cost_cmd;
 
+use std::io::Write;
+
 use args::{Cli, Command};
 pub use error::CliError;
 
-/// Runs a parsed command line and returns what it prints on stdout.
-pub fn run(cli: Cli) -> Result<String, CliError> {
-    match cli.command {
-        Command::Layout(layout) => layout_cmd::run(layout.command, layout.shape.map(|s| s.0)),
-        Command::Plan(plan) => plan_cmd::run(plan),
-        Command::Ptx(ptx) => ptx_cmd::run(ptx),
-        Command::PtxCost(args) => ptx_cost_cmd::run(args),
-        Command::Pack(pack) => pack_cmd::run(pack),
-        Command::Check(args) => check_cmd::run(args),
-    }
+/// Runs a parsed command line, writing what it prints on stdout to `out`. `pack` streams its
+/// report (its size grows with the buffers); the others build theirs first.
+pub fn run(cli: Cli, out: &mut dyn Write) -> Result<(), CliError> {
+    let text = match cli.command {
+        Command::Layout(layout) => layout_cmd::run(layout.command, layout.shape.map(|s| s.0))?,
+        Command::Plan(plan) => plan_cmd::run(plan)?,
+        Command::Ptx(ptx) => ptx_cmd::run(ptx)?,
+        Command::PtxCost(args) => ptx_cost_cmd::run(args)?,
+        Command::Pack(pack) => return pack_cmd::run(pack, out),
+        Command::Check(args) => check_cmd::run(args)?,
+    };
+    out.write_all(text.as_bytes()).map_err(CliError::Output)
 }

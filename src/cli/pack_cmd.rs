@@ -5,12 +5,13 @@
 //! When the placement does not fit the capacity it fails with the diagnosis.
 
 use std::fmt::Write as _;
+use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use packing::bound::{live_bound, LiveBound};
 use packing::chart::placement_svg;
-use packing::check::check;
+use packing::check::{check, Violation};
 use packing::csv::{read_csv, write_csv};
 use packing::exact::{minimize, SolveOptions};
 use packing::greedy::{best_fit_by_size_until, first_fit_by_lifetime};
@@ -20,7 +21,7 @@ use serde_json::{json, Value};
 use crate::cli::args::{PackAlgo, PackArgs};
 use crate::cli::error::CliError;
 use crate::cli::picture;
-use crate::cli::plan_cmd::{read_file, table};
+use crate::cli::plan_cmd::read_file;
 
 /// Ids named in a diagnosis before the rest are counted.
 const MAX_NAMED: usize = 8;
@@ -39,8 +40,9 @@ struct Outcome {
     stopped: Option<(usize, usize)>,
 }
 
-/// Runs `linalias pack` and returns its stdout.
-pub fn run(args: PackArgs) -> Result<String, CliError> {
+/// Runs `linalias pack`, streaming its report to `out`: the buffers are written one by one,
+/// so the report's size costs no memory (#30).
+pub fn run(args: PackArgs, out: &mut dyn Write) -> Result<(), CliError> {
     // The budget bounds the whole command: reading the file counts against it.
     let started = Instant::now();
     let file = args.file.display().to_string();
@@ -63,7 +65,10 @@ pub fn run(args: PackArgs) -> Result<String, CliError> {
     })?;
     let bound = live_bound(&problem);
     // The checker judges validity; fitting the capacity is judged below, with a diagnosis.
-    let violations = check(&problem.clone().with_capacity(None), &outcome.placement);
+    let violations: Vec<Violation> = check(&problem, &outcome.placement)
+        .into_iter()
+        .filter(|v| !matches!(v, Violation::OverCapacity { .. }))
+        .collect();
     if !violations.is_empty() {
         let list: Vec<String> = violations.iter().map(ToString::to_string).collect();
         return Err(CliError::Pack {
@@ -102,32 +107,41 @@ pub fn run(args: PackArgs) -> Result<String, CliError> {
         written: &written,
     };
     let Some(c) = capacity.filter(|&c| outcome.peak > c) else {
-        return Ok(if args.json {
-            report.json_text(report.json())
-        } else {
-            report.text()
-        });
+        let head = (args.json).then(|| report.json());
+        return streamed(report.write(out, head.as_ref()));
     };
     // Does not fit: the whole report, then the diagnosis over lines, the advice last.
     let why = diagnosis(&problem, &outcome, &bound, c, args.algo);
     let advice = advice(&outcome, &bound, c, args.algo, budget);
     let headline = why.lines().next().unwrap_or_default().to_owned();
-    let report = if args.json {
+    let written = if args.json {
         let mut json = report.json();
         if let Some(object) = json.as_object_mut() {
             object.insert("fits".into(), json!(false));
             object.insert("diagnosis".into(), json!(why));
             object.insert("advice".into(), json!(advice));
         }
-        report.json_text(json)
+        report.write(out, Some(&json))
     } else {
-        format!("{}\n{why}\nadvice: {advice}\n", report.text())
+        report
+            .write(out, None)
+            .and_then(|()| write!(out, "\n{why}\nadvice: {advice}\n"))
     };
+    streamed(written)?;
     Err(CliError::Findings {
-        report,
+        report: String::new(),
         summary: format!("{file}: {headline}"),
         code: 1,
     })
+}
+
+/// A streamed report's write: a closed pipe (`| head`) is the reader's choice, not an error,
+/// and does not change the exit code.
+fn streamed(written: std::io::Result<()>) -> Result<(), CliError> {
+    match written {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(CliError::Output(e)),
+        _ => Ok(()),
+    }
 }
 
 /// What to do about a placement over `capacity`, naming the flag to change.
@@ -247,6 +261,11 @@ fn solve(problem: &Problem, algo: PackAlgo, limit: Limit) -> Result<Outcome, pac
     }
 }
 
+/// The decimal digits of `n`.
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
 /// `a, b, c` or `a, b, … (12 in all)`.
 fn ids(problem: &Problem, indices: &[usize]) -> String {
     let mut names: Vec<String> = indices
@@ -363,13 +382,21 @@ impl Report<'_> {
         }
     }
 
-    /// `json` (from [`Report::json`]) as text, ending with a newline, its `buffers` written
-    /// one by one into the text instead of as a tree of JSON values: about 100 bytes a buffer,
-    /// not the 1.9 KB a `serde_json::Value` per buffer held (#30).
-    fn json_text(&self, json: Value) -> String {
+    /// The report, as text (`json` is `None`) or as `json` (from [`Report::json`], its
+    /// `buffers` left `null`), ending with a newline. The buffers are written one by one, as
+    /// rows or as JSON objects, never held: memory independent of the report's size (#30).
+    fn write(&self, out: &mut dyn Write, json: Option<&Value>) -> std::io::Result<()> {
+        let Some(json) = json else {
+            return self.write_text(out);
+        };
         let text = json.to_string();
-        let mut buffers = String::with_capacity(100 * self.problem.len() + 2);
-        buffers.push('[');
+        // The key is found in the text serde_json wrote: a user's `"` inside a string value is
+        // escaped, so the first match is the key (and the keys are sorted: `buffers` precedes
+        // the only user text, `file`).
+        let (head, tail) = text
+            .split_once("\"buffers\":null")
+            .unwrap_or((text.as_str(), ""));
+        write!(out, "{head}\"buffers\":[")?;
         for (k, (b, o)) in self
             .problem
             .buffers()
@@ -377,98 +404,97 @@ impl Report<'_> {
             .zip(&self.outcome.placement.offsets)
             .enumerate()
         {
-            if k > 0 {
-                buffers.push(',');
-            }
             // Keys in serde_json's (sorted) order, as the rest of the object.
-            let _ = write!(
-                buffers,
-                r#"{{"alignment":{},"id":{},"lower":{},"offset":{o},"size":{},"upper":{}}}"#,
+            write!(
+                out,
+                r#"{}{{"alignment":{},"id":{},"lower":{},"offset":{o},"size":{},"upper":{}}}"#,
+                if k > 0 { "," } else { "" },
                 b.alignment,
                 Value::String(b.id.clone()),
                 b.lower,
                 b.size,
                 b.upper
-            );
+            )?;
         }
-        buffers.push(']');
-        format!(
-            "{}\n",
-            text.replacen("\"buffers\":null", &format!("\"buffers\":{buffers}"), 1)
-        )
+        writeln!(out, "]{tail}")
     }
 
-    fn text(&self) -> String {
-        let mut out = format!("pack: {}\n", self.file);
+    /// The text report; its table of buffers is written row by row, its column widths taken
+    /// in a first pass (the layout of `plan_cmd::table`).
+    fn write_text(&self, out: &mut dyn Write) -> std::io::Result<()> {
+        writeln!(out, "pack: {}", self.file)?;
         let buffers = self.problem.len();
         match self.problem.capacity() {
-            Some(c) => {
-                let _ = writeln!(
-                    out,
-                    "buffers: {buffers}, capacity {c} (from {})",
-                    self.source
-                );
-            }
-            None => {
-                let _ = writeln!(out, "buffers: {buffers}, no capacity (minimising the peak)");
+            Some(c) => writeln!(
+                out,
+                "buffers: {buffers}, capacity {c} (from {})",
+                self.source
+            )?,
+            None => writeln!(out, "buffers: {buffers}, no capacity (minimising the peak)")?,
+        }
+        writeln!(out, "algorithm: {}\n", self.algo_text())?;
+        let header = ["id", "lower", "upper", "size", "align", "offset"];
+        let rows = || {
+            self.problem
+                .buffers()
+                .iter()
+                .zip(&self.outcome.placement.offsets)
+                .map(|(b, &o)| (b.id.as_str(), [b.lower, b.upper, b.size, b.alignment, o]))
+        };
+        let mut widths = header.map(str::len);
+        for (id, numbers) in rows() {
+            let lengths = std::iter::once(id.chars().count()).chain(numbers.map(digits));
+            for (w, n) in widths.iter_mut().zip(lengths) {
+                *w = (*w).max(n);
             }
         }
-        let _ = writeln!(out, "algorithm: {}\n", self.algo_text());
-        let mut rows = vec![["id", "lower", "upper", "size", "align", "offset"]
-            .map(String::from)
-            .to_vec()];
-        for (b, o) in self
-            .problem
-            .buffers()
-            .iter()
-            .zip(&self.outcome.placement.offsets)
-        {
-            rows.push(vec![
-                b.id.clone(),
-                b.lower.to_string(),
-                b.upper.to_string(),
-                b.size.to_string(),
-                b.alignment.to_string(),
-                o.to_string(),
-            ]);
+        let mut line = String::new();
+        let mut row = |cells: [&dyn std::fmt::Display; 6]| {
+            line.clear();
+            line.push_str("  ");
+            for (cell, width) in cells.iter().zip(widths) {
+                let _ = write!(line, "{cell:<width$}  ");
+            }
+            writeln!(out, "{}", line.trim_end())
+        };
+        row(header.each_ref().map(|h| -> &dyn std::fmt::Display { h }))?;
+        for (id, [lower, upper, size, align, offset]) in rows() {
+            row([&id, &lower, &upper, &size, &align, &offset])?;
         }
-        out.push_str(&table(&rows));
-        let _ = writeln!(out, "\npeak: {}", self.outcome.peak);
-        let _ = writeln!(
+        writeln!(out, "\npeak: {}", self.outcome.peak)?;
+        writeln!(
             out,
             "lower bound: {} (live at time {}: buffers {})",
             self.bound.peak,
             self.bound.at,
             ids(self.problem, &self.bound.live)
-        );
+        )?;
         match self.ratio() {
-            Some(r) => {
-                let _ = writeln!(out, "peak ÷ LB: {r:.4}");
-            }
-            None => out.push_str("peak ÷ LB: -\n"),
+            Some(r) => writeln!(out, "peak ÷ LB: {r:.4}")?,
+            None => writeln!(out, "peak ÷ LB: -")?,
         }
         let ms = self.outcome.elapsed.as_secs_f64() * 1e3;
         match self.outcome.nodes {
-            Some(n) => {
-                let _ = writeln!(out, "time: {ms:.3} ms ({n} nodes)");
-            }
-            None => {
-                let _ = writeln!(out, "time: {ms:.3} ms");
-            }
+            Some(n) => writeln!(out, "time: {ms:.3} ms ({n} nodes)")?,
+            None => writeln!(out, "time: {ms:.3} ms")?,
         }
-        out.push_str(if self.outcome.proven_optimal {
-            "proved optimal\n"
-        } else {
-            "not proved optimal\n"
-        });
-        out.push_str("checker: ok\n");
+        writeln!(
+            out,
+            "{}",
+            if self.outcome.proven_optimal {
+                "proved optimal"
+            } else {
+                "not proved optimal"
+            }
+        )?;
+        writeln!(out, "checker: ok")?;
         for path in self.written {
-            let _ = writeln!(out, "wrote {path}");
+            writeln!(out, "wrote {path}")?;
         }
-        out
+        Ok(())
     }
 
-    /// The report as JSON, `buffers` left `null`: [`Report::json_text`] writes them.
+    /// The report as JSON, `buffers` left `null`: [`Report::write`] writes them.
     fn json(&self) -> Value {
         let buffers = Value::Null;
         json!({

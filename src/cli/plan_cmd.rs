@@ -736,7 +736,6 @@ fn json_report(
     })
 }
 
-/// The arenas of a packed plan: per storage kind, each region's lifetime, size and offset.
 /// What ended an arena search that did not prove its peak: its node limit or the time
 /// budget; `None` when the peak is proved.
 fn arena_limit(a: &Arena) -> Option<&'static str> {
@@ -747,6 +746,7 @@ fn arena_limit(a: &Arena) -> Option<&'static str> {
     }
 }
 
+/// The arenas of a packed plan: per storage kind, each region's lifetime, size and offset.
 fn arenas_text(arenas: &[Arena], budget_ms: u64) -> String {
     let mut out = String::new();
     for a in arenas {

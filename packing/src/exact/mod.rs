@@ -191,7 +191,10 @@ pub fn fits(problem: &Problem, capacity: u64, options: &SolveOptions) -> Result<
     if lower_bound(problem) > capacity {
         return Ok(Fit::No);
     }
-    for sweep in SWEEPS {
+    for (k, sweep) in SWEEPS.into_iter().enumerate() {
+        if k > 0 && deadline.is_some_and(|d| Instant::now() >= d) {
+            return Ok(Fit::Unknown);
+        }
         let greedy = sweep(problem)?;
         if greedy.peak(problem)? <= capacity {
             return Ok(Fit::Yes(greedy));
@@ -362,8 +365,10 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     let [first, others @ ..] = SWEEPS;
     let mut incumbent = first(problem)?;
     let mut greedy_peak = incumbent.peak(problem)?;
+    // The first sweep always runs (every answer starts from its placement, O(n log n)); the
+    // others only while the budget lasts.
     for sweep in others {
-        if greedy_peak <= bound {
+        if greedy_peak <= bound || deadline.is_some_and(|d| Instant::now() >= d) {
             break;
         }
         let placement = sweep(problem)?;
