@@ -139,9 +139,7 @@ impl fmt::Display for Infeasibility {
             )?;
         }
         write!(f, "\n  live at {}:", self.at)?;
-        for b in &self.live {
-            write!(f, "\n    {b}")?;
-        }
+        list(f, &self.live)?;
         if let Some(t) = &self.top {
             write!(f, "\n  the peak {} is the top of {t}", self.peak)?;
         }
@@ -160,9 +158,7 @@ impl fmt::Display for Infeasibility {
                         " (the smallest set found within the work limit)"
                     }
                 )?;
-                for b in &c.buffers {
-                    write!(f, "\n    {b}")?;
-                }
+                list(f, &c.buffers)?;
             }
             (None, false) => write!(
                 f,
@@ -174,6 +170,22 @@ impl fmt::Display for Infeasibility {
         }
         Ok(())
     }
+}
+
+/// Buffers a diagnosis lists, one a line, before it counts the rest (a million-buffer trace
+/// can have 300,000 live at its peak).
+pub const MAX_LISTED: usize = 16;
+
+/// `buffers` one a line, the first [`MAX_LISTED`] of them, then how many more and their size.
+fn list(f: &mut fmt::Formatter<'_>, buffers: &[Named]) -> fmt::Result {
+    for b in buffers.iter().take(MAX_LISTED) {
+        write!(f, "\n    {b}")?;
+    }
+    if let Some(rest) = buffers.get(MAX_LISTED..).filter(|r| !r.is_empty()) {
+        let units: u64 = rest.iter().map(|b| b.size).fold(0, u64::saturating_add);
+        write!(f, "\n    … and {} more ({units} units)", rest.len())?;
+    }
+    Ok(())
 }
 
 /// Work limits of [`explain`]: deterministic node counts.

@@ -344,6 +344,25 @@ fn diagnosis_of_volume_names_the_peak_point_and_its_live_buffers() {
     }
 }
 
+/// A diagnosis lists the largest live buffers and counts the rest: 40 live together print 16
+/// lines and one "… and 24 more" line with their units (#30: a million-buffer trace printed
+/// 292,782 lines), while the struct keeps them all.
+#[test]
+fn diagnosis_lists_the_largest_live_buffers_and_counts_the_rest() {
+    let buffers: Vec<Buffer> = (0..40u64)
+        .map(|i| Buffer::new(format!("b{i}"), 0, 2, 100 + i).unwrap())
+        .collect();
+    let p = Problem::new(buffers, Some(1000)).unwrap();
+    let why = explain(&p, &minimize(&p, &nodes(1000)).unwrap()).expect("4780 > 1000");
+    assert_eq!(why.live.len(), 40);
+    let text = why.to_string();
+    let listed: Vec<&str> = text.lines().filter(|l| l.starts_with("    '")).collect();
+    assert_eq!(listed.len(), packing::diagnose::MAX_LISTED);
+    assert!(listed[0].starts_with("    'b39' (139 units"), "{text}");
+    // The 24 smallest: 100 + 0 … 100 + 23.
+    assert!(text.contains("\n    … and 24 more (2676 units)\n  the peak"), "{text}");
+}
+
 #[test]
 fn diagnosis_of_fragmentation_finds_an_irreducible_conflicting_set() {
     // Volume fits (LB 12 = capacity) but no placement does: the optimum is 13.
