@@ -648,6 +648,30 @@ fn an_arena_search_stopped_by_the_budget_says_so() {
     );
 }
 
+/// Past 4,096 allocations (or specs) a kernel is refused when read, naming the first one past
+/// the limit (#30: the checker compares buffers that share bytes pairwise and the report
+/// regions with allocations — 8,000 members of one `shared` group took 2.6 s, 32,000 would take
+/// about 40 s). At the limit the worst case, 4,096 members of one group, plans in 0.65 s
+/// (docs/benchmarks.md).
+#[test]
+fn more_than_4096_allocations_are_refused_when_read() {
+    let n = 4097;
+    let names: Vec<String> = (0..n).map(|i| format!("\"a{i}\"")).collect();
+    let mut text = format!(
+        "target = \"sm_90\"\n\n[[spec]]\nname = \"s\"\nstorage = \"smem\"\noverlap = {{ shared = [{}] }}\n\n",
+        names.join(", ")
+    );
+    for i in 0..n {
+        text.push_str(&format!("[[alloc]]\nname = \"a{i}\"\nshape = [2, 2]\ndtype = \"f16\"\nnum = 1\nspec = \"s\"\n\n"));
+    }
+    let file = temp_file("many_shared.toml", &text);
+    let err = fails(&["plan", &file.arg()], 2);
+    assert!(
+        err.ends_with("allocation 'a4096': more than 4096 allocations in one kernel; at most 4096 are read"),
+        "{err}"
+    );
+}
+
 /// A plan too large for its target keeps its report: the regions, the map, the picture and the
 /// JSON, with what does not fit last, and exit 1 (#29: one error line, nothing else).
 #[test]

@@ -67,6 +67,17 @@ pub enum AllocError {
         #[source]
         source: Box<linear_layout::LayoutError>,
     },
+    /// More specs or allocations than one program may hold
+    /// ([`MAX_ALLOCATIONS`](crate::program::MAX_ALLOCATIONS) of each).
+    #[error("{what} '{name}': more than {limit} {what}s in one kernel; at most {limit} are read")]
+    TooMany {
+        /// `spec` or `allocation`.
+        what: &'static str,
+        /// The first one past the limit.
+        name: String,
+        /// [`MAX_ALLOCATIONS`](crate::program::MAX_ALLOCATIONS).
+        limit: usize,
+    },
     /// `reuse_group()` with no elements.
     #[error("reuse_group requires at least one element")]
     EmptyGroup,

@@ -10,6 +10,23 @@ use crate::{
     StorageAliasSpec, Warning,
 };
 
+/// The most specs, and the most allocations, one program holds. A kernel has tens (shared
+/// memory holds 232,448 bytes, tensor memory 512 columns); the planner, its checker and its
+/// report compare regions with allocations and buffers with buffers, which past this limit
+/// would take seconds to minutes, so more is refused when read ([`AllocError::TooMany`]).
+///
+/// ```
+/// use alias_alloc::{program::MAX_ALLOCATIONS, AllocError, DType, Program, Storage};
+/// let mut p = Program::new();
+/// for i in 0..MAX_ALLOCATIONS {
+///     p.plain_alloc(&format!("bar{i}"), &[1], DType::I64, 1, Storage::Smem)?;
+/// }
+/// let more = p.plain_alloc("one_more", &[1], DType::I64, 1, Storage::Smem);
+/// assert!(matches!(more, Err(AllocError::TooMany { limit: 4096, .. })));
+/// # Ok::<(), AllocError>(())
+/// ```
+pub const MAX_ALLOCATIONS: usize = 4096;
+
 /// One `spec.set_buffer_overlap(tree)` call.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Overlap {
@@ -64,6 +81,13 @@ impl Program {
             return Err(AllocError::NonPositiveSize {
                 spec: name.into(),
                 size: 0,
+            });
+        }
+        if self.specs.len() >= MAX_ALLOCATIONS {
+            return Err(AllocError::TooMany {
+                what: "spec",
+                name: name.into(),
+                limit: MAX_ALLOCATIONS,
             });
         }
         if self.specs.iter().any(|s| s.name == name) {
@@ -132,6 +156,13 @@ impl Program {
     /// TMEM buffers that are not 2-D, storage that differs from the spec's (or, for legacy
     /// reuse, from the reused allocation's), unknown ids.
     pub fn alloc(&mut self, a: Allocation) -> Result<AllocId, AllocError> {
+        if self.allocs.len() >= MAX_ALLOCATIONS {
+            return Err(AllocError::TooMany {
+                what: "allocation",
+                name: a.name,
+                limit: MAX_ALLOCATIONS,
+            });
+        }
         if self.allocs.iter().any(|b| b.name == a.name) {
             return Err(AllocError::DuplicateName {
                 what: "allocation",

@@ -360,7 +360,10 @@ fn diagnosis_lists_the_largest_live_buffers_and_counts_the_rest() {
     assert_eq!(listed.len(), packing::diagnose::MAX_LISTED);
     assert!(listed[0].starts_with("    'b39' (139 units"), "{text}");
     // The 24 smallest: 100 + 0 … 100 + 23.
-    assert!(text.contains("\n    … and 24 more (2676 units)\n  the peak"), "{text}");
+    assert!(
+        text.contains("\n    … and 24 more (2676 units)\n  the peak"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -543,13 +543,6 @@ fn text_report(
     if !map.ends_with('\n') {
         out.push('\n');
     }
-    // The map closes each region with its utilisation line; print only what it left out.
-    for (region, u) in report::utilisation(program, plan).iter().enumerate() {
-        let line = u.to_string();
-        if !small(region) && !map.contains(&line) {
-            let _ = writeln!(out, "{line}");
-        }
-    }
     // What the plan adds (the arenas), its warnings and totals, what was written, and the
     // checker's verdict last.
     out.push_str(arenas);
