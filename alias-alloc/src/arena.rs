@@ -15,7 +15,7 @@ use std::time::Duration;
 use linear_layout::address::align_up_saturating;
 use linear_layout::families::tmem::TMEM_COLUMNS;
 use linear_layout::{AddressMap, BufferMap};
-use packing::diagnose::explain;
+use packing::diagnose::explain_within;
 use packing::exact::{minimize, SolveOptions};
 use packing::{Buffer, PackError, Problem};
 
@@ -309,8 +309,12 @@ impl Program {
             node_limit: Some(ARENA_NODES),
             ..SolveOptions::default()
         };
+        let started = std::time::Instant::now();
         let solution = minimize(&problem, &solve).map_err(pack_err)?;
-        if let Some(why) = explain(&problem, &solution) {
+        // The diagnosis's searches share the budget (its node limits alone could take minutes
+        // over thousands of allocations).
+        let deadline = options.budget.map(|b| started + b);
+        if let Some(why) = explain_within(&problem, &solution, deadline) {
             return Err(AllocError::ArenaOverflow {
                 storage: storage.to_string(),
                 diagnosis: why.to_string(),
