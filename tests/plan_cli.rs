@@ -667,7 +667,9 @@ fn more_than_4096_allocations_are_refused_when_read() {
     let file = temp_file("many_shared.toml", &text);
     let err = fails(&["plan", &file.arg()], 2);
     assert!(
-        err.ends_with("allocation 'a4096': more than 4096 allocations in one kernel; at most 4096 are read"),
+        err.ends_with(
+            "allocation 'a4096': more than 4096 allocations in one kernel; at most 4096 are read"
+        ),
         "{err}"
     );
 }
