@@ -431,7 +431,7 @@ mod streamed_tests {
     fn streaming_keeps_the_block_rule() {
         use super::*;
         use crate::Buffer;
-        let mut next = crate::test_rng::below(0x0B10_C4B0_0D);
+        let mut next = crate::test_rng::below(0x000B_10C4_B00D);
         for _ in 0..300 {
             let n = 2 + next(30) as usize;
             let buffers: Vec<Buffer> = (0..n)

@@ -297,4 +297,54 @@ mod tests {
         }
         assert!(overlapping > 1000 && overlapping < 3000, "{overlapping}");
     }
+
+    /// Rule 5 names every overlapping pair exactly: the list equals a brute force over all
+    /// pairs live together whose ranges share at least one unit — touching ranges
+    /// (`[0, 4)` and `[4, 8)`) and empty ones are not overlaps, and each pair is named once,
+    /// earlier buffer first, with the shared range.
+    #[test]
+    fn every_overlapping_pair_is_named_once_with_its_shared_range() {
+        let mut next = crate::test_rng::below(0x0DDB_A11C_0FFE);
+        let mut touching = 0;
+        for _ in 0..3000 {
+            let n = 2 + next(10) as usize;
+            let buffers: Vec<Buffer> = (0..n)
+                .map(|i| {
+                    let lower = next(8);
+                    Buffer::new(format!("b{i}"), lower, lower + 1 + next(5), next(5)).unwrap()
+                })
+                .collect();
+            // Offsets on a grid of 4 and sizes up to 4: many ranges touch.
+            let offsets: Vec<u64> = (0..n).map(|_| 4 * next(4)).collect();
+            let p = Problem::new(buffers, None).unwrap();
+            let mut want = Vec::new();
+            for i in 0..n {
+                for j in 0..i {
+                    let (a, b) = (&p.buffers()[j], &p.buffers()[i]);
+                    let (from, to) = (
+                        offsets[i].max(offsets[j]),
+                        (offsets[j] + a.size).min(offsets[i] + b.size),
+                    );
+                    if p.conflicts(i, j) && from == to && a.size > 0 && b.size > 0 {
+                        touching += 1;
+                    }
+                    if p.conflicts(i, j) && from < to {
+                        want.push(Violation::Overlap {
+                            a: a.id.clone(),
+                            b: b.id.clone(),
+                            from,
+                            to,
+                        });
+                    }
+                }
+            }
+            let placement = Placement { offsets };
+            let mut got = check(&p, &placement);
+            let key = |v: &Violation| v.to_string();
+            got.sort_by_key(key);
+            want.sort_by_key(key);
+            assert_eq!(got, want, "{p:?} {placement:?}");
+        }
+        assert!(touching > 1000, "{touching}");
+    }
 }
