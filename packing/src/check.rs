@@ -201,7 +201,7 @@ pub fn check(problem: &Problem, placement: &Placement) -> Vec<Violation> {
             };
             let (from, to) = (o1.max(o2), e1.min(e2));
             if from < to {
-                let (first, second) = if j < i { (j, i) } else { (i, j) };
+                let (first, second) = (i.min(j), i.max(j));
                 violations.push(Violation::Overlap {
                     a: id_of(problem, first),
                     b: id_of(problem, second),

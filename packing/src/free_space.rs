@@ -5,7 +5,7 @@
 //! and those are pairwise disjoint. So instead of gathering and sorting the live buffers for
 //! every placement (`O(k log k)` for `k` live), the sweep keeps the gaps between them: by
 //! start, each subtree knowing its longest gap (to merge on release, and for the lowest gap
-//! that holds a size: [`GapTree`]) and by length (for the smallest gap that holds a size).
+//! that holds a size: a treap, `gap_tree`) and by length (for the smallest gap that holds a size).
 //! A placement, a release and either query cost `O(log g)` for `g` gaps.
 
 use std::collections::BTreeSet;
