@@ -458,6 +458,61 @@ mod streamed_tests {
         }
     }
 
+    /// The live bound's point is the first where the peak is reached, and its live set holds
+    /// exactly the buffers live there: half-open lifetimes (one that ends at the point is not
+    /// live), and none at all when nothing has a size.
+    #[test]
+    fn the_live_bound_names_the_first_peak_and_only_what_is_live_there() {
+        use super::*;
+        use crate::Buffer;
+        let b = |id: &str, lower, upper, size| Buffer::new(id, lower, upper, size).unwrap();
+        // 8 units live over [0, 2) and again over [5, 7); `a` ends where `c` starts.
+        let p = Problem::new(
+            vec![b("a", 0, 2, 8), b("c", 2, 4, 6), b("d", 5, 7, 8)],
+            None,
+        )
+        .unwrap();
+        let lb = live_bound(&p);
+        assert_eq!((lb.peak, lb.at, lb.live), (8, 0, vec![0]));
+        let p = Problem::new(vec![b("a", 0, 2, 4), b("c", 2, 4, 8)], None).unwrap();
+        assert_eq!(live_bound(&p).live, vec![1]);
+        let p = Problem::new(vec![b("empty", 0, 2, 0), b("none", 0, 1, 0)], None).unwrap();
+        let lb = live_bound(&p);
+        assert_eq!((lb.peak, lb.live.len()), (0, 0));
+    }
+
+    /// Rule 3 raises the bound of a small problem: two 1 KiB tiles under a 128-byte barrier,
+    /// twice, the two barriers live together between them. Every live set alone fits 2,176,
+    /// but there each barrier is forced to the top, [2048, 2176), and the two collide: 2,304
+    /// (the stored path; a problem of this size never takes the streamed one, which skips
+    /// rule 3).
+    #[test]
+    fn forced_tops_raise_the_bound_of_a_small_problem() {
+        use super::*;
+        use crate::Buffer;
+        let tile = |id: &str, l, u| Buffer::new(id, l, u, 1024).unwrap().aligned(1024).unwrap();
+        let bar = |id: &str, l, u| Buffer::new(id, l, u, 128).unwrap().aligned(128).unwrap();
+        let p = Problem::new(
+            vec![
+                tile("t0", 0, 2),
+                tile("t1", 0, 2),
+                bar("bar0", 0, 3),
+                bar("bar1", 2, 5),
+                tile("u0", 3, 5),
+                tile("u1", 3, 5),
+            ],
+            None,
+        )
+        .unwrap();
+        let rules_1_2_4 = cliques(&p)
+            .iter()
+            .map(|(live, sum)| clique_bound(p.buffers(), live, *sum))
+            .max();
+        assert_eq!(rules_1_2_4, Some(2176));
+        assert!(tops_refute(&p, 2176) && !tops_refute(&p, 2304));
+        assert_eq!(lower_bound(&p), 2304);
+    }
+
     /// Where alignment cannot matter, the live peak is what the three rules give.
     #[test]
     fn alignment_free_problems_get_the_rules_bound_from_one_sweep() {
