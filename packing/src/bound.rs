@@ -66,8 +66,8 @@ pub fn live_bound(problem: &Problem) -> LiveBound {
     LiveBound { peak, at, live }
 }
 
-/// The grain of every tight placement: the gcd of all (nonzero) sizes, alignments and fixed
-/// offsets (1 for no buffers). Offsets built by stacking buffers on each other and rounding
+/// The grain of every tight placement: the gcd of all (nonzero) sizes, the alignments of the
+/// free buffers and the offsets of the fixed ones (1 for no buffers). Offsets built by stacking buffers on each other and rounding
 /// up to alignments stay multiples of it, so the optimal height is one too and a capacity
 /// can be rounded down to it.
 ///
@@ -82,8 +82,9 @@ pub fn live_bound(problem: &Problem) -> LiveBound {
 /// ```
 pub fn granularity(problem: &Problem) -> u64 {
     let g = problem.buffers().iter().fold(0u64, |g, b| {
-        let g = gcd(gcd(g, b.size), b.alignment);
-        gcd(g, b.offset.unwrap_or(0))
+        // A pinned buffer is not rounded anywhere: its offset counts, its alignment does not.
+        let step = b.offset.unwrap_or(b.alignment);
+        gcd(gcd(g, b.size), step)
     });
     g.max(1)
 }
@@ -511,6 +512,67 @@ mod streamed_tests {
         assert_eq!(rules_1_2_4, Some(2176));
         assert!(tops_refute(&p, 2176) && !tops_refute(&p, 2304));
         assert_eq!(lower_bound(&p), 2304);
+    }
+
+    /// A buffer of no size occupies nothing and bounds nothing: among two 1,152-byte tiles
+    /// aligned to 1,024 (3,200: the upper one starts at 2,048) it cannot be the top that
+    /// lowers the bound to their sum; and a buffer pinned low cannot be the top either: a
+    /// 100-byte buffer aligned to 64 live with 8 bytes pinned at 0 needs 164, not 108.
+    #[test]
+    fn empty_and_pinned_low_buffers_are_never_the_top() {
+        use super::*;
+        use crate::Buffer;
+        let tile = |id: &str| Buffer::new(id, 0, 2, 1152).unwrap().aligned(1024).unwrap();
+        let empty = Buffer::new("empty", 0, 2, 0).unwrap();
+        let p = Problem::new(vec![tile("a"), empty, tile("b")], None).unwrap();
+        assert_eq!(lower_bound(&p), 3200);
+        let p = Problem::new(
+            vec![
+                Buffer::new("pinned", 0, 2, 8).unwrap().fixed_at(0).unwrap(),
+                Buffer::new("free", 0, 2, 100).unwrap().aligned(64).unwrap(),
+            ],
+            None,
+        )
+        .unwrap();
+        assert_eq!(lower_bound(&p), 164);
+    }
+
+    /// Rule 3 with a pinned barrier: two tile pairs, each under a 128-byte barrier that is
+    /// forced to the top, the barriers live together; the second barrier is pinned (at an
+    /// alignment of 1, as a CSV without an alignment column reads it: the grain is still 128).
+    /// Pinned at 2,048 it cannot go above the free one, which must go above it: 2,304. Pinned
+    /// at 2,176 it sits above the free one, and 2,304 (its own top) is reached.
+    #[test]
+    fn forced_tops_respect_pinned_barriers() {
+        use super::*;
+        use crate::Buffer;
+        let tile = |id: &str, l, u| Buffer::new(id, l, u, 1024).unwrap().aligned(1024).unwrap();
+        let problem = |pinned_at| {
+            Problem::new(
+                vec![
+                    tile("t0", 0, 2),
+                    tile("t1", 0, 2),
+                    Buffer::new("bar0", 0, 3, 128)
+                        .unwrap()
+                        .aligned(128)
+                        .unwrap(),
+                    Buffer::new("bar1", 2, 5, 128)
+                        .unwrap()
+                        .fixed_at(pinned_at)
+                        .unwrap(),
+                    tile("u0", 3, 5),
+                    tile("u1", 3, 5),
+                ],
+                None,
+            )
+            .unwrap()
+        };
+        let low = problem(2048);
+        assert!(tops_refute(&low, 2176) && !tops_refute(&low, 2304));
+        assert_eq!(lower_bound(&low), 2304);
+        let high = problem(2176);
+        assert!(!tops_refute(&high, 2304));
+        assert_eq!(lower_bound(&high), 2304);
     }
 
     /// Where alignment cannot matter, the live peak is what the three rules give.
