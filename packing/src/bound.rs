@@ -511,18 +511,23 @@ mod streamed_tests {
         assert_eq!(lower_bound(&p), 2304);
     }
 
-    /// A buffer of no size occupies nothing and bounds nothing: among two 1,152-byte tiles
-    /// aligned to 1,024 (3,200: the upper one starts at 2,048) it cannot be the top that
-    /// lowers the bound to their sum; and a buffer pinned low cannot be the top either: a
-    /// 100-byte buffer aligned to 64 live with 8 bytes pinned at 0 needs 164, not 108.
+    /// A buffer of no size occupies nothing and bounds nothing: 10 bytes aligned to 64 and
+    /// 70 aligned to 48 need 118 (the 70 at 48), and an empty buffer live with them cannot be
+    /// the top that would lower that to their sum, 80. And a buffer pinned low cannot be the
+    /// top either: a 100-byte buffer aligned to 64 live with 8 bytes pinned at 0 needs 164,
+    /// not 108.
     #[test]
     fn empty_and_pinned_low_buffers_are_never_the_top() {
         use super::*;
         use crate::Buffer;
-        let tile = |id: &str| Buffer::new(id, 0, 2, 1152).unwrap().aligned(1024).unwrap();
-        let empty = Buffer::new("empty", 0, 2, 0).unwrap();
-        let p = Problem::new(vec![tile("a"), empty, tile("b")], None).unwrap();
-        assert_eq!(lower_bound(&p), 3200);
+        let b = |id: &str, size, alignment| {
+            Buffer::new(id, 0, 2, size)
+                .unwrap()
+                .aligned(alignment)
+                .unwrap()
+        };
+        let p = Problem::new(vec![b("a", 10, 64), b("empty", 0, 1), b("b", 70, 48)], None).unwrap();
+        assert_eq!(lower_bound(&p), 118);
         let p = Problem::new(
             vec![
                 Buffer::new("pinned", 0, 2, 8).unwrap().fixed_at(0).unwrap(),
