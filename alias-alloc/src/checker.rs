@@ -147,9 +147,10 @@ impl fmt::Display for Violation {
 /// p.set_buffer_overlap(s, ReuseGroup::distinct(vec![a.into(), b.into()])?)?;
 /// let mut plan = p.plan(&PlanOptions::new(Mode::Intended))?;
 /// assert!(check(&p, &plan).is_empty());
-/// // Move b onto a: the checker notices.
+/// // Move b onto a: the checker notices, and names the buffers, the bytes and the rule.
 /// plan.allocs[1].placement = plan.allocs[0].placement.clone();
-/// assert!(!check(&p, &plan).is_empty());
+/// let first = check(&p, &plan).first().map(ToString::to_string);
+/// assert_eq!(first.as_deref(), Some("b[0] and a[0] overlap at [0, 8192) (members of a distinct group)"));
 /// # Ok::<(), alias_alloc::AllocError>(())
 /// ```
 pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
