@@ -674,6 +674,24 @@ fn more_than_4096_allocations_are_refused_when_read() {
     );
 }
 
+/// Buffers of a plain allocation one bit apart cannot each start on the layout's alignment:
+/// refused naming the allocation, as inside a spec (#31's checker test found it reported as
+/// "internal: the checker rejected an Intended plan").
+#[test]
+fn plain_buffers_that_break_their_alignment_are_refused_by_name() {
+    let file = temp_file(
+        "bits.toml",
+        "target = \"sm_90\"\n\n[[alloc]]\nname = \"bits\"\nshape = [1]\ndtype = \"i1\"\nnum = 2\nstorage = \"smem\"\n",
+    );
+    let out = linalias(&["plan", &file.arg()], None);
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        err.ends_with("allocation 'bits': outside any spec, buffer i starts at i · 1, which is not a multiple of the layout's alignment 128 (shape [1], 2 buffers)\n"),
+        "{err}"
+    );
+    assert!(!err.contains("internal"), "{err}");
+}
+
 /// A plan too large for its target keeps its report: the regions, the map, the picture and the
 /// JSON, with what does not fit last, and exit 1 (#29: one error line, nothing else).
 #[test]

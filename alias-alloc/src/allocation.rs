@@ -366,6 +366,18 @@ impl Allocation {
         Ok(())
     }
 
+    /// Refuses `num` buffers `unit` apart when buffer `i`'s start, `i · unit`, would break
+    /// the layout's alignment; `placed` says how they come to be placed so.
+    pub(crate) fn check_buffer_stride(&self, unit: u64, placed: &str) -> Result<(), AllocError> {
+        let align = self.alignment()?;
+        if self.num > 1 && !unit.is_multiple_of(align) {
+            return Err(self.shape_error(&format!(
+                "{placed} buffer i starts at i · {unit}, which is not a multiple of the layout's alignment {align}"
+            )));
+        }
+        Ok(())
+    }
+
     pub(crate) fn shape_error(&self, reason: &str) -> AllocError {
         AllocError::InvalidShape {
             alloc: self.name.clone(),

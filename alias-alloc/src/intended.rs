@@ -162,12 +162,7 @@ fn no_tree(
     for u in users {
         let a = program.allocation(*u)?;
         let unit = a.units_per_buffer()?;
-        let align = a.alignment()?;
-        if !unit.is_multiple_of(align) && a.num > 1 {
-            return Err(a.shape_error(&format!(
-                "without a reuse tree buffer i starts at i · {unit}, which is not a multiple of the layout's alignment {align}"
-            )));
-        }
+        a.check_buffer_stride(unit, "without a reuse tree,")?;
         total = total.max(unit.saturating_mul(a.num));
         out.push(leaf_plan(
             program,

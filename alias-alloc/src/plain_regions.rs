@@ -27,6 +27,7 @@ pub(crate) fn plain_regions(
             _ if tlx_units => a.tlx_unit_bytes(),
             _ => a.bytes_per_buffer(),
         };
+        a.check_buffer_stride(unit, "outside any spec,")?;
         let rows = match a.storage {
             Storage::Tmem => a.tmem_rows()?,
             _ => 0,
