@@ -675,8 +675,9 @@ fn more_than_4096_allocations_are_refused_when_read() {
 }
 
 /// Buffers of a plain allocation one bit apart cannot each start on the layout's alignment:
-/// refused naming the allocation, as inside a spec (#31's checker test found it reported as
-/// "internal: the checker rejected an Intended plan").
+/// Intended mode refuses them naming the allocation, as inside a spec (#31's checker test found
+/// it reported as "internal: the checker rejected an Intended plan"); TLX-compatible mode
+/// reproduces TLX and warns.
 #[test]
 fn plain_buffers_that_break_their_alignment_are_refused_by_name() {
     let file = temp_file(
@@ -690,6 +691,18 @@ fn plain_buffers_that_break_their_alignment_are_refused_by_name() {
         "{err}"
     );
     assert!(!err.contains("internal"), "{err}");
+    // TLX-compatible mode places them as TLX does and reports the misaligned buffer.
+    let bars = temp_file(
+        "bars.toml",
+        "target = \"sm_90\"\n\n[[alloc]]\nname = \"bars\"\nshape = [1]\ndtype = \"i64\"\nnum = 2\nstorage = \"smem\"\n",
+    );
+    let tlx = ok(&["plan", &bars.arg(), "--mode", "tlx"]);
+    assert!(
+        tlx.contains(
+            "warning: TLX plan is unsafe: bars[1] starts at 8, not a multiple of its alignment 128"
+        ),
+        "{tlx}"
+    );
 }
 
 /// A plan too large for its target keeps its report: the regions, the map, the picture and the
