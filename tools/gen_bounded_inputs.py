@@ -6,7 +6,9 @@
 - chain2000.mlir, chain20000.mlir: a chain of tlx.reuse_group ops, each naming the previous;
 - dag40.mlir: 40 levels, each group naming the previous one twice;
 - same100k.csv: 100,000 buffers of 64 units, all live over [0, 10);
-- many1500.toml: 1,500 specs, each one 8-byte allocation with a lifetime (seeded).
+- many1500.toml: 1,500 specs, each one 8-byte allocation with a lifetime (seeded);
+- shared{2000,4096,4097,8000}.toml: that many allocations, members of one `shared` group;
+- plain{4096,8000}.toml, life4096.toml: that many specs of one allocation each (with lifetimes).
 
 The 300k-buffer trace comes from `cargo run --release -p linalias-packing --features generator
 --example training_trace -- 1 300000`.
@@ -53,6 +55,24 @@ def many_toml(n):
     return out
 
 
+def shared_toml(n):
+    names = ", ".join(f'"a{i}"' for i in range(n))
+    out = f'target = "sm_90"\n\n[[spec]]\nname = "s"\nstorage = "smem"\noverlap = {{ shared = [{names}] }}\n\n'
+    return out + "".join(f'[[alloc]]\nname = "a{i}"\nshape = [2, 2]\ndtype = "f16"\nnum = 1\nspec = "s"\n\n'
+                         for i in range(n))
+
+
+def plain_toml(n, lifetimes):
+    out = 'target = "sm_90"\n\n'
+    for i in range(n):
+        out += (f'[[spec]]\nname = "s{i}"\nstorage = "smem"\n\n[[alloc]]\nname = "a{i}"\nshape = [2, 2]\n'
+                f'dtype = "f16"\nnum = 1\nspec = "s{i}"\n')
+        if lifetimes:
+            out += f"lifetime = [{i % 300}, {i % 300 + 1 + i % 17}]\n"
+        out += "\n"
+    return out
+
+
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else "bounded_inputs"
     os.makedirs(out, exist_ok=True)
@@ -62,6 +82,11 @@ def main():
     files["dag40.mlir"] = chain_mlir(40, True)
     files["same100k.csv"] = "id,lower,upper,size\n" + "".join(f"b{i},0,10,64\n" for i in range(100000))
     files["many1500.toml"] = many_toml(1500)
+    for n in (2000, 4096, 4097, 8000):
+        files[f"shared{n}.toml"] = shared_toml(n)
+    for n in (4096, 8000):
+        files[f"plain{n}.toml"] = plain_toml(n, False)
+    files["life4096.toml"] = plain_toml(4096, True)
     for name, text in files.items():
         with open(os.path.join(out, name), "w") as f:
             f.write(text)

@@ -390,9 +390,8 @@ impl Report<'_> {
             return self.write_text(out);
         };
         let text = json.to_string();
-        // The key is found in the text serde_json wrote: a user's `"` inside a string value is
-        // escaped, so the first match is the key (and the keys are sorted: `buffers` precedes
-        // the only user text, `file`).
+        // The key is found in the text serde_json wrote: a `"` inside a string value (a file
+        // name, an id in the diagnosis) is escaped as `\"`, so only the key itself matches.
         let (head, tail) = text
             .split_once("\"buffers\":null")
             .unwrap_or((text.as_str(), ""));
