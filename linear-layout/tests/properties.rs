@@ -308,6 +308,85 @@ proptest! {
     }
 }
 
+/// Dim names for layouts with more dims than `compose` keeps on the stack (8).
+const MANY_MIDS: [&str; 12] = [
+    "m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9", "m10", "m11",
+];
+const MANY_OUTS: [&str; 12] = [
+    "o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8", "o9", "o10", "o11",
+];
+
+/// `(A, B)` with `A`'s out-dims `mid` feeding `B`'s in-dims (shuffled, grown) and `B`'s out-dims
+/// drawn from `outs`.
+fn compose_pair(
+    mid: BoxedStrategy<Shape>,
+    outs: BoxedStrategy<Shape>,
+) -> BoxedStrategy<(LinearLayout, LinearLayout)> {
+    (in_shape(SMALL), mid, outs)
+        .prop_flat_map(|(ins, mid, outs)| {
+            let b = shuffled_grown(mid.clone(), true)
+                .prop_flat_map(move |b_ins| layout_on(b_ins, outs.clone()));
+            (layout_on(ins, mid), b)
+        })
+        .boxed()
+}
+
+/// Every basis of `A∘B` is `B` applied to `A`'s basis (the definition, one input bit at a time).
+fn check_compose_bases(a: &LinearLayout, b: &LinearLayout) -> Result<(), TestCaseError> {
+    let ab = a.compose(b).unwrap();
+    prop_assert_eq!(ab.in_dims(), a.in_dims());
+    prop_assert_eq!(ab.out_dims(), b.out_dims());
+    let dims = a.in_dims();
+    for (d, size) in &dims {
+        for i in 0..size.trailing_zeros() {
+            let x: Vec<(Dim, u64)> = dims
+                .iter()
+                .map(|&(e, _)| (e, if e == *d { 1u64 << i } else { 0 }))
+                .collect();
+            prop_assert_eq!(
+                ab.apply(&x).unwrap(),
+                b.apply(&a.apply(&x).unwrap()).unwrap(),
+                "{}, bit {}",
+                d,
+                i
+            );
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(config(128))]
+
+    /// More than 8 dims between the two layouts (`compose` keeps 8 on the stack).
+    #[test]
+    fn compose_through_many_dims(
+        (a, b) in compose_pair(sized(names(&MANY_MIDS, 9, 12, false), 0..=3), sized(names(&OUT_NAMES, 1, 3, false), 0..=6))
+    ) {
+        prop_assert!(a.num_out_dims() > 8);
+        check_compose_bases(&a, &b)?;
+    }
+
+    /// An outer layout with more than 8 out-dims, within 64 output bits.
+    #[test]
+    fn compose_onto_many_dims(
+        (a, b) in compose_pair(sized(names(&MID_NAMES, 1, 4, false), 0..=5), sized(names(&MANY_OUTS, 9, 12, false), 0..=4))
+    ) {
+        prop_assert!(b.num_out_dims() > 8 && b.total_out_dim_size_log2() <= 64);
+        check_compose_bases(&a, &b)?;
+    }
+
+    /// An outer layout over more than 64 input bits onto at most 64 output bits (never
+    /// injective): the wide path with narrow results.
+    #[test]
+    fn compose_from_a_wide_domain(
+        (a, b) in compose_pair(sized(names(&MID_NAMES, 4, 4, false), 17..=25), sized(names(&OUT_NAMES, 1, 3, false), 0..=20))
+    ) {
+        prop_assert!(b.total_in_dim_size_log2() > 64 && b.total_out_dim_size_log2() <= 64);
+        check_compose_bases(&a, &b)?;
+    }
+}
+
 // ----- 3, 5: inverses ----------------------------------------------------------------------
 
 proptest! {
@@ -450,8 +529,19 @@ proptest! {
                 }
                 Err(e) => {
                     prop_assert!(!contained, "unexpected error {:?}", e);
-                    let not_in_image = matches!(e, LayoutError::NotInImage { .. });
-                    prop_assert!(not_in_image, "wrong error {:?}", e);
+                    // The error names a basis of the inner layout (an in-dim and a power of
+                    // two), where it maps, and that image is indeed outside the outer one's.
+                    let LayoutError::NotInImage { in_dim, value, image, .. } = e else {
+                        return Err(TestCaseError::fail(format!("wrong error {e:?}")));
+                    };
+                    prop_assert!(value.is_power_of_two());
+                    let d = Dim::new(&in_dim);
+                    let basis = inner.bases_of(d).unwrap()[value.trailing_zeros() as usize].clone();
+                    let named: Vec<(String, u64)> =
+                        inner.out_dim_names().iter().map(|o| o.to_string()).zip(basis.iter().copied()).collect();
+                    prop_assert_eq!(image, named);
+                    let alone = LinearLayout::from_bases(&[(d, vec![basis])], &inner.out_dims(), false).unwrap();
+                    prop_assert!(!image_contained(&alone, &outer));
                 }
             }
         }

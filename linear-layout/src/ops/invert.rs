@@ -128,7 +128,8 @@ impl LinearLayout {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn invert(&self) -> Result<LinearLayout> {
-        if !self.is_injective() || !self.is_invertible() {
+        // Invertible (surjective, as many input bits as output bits) implies injective.
+        if !self.is_invertible() {
             return Err(if self.is_injective() {
                 self.not_surjective()
             } else {
