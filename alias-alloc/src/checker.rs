@@ -227,7 +227,6 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
         check_swizzle(&alloc.name, alloc.num, p, &mut out);
         check_tmem_lanes(&alloc.name, p, &mut out);
     }
-    let mut overlaps = 0usize;
     let mut regions: Vec<(usize, Vec<Buffer>)> = by_region.into_iter().collect();
     regions.sort_by_key(|(r, _)| *r);
     'regions: for (region, mut buffers) in regions {
@@ -239,7 +238,9 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
                 if y.start >= x.end {
                     break;
                 }
-                if x.start == x.end || y.start == y.end {
+                // An empty buffer overlaps nothing. (An empty `x` never gets here: sorted by
+                // start, every later `y` starts at or past `x.start = x.end`.)
+                if y.start == y.end {
                     continue;
                 }
                 if program.never_live_together(x.alloc, y.alloc) {
@@ -251,17 +252,17 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
                     None => None,
                 };
                 if let Some(rule) = rule {
-                    overlaps += 1;
-                    if overlaps > MAX_VIOLATIONS {
-                        // Enough to reject the plan; scanning on could take quadratic time.
+                    out.push(overlap(program, x, y, rule));
+                    if out.len() > MAX_VIOLATIONS {
+                        // Enough to reject the plan (the list is cut below); scanning on
+                        // could take quadratic time.
                         break 'regions;
                     }
-                    out.push(overlap(program, x, y, rule));
                 }
             }
         }
     }
-    if out.len() > MAX_VIOLATIONS || overlaps > MAX_VIOLATIONS {
+    if out.len() > MAX_VIOLATIONS {
         out.truncate(MAX_VIOLATIONS);
         out.push(Violation::Incomplete {
             what: format!("more than {MAX_VIOLATIONS} violations; the rest are not listed"),
@@ -351,7 +352,7 @@ pub fn check_arenas(program: &Program, packed: &crate::PackedPlan) -> Vec<Violat
                 if y.start >= x.end {
                     break;
                 }
-                if rx == ry || x.start == x.end || y.start == y.end {
+                if rx == ry || y.start == y.end {
                     continue;
                 }
                 if program.never_live_together(x.alloc, y.alloc) {

@@ -5,14 +5,19 @@
 #![allow(clippy::restriction)] // test code: a failed check panics
 
 use alias_alloc::checker::{check, Violation, MAX_BUFFERS, MAX_VIOLATIONS};
-use alias_alloc::{AllocError, DType, Mode, PlanOptions, Program, Storage, Target};
+use alias_alloc::{AllocError, DType, Mode, PlanOptions, Program, ReuseGroup, Storage, Target};
 use linear_layout::BufferMap;
 
 /// A plain allocation of `num` 8 KiB buffers, planned, its buffers then moved to `stride`
 /// bytes apart.
 fn squeezed(num: u64, stride: u64) -> Result<Vec<Violation>, AllocError> {
+    squeezed_shape(&[64, 64], num, stride)
+}
+
+/// [`squeezed`] with buffers of `shape` f16 elements.
+fn squeezed_shape(shape: &[u64], num: u64, stride: u64) -> Result<Vec<Violation>, AllocError> {
     let mut p = Program::new();
-    p.plain_alloc("a", &[64, 64], DType::F16, num, Storage::Smem)?;
+    p.plain_alloc("a", shape, DType::F16, num, Storage::Smem)?;
     let mut plan = p.plan(&PlanOptions::new(Mode::Intended))?;
     assert!(check(&p, &plan).is_empty());
     plan.allocs[0].placement = BufferMap::new(0, &[(num, stride)]).unwrap();
@@ -74,6 +79,68 @@ fn a_check_examines_at_most_2_to_the_20_buffers() -> Result<(), AllocError> {
     assert_eq!(
         texts,
         ["incomplete plan: 1048577 buffers are more than the 1048576 the checker examines"]
+    );
+    Ok(())
+}
+
+/// The cap holds for every kind of violation, not only overlaps: 70 buffers of 128 bytes spread
+/// 129 bytes apart overlap nothing, but 69 are misaligned (and some end past the backing).
+#[test]
+fn the_cap_counts_every_kind_of_violation() -> Result<(), AllocError> {
+    let violations = squeezed_shape(&[64], 70, 129)?;
+    assert_eq!(violations.len(), MAX_VIOLATIONS + 1);
+    assert!(!violations
+        .iter()
+        .any(|v| matches!(v, Violation::Overlap { .. })));
+    assert_eq!(
+        violations[0].to_string(),
+        "a[1] starts at 129, not a multiple of its alignment 128"
+    );
+    assert_eq!(
+        violations[MAX_VIOLATIONS].to_string(),
+        "incomplete plan: more than 64 violations; the rest are not listed"
+    );
+    // 64 buffers: 63 misaligned and the last past the backing, exactly 64, all listed.
+    let violations = squeezed_shape(&[64], 64, 129)?;
+    assert_eq!(violations.len(), MAX_VIOLATIONS);
+    let texts: Vec<String> = violations.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        texts[MAX_VIOLATIONS - 2..],
+        [
+            "a[63] ends at 8255, past the backing's 8192",
+            "a[63] starts at 8127, not a multiple of its alignment 128"
+        ]
+    );
+    Ok(())
+}
+
+/// An empty buffer overlaps nothing: in a distinct group of TMEM allocations, one whose plan
+/// spans no columns (no address map, a unit of 0) may start inside the other's buffer; with one
+/// column it overlaps, named with the rule.
+#[test]
+fn an_empty_buffer_overlaps_nothing() -> Result<(), AllocError> {
+    let mut p = Program::new();
+    let s = p.storage_alias_spec("s", Storage::Tmem, None)?;
+    let a = p.local_alloc("a", &[128, 64], DType::F32, 1, s)?;
+    let b = p.local_alloc("b", &[128, 32], DType::F32, 1, s)?;
+    p.set_buffer_overlap(s, ReuseGroup::distinct(vec![a.into(), b.into()])?)?;
+    let mut plan = p.plan(&PlanOptions::new(Mode::Intended))?;
+    assert!(check(&p, &plan).is_empty());
+    let a_start = plan.buffer_start("a", 0)?;
+    let b = plan.allocs.iter_mut().find(|x| x.name == "b").unwrap();
+    b.address_map = None;
+    b.placement = BufferMap::new(a_start + 8, &[(1, 0)]).unwrap();
+    b.unit = 0;
+    assert_eq!(check(&p, &plan), []);
+    plan.allocs.iter_mut().find(|x| x.name == "b").unwrap().unit = 1;
+    let texts: Vec<String> = check(&p, &plan).iter().map(ToString::to_string).collect();
+    assert_eq!(
+        texts,
+        [format!(
+            "a[0] and b[0] overlap at [{0}, {1}) (members of a distinct group)",
+            a_start + 8,
+            a_start + 9
+        )]
     );
     Ok(())
 }

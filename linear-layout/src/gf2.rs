@@ -287,6 +287,26 @@ mod tests {
         assert_eq!(e.reduce(0b10), (0, 0b011));
     }
 
+    /// Bits past a word's width are ignored, never a shift overflow: setting, XOR-ing in and
+    /// reading at bit 32/64/128 of a `u32`/`u64`/`u128` changes and reads nothing.
+    #[test]
+    fn bits_past_the_width_are_ignored() {
+        fn past<W: Gf2Vector>(width: usize) {
+            let mut w = W::zeros(width);
+            w.set_bit(width);
+            w.xor_bits(width, 8, 0xFF);
+            assert!(w.is_zero(), "{width}");
+            w.set_bit(width - 1);
+            assert_eq!(w.lowest_one(), Some(width - 1));
+            assert_eq!(w.get_bits(width, 8), 0);
+            assert_eq!(w.get_bits(width - 1, 8), 1);
+        }
+        past::<u32>(32);
+        past::<u64>(64);
+        past::<u128>(128);
+        past::<Vec<u64>>(128);
+    }
+
     #[test]
     fn wide_vectors_cross_word_boundaries() {
         let mut v = <Vec<u64> as Gf2Vector>::zeros(130);
