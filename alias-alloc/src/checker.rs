@@ -233,8 +233,10 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
         let tree = plan.specs.get(region).and_then(|s| s.tree.as_ref());
         let coords = tree.map(|t| Coordinates::new(program, t));
         buffers.sort_by_key(|b| (b.start, b.end));
-        for (n, x) in buffers.iter().enumerate() {
-            for y in buffers.iter().skip(n + 1) {
+        let mut rest = buffers.as_slice();
+        while let Some((x, later)) = rest.split_first() {
+            rest = later;
+            for y in later {
                 if y.start >= x.end {
                     break;
                 }
@@ -347,8 +349,10 @@ pub fn check_arenas(program: &Program, packed: &crate::PackedPlan) -> Vec<Violat
         }
         buffers.sort_by_key(|(_, b)| (b.start, b.end));
         let mut found = 0usize;
-        for (n, (rx, x)) in buffers.iter().enumerate() {
-            for (ry, y) in buffers.iter().skip(n + 1) {
+        let mut rest = buffers.as_slice();
+        while let Some(((rx, x), later)) = rest.split_first() {
+            rest = later;
+            for (ry, y) in later {
                 if y.start >= x.end {
                     break;
                 }

@@ -4,8 +4,10 @@
 
 #![allow(clippy::restriction)] // test code: a failed check panics
 
-use alias_alloc::checker::{check, Violation, MAX_BUFFERS, MAX_VIOLATIONS};
-use alias_alloc::{AllocError, DType, Mode, PlanOptions, Program, ReuseGroup, Storage, Target};
+use alias_alloc::checker::{check, check_packed, Violation, MAX_BUFFERS, MAX_VIOLATIONS};
+use alias_alloc::{
+    AllocError, DType, Mode, PackOptions, PlanOptions, Program, ReuseGroup, Storage, Target,
+};
 use linear_layout::BufferMap;
 
 /// A plain allocation of `num` 8 KiB buffers, planned, its buffers then moved to `stride`
@@ -140,6 +142,75 @@ fn an_empty_buffer_overlaps_nothing() -> Result<(), AllocError> {
             "a[0] and b[0] overlap at [{0}, {1}) (members of a distinct group)",
             a_start + 8,
             a_start + 9
+        )]
+    );
+    Ok(())
+}
+
+/// Rules 5–6 of a packed plan, each broken by hand on the chained-matmul seed (a live over
+/// [0, 2), b and c over [2, 4)): a region moved off its alignment, onto a region live at the
+/// same time, and past the arena's capacity — each named; moved onto a region never live with
+/// it, nothing.
+#[test]
+fn packed_plans_keep_regions_apart_aligned_and_inside() -> Result<(), AllocError> {
+    let mut p = Program::new();
+    let a = p.plain_alloc("a", &[256, 128], DType::F16, 1, Storage::Smem)?;
+    let b = p.plain_alloc("b", &[128, 128], DType::F16, 1, Storage::Smem)?;
+    let c = p.plain_alloc("c", &[128, 128], DType::F16, 1, Storage::Smem)?;
+    p.set_lifetime(a, 0, 2)?;
+    p.set_lifetime(b, 2, 4)?;
+    p.set_lifetime(c, 2, 4)?;
+    let packed = p.pack(&PackOptions::new(PlanOptions::new(Mode::Intended)))?;
+    assert!(check_packed(&p, &packed).is_empty());
+    let moved = |name: &str, to: u64| {
+        let mut q = packed.clone();
+        let arena = &mut q.arenas[0];
+        let slot = arena.slots.iter_mut().find(|s| s.name == name).unwrap();
+        slot.offset = to;
+        let texts: Vec<String> = check_packed(&p, &q)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+        texts
+    };
+    let at = |name: &str| {
+        packed.arenas[0]
+            .slots
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap()
+            .offset
+    };
+    let (a_at, b_at, c_at) = (at("a"), at("b"), at("c"));
+    let capacity = packed.arenas[0].capacity;
+    // Off its alignment, still clear of the others (b and c are 32 KiB each, in a's 64 KiB).
+    let lower = b_at.min(c_at);
+    let texts = moved(if b_at < c_at { "b" } else { "c" }, lower + 8);
+    assert!(
+        texts.iter().any(|t| t.ends_with(&format!(
+            "starts at {}, not a multiple of its alignment 1024",
+            lower + 8
+        ))),
+        "{texts:?}"
+    );
+    // b onto c: live together.
+    assert_eq!(
+        moved("b", c_at),
+        [format!(
+            "{0}[0] and {1}[0] overlap at [{c_at}, {2}) (regions live at the same time)",
+            "b",
+            "c",
+            c_at + 32768
+        )]
+    );
+    // b onto a: never live together.
+    assert_eq!(moved("b", a_at), Vec::<String>::new());
+    // Past the capacity.
+    assert_eq!(
+        moved("a", capacity),
+        [format!(
+            "a[0] ends at {}, past the backing's {capacity}",
+            capacity + 65536
         )]
     );
     Ok(())
