@@ -155,6 +155,13 @@ impl fmt::Display for Violation {
 /// ```
 pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
     let mut out = Vec::new();
+    check_into(program, plan, &mut out);
+    capped(out)
+}
+
+/// [`check`]'s violations appended to `out`, the scan for overlaps stopping once `out` is over
+/// the cap.
+fn check_into(program: &Program, plan: &Plan, out: &mut Vec<Violation>) {
     let total: u64 = program
         .allocations()
         .map(|(_, a)| a.num)
@@ -163,7 +170,7 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
         out.push(Violation::Incomplete {
             what: format!("{total} buffers are more than the {MAX_BUFFERS} the checker examines"),
         });
-        return out;
+        return;
     }
     let mut by_region: HashMap<usize, Vec<Buffer>> = HashMap::new();
     for (id, alloc) in program.allocations() {
@@ -224,8 +231,8 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
                 end,
             });
         }
-        check_swizzle(&alloc.name, alloc.num, p, &mut out);
-        check_tmem_lanes(&alloc.name, p, &mut out);
+        check_swizzle(&alloc.name, alloc.num, p, out);
+        check_tmem_lanes(&alloc.name, p, out);
     }
     let mut regions: Vec<(usize, Vec<Buffer>)> = by_region.into_iter().collect();
     regions.sort_by_key(|(r, _)| *r);
@@ -255,16 +262,24 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
                 };
                 if let Some(rule) = rule {
                     out.push(overlap(program, x, y, rule));
-                    if out.len() > MAX_VIOLATIONS {
-                        // Enough to reject the plan (the list is cut below); scanning on
-                        // could take quadratic time.
+                    if over_cap(out) {
                         break 'regions;
                     }
                 }
             }
         }
     }
-    if out.len() > MAX_VIOLATIONS {
+}
+
+/// Whether `out` holds more violations than one check lists. The scans for overlapping pairs
+/// stop there: enough to reject the plan, and scanning on could take quadratic time.
+fn over_cap(out: &[Violation]) -> bool {
+    out.len() > MAX_VIOLATIONS
+}
+
+/// `out` cut to [`MAX_VIOLATIONS`], with an [`Violation::Incomplete`] saying so when it was over.
+fn capped(mut out: Vec<Violation>) -> Vec<Violation> {
+    if over_cap(&out) {
         out.truncate(MAX_VIOLATIONS);
         out.push(Violation::Incomplete {
             what: format!("more than {MAX_VIOLATIONS} violations; the rest are not listed"),
@@ -293,15 +308,23 @@ pub fn check(program: &Program, plan: &Plan) -> Vec<Violation> {
 /// # Ok::<(), alias_alloc::AllocError>(())
 /// ```
 pub fn check_packed(program: &Program, packed: &crate::PackedPlan) -> Vec<Violation> {
-    let mut out = check(program, &packed.plan);
-    out.extend(check_arenas(program, packed));
-    out
+    let mut out = Vec::new();
+    check_into(program, &packed.plan, &mut out);
+    arenas_into(program, packed, &mut out);
+    capped(out)
 }
 
 /// Rules 5–6 alone: what packing the regions into arenas may get wrong (the regions' own
 /// plans are [`check`]'s).
 pub fn check_arenas(program: &Program, packed: &crate::PackedPlan) -> Vec<Violation> {
     let mut out = Vec::new();
+    arenas_into(program, packed, &mut out);
+    capped(out)
+}
+
+/// [`check_arenas`]'s violations appended to `out`, the scan for overlaps stopping once `out`
+/// is over the cap.
+fn arenas_into(program: &Program, packed: &crate::PackedPlan, out: &mut Vec<Violation>) {
     for arena in &packed.arenas {
         let mut buffers = Vec::new();
         for slot in &arena.slots {
@@ -348,7 +371,6 @@ pub fn check_arenas(program: &Program, packed: &crate::PackedPlan) -> Vec<Violat
             }
         }
         buffers.sort_by_key(|(_, b)| (b.start, b.end));
-        let mut found = 0usize;
         let mut rest = buffers.as_slice();
         while let Some(((rx, x), later)) = rest.split_first() {
             rest = later;
@@ -362,15 +384,13 @@ pub fn check_arenas(program: &Program, packed: &crate::PackedPlan) -> Vec<Violat
                 if program.never_live_together(x.alloc, y.alloc) {
                     continue;
                 }
-                found += 1;
-                if found > MAX_VIOLATIONS {
-                    return out;
-                }
                 out.push(overlap(program, x, y, "regions live at the same time"));
+                if over_cap(out) {
+                    return;
+                }
             }
         }
     }
-    out
 }
 
 /// The violation of two overlapping buffers, `y` starting inside `x`.

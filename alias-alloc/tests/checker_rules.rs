@@ -4,7 +4,9 @@
 
 #![allow(clippy::restriction)] // test code: a failed check panics
 
-use alias_alloc::checker::{check, check_packed, Violation, MAX_BUFFERS, MAX_VIOLATIONS};
+use alias_alloc::checker::{
+    check, check_arenas, check_packed, Violation, MAX_BUFFERS, MAX_VIOLATIONS,
+};
 use alias_alloc::{
     AllocError, DType, Mode, PackOptions, PlanOptions, Program, ReuseGroup, Storage, Target,
 };
@@ -213,5 +215,37 @@ fn packed_plans_keep_regions_apart_aligned_and_inside() -> Result<(), AllocError
             capacity + 65536
         )]
     );
+    Ok(())
+}
+
+/// The cap holds across the arena too: twelve regions live together, all moved to offset 0,
+/// make 66 overlapping pairs; `check_arenas` and `check_packed` list 64 and say the rest are
+/// not listed. Eleven make 55, all listed.
+#[test]
+fn packed_plans_list_at_most_64_violations() -> Result<(), AllocError> {
+    for (regions, listed) in [(12, MAX_VIOLATIONS + 1), (11, 55)] {
+        let mut p = Program::new();
+        for r in 0..regions {
+            let a = p.plain_alloc(&format!("r{r}"), &[64], DType::F16, 1, Storage::Smem)?;
+            p.set_lifetime(a, 0, 1)?;
+        }
+        let mut packed = p.pack(&PackOptions::new(PlanOptions::new(Mode::Intended)))?;
+        assert!(check_packed(&p, &packed).is_empty());
+        for slot in &mut packed.arenas[0].slots {
+            slot.offset = 0;
+        }
+        for violations in [check_arenas(&p, &packed), check_packed(&p, &packed)] {
+            assert_eq!(violations.len(), listed, "{regions} regions");
+            assert!(violations[..listed.min(MAX_VIOLATIONS)]
+                .iter()
+                .all(|v| v.to_string().ends_with("(regions live at the same time)")));
+        }
+        if regions == 12 {
+            assert_eq!(
+                check_arenas(&p, &packed)[MAX_VIOLATIONS].to_string(),
+                "incomplete plan: more than 64 violations; the rest are not listed"
+            );
+        }
+    }
     Ok(())
 }
