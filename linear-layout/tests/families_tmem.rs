@@ -826,3 +826,56 @@ fn split_of(cga: &[Vec<u64>]) -> [u64; 2] {
     };
     [split(0), split(1)]
 }
+
+/// No tensor-memory address map spans more than the 128 lanes (the plan checker's rule 5 relies
+/// on it): taller tiles wrap into further columns. Every `block_m`/`block_n`, tile height up to
+/// 1,024 rows and width up to 256, and 8/16/32-bit elements; `block_m` other than 64 or 128 is
+/// refused.
+#[test]
+fn tmem_address_maps_stay_within_128_lanes() {
+    use linear_layout::{AddressMap, BufferMap};
+    let mut built = 0;
+    for block_m in [32u32, 64, 128, 256] {
+        for block_n in [8u32, 16, 32, 64, 128, 256] {
+            for (m, n) in [
+                (64u64, 64u64),
+                (128, 128),
+                (256, 64),
+                (256, 256),
+                (512, 32),
+                (1024, 16),
+            ] {
+                for bits in [8u32, 16, 32] {
+                    let tm = TensorMemory {
+                        block_m,
+                        block_n,
+                        col_stride: 1,
+                        cga_layout: vec![],
+                        two_ctas: false,
+                        fp4_padded: false,
+                    };
+                    let map = AddressMap::tensor_memory(
+                        BufferMap::new(0, &[(1, 0)]).unwrap(),
+                        bits,
+                        &tm,
+                        &[m, n],
+                    );
+                    match map {
+                        Ok(map) => {
+                            assert!(matches!(block_m, 64 | 128), "block_m {block_m} accepted");
+                            built += 1;
+                            let lanes = map.element().out_dim_size("lane").unwrap();
+                            assert!(
+                                lanes <= 128,
+                                "{block_m}×{block_n} over [{m}, {n}]: {lanes} lanes"
+                            );
+                        }
+                        // Refused: block_m not 64 or 128, or a tile smaller than a block.
+                        Err(_) => {}
+                    }
+                }
+            }
+        }
+    }
+    assert!(built > 100, "{built}");
+}
