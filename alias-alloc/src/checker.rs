@@ -453,12 +453,14 @@ fn check_tmem_lanes(name: &str, p: &crate::AllocPlan, out: &mut Vec<Violation>) 
 }
 
 /// Rule 4 on every element of every buffer (up to 2^16 evaluations per allocation; beyond
-/// that, the first and last buffer).
+/// that, the first and last buffer), each buffer at its placement (where the kernel puts it,
+/// which in TLX mode need not be where the map's explicit lowering would).
 fn check_swizzle(name: &str, num: u64, p: &crate::AllocPlan, out: &mut Vec<Violation>) {
     let Some(map) = &p.address_map else { return };
     if map.hardware_swizzle().is_none() {
         return;
     }
+    let map = map.with_buffer(p.placement.clone());
     let dims: Vec<u64> = map.element().in_dims().iter().map(|(_, s)| *s).collect();
     let elements: u64 = dims.iter().product();
     let indices: Vec<u64> = if elements.saturating_mul(num) <= 1 << 16 {

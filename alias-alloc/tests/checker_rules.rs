@@ -249,3 +249,38 @@ fn packed_plans_list_at_most_64_violations() -> Result<(), AllocError> {
     }
     Ok(())
 }
+
+/// Rule 4: a swizzled buffer must start where the swizzle inside the buffer (the planner's map)
+/// and the swizzle of the whole address (what TMA and wgmma compute) agree. Three 64 × 64 f16
+/// tiles (NVMMA, 128-byte swizzle, 1 KiB alignment) moved 8,704 bytes apart: the middle one
+/// starts half a period off, so its element (0, 0) sits at 8,704 by the map and at 8,704 ^ 64
+/// by the hardware (address bits 7–9, here 4, XOR-ed into bits 4–6); the first and the last
+/// (17,408 = 17 KiB) agree.
+#[test]
+fn a_swizzled_buffer_off_its_period_disagrees() -> Result<(), AllocError> {
+    let texts: Vec<String> = squeezed(3, 8704)?.iter().map(ToString::to_string).collect();
+    assert_eq!(
+        texts,
+        [
+            "a[1] starts at 8704, not a multiple of its alignment 1024",
+            "a[2] ends at 25600, past the backing's 24576",
+            "a[1] element [0, 0]: swizzle inside gives 8704, outside 8768",
+        ]
+    );
+    Ok(())
+}
+
+/// TMEM buffers within the 128 lanes pass rule 5, whether they use all of them or half: a
+/// 64-row accumulator (`block_m = 64`) and a 128-row one.
+#[test]
+fn tmem_buffers_within_the_lanes_pass() -> Result<(), AllocError> {
+    for rows in [64, 128] {
+        let mut p = Program::new();
+        p.plain_alloc("acc", &[rows, 64], DType::F32, 2, Storage::Tmem)?;
+        let plan = p.plan(&PlanOptions::new(Mode::Intended))?;
+        let map = plan.alloc("acc")?.address_map.as_ref().unwrap();
+        assert_eq!(map.element().out_dim_size("lane").unwrap(), 128);
+        assert_eq!(check(&p, &plan), []);
+    }
+    Ok(())
+}

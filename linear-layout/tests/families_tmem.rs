@@ -827,12 +827,13 @@ fn split_of(cga: &[Vec<u64>]) -> [u64; 2] {
     [split(0), split(1)]
 }
 
-/// No tensor-memory address map spans more than the 128 lanes (the plan checker's rule 5 relies
-/// on it): taller tiles wrap into further columns. Every `block_m`/`block_n`, tile height up to
-/// 1,024 rows and width up to 256, and 8/16/32-bit elements; `block_m` other than 64 or 128 is
-/// refused.
+/// Every tensor-memory address map spans exactly the 128 lanes, never more (the plan checker's
+/// rule 5 relies on it): taller tiles wrap into further columns, and a 64-row block spreads over
+/// all four lane quadrants. Every `block_m`/`block_n`, tile height up to 1,024 rows and width up
+/// to 256, 8/16/32-bit elements, a column stride of 2 and two-CTA blocks; `block_m` other than
+/// 64 or 128 is refused.
 #[test]
-fn tmem_address_maps_stay_within_128_lanes() {
+fn tmem_address_maps_span_exactly_128_lanes() {
     use linear_layout::{AddressMap, BufferMap};
     let mut built = 0;
     for block_m in [32u32, 64, 128, 256] {
@@ -845,13 +846,19 @@ fn tmem_address_maps_stay_within_128_lanes() {
                 (512, 32),
                 (1024, 16),
             ] {
-                for bits in [8u32, 16, 32] {
+                for (bits, col_stride, two_ctas) in [
+                    (8u32, 1u32, false),
+                    (16, 1, false),
+                    (16, 2, false),
+                    (32, 1, false),
+                    (32, 1, true),
+                ] {
                     let tm = TensorMemory {
                         block_m,
                         block_n,
-                        col_stride: 1,
+                        col_stride,
                         cga_layout: vec![],
-                        two_ctas: false,
+                        two_ctas,
                         fp4_padded: false,
                     };
                     let map = AddressMap::tensor_memory(
@@ -865,10 +872,7 @@ fn tmem_address_maps_stay_within_128_lanes() {
                             assert!(matches!(block_m, 64 | 128), "block_m {block_m} accepted");
                             built += 1;
                             let lanes = map.element().out_dim_size("lane").unwrap();
-                            assert!(
-                                lanes <= 128,
-                                "{block_m}×{block_n} over [{m}, {n}]: {lanes} lanes"
-                            );
+                            assert_eq!(lanes, 128, "{block_m}×{block_n} over [{m}, {n}]");
                         }
                         // Refused: block_m not 64 or 128, or a tile smaller than a block.
                         Err(_) => {}
