@@ -11,6 +11,8 @@
 # 20–40 minutes; `SHARD=k/n` runs one shard of each (`cargo mutants --shard`). Mutants build
 # with the `mutants` profile (no debug info: faster links); a mutant whose tests run three times
 # as long as the unmutated tests' is counted as timed out (a mutant that loops forever).
+# `ITERATE=1` re-tests only what the last run in OUT did not catch (after new tests; a mutant
+# whose line moved counts as new), and the score line then counts the earlier catches too.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-mutants-out}
@@ -35,10 +37,15 @@ for entry in "${all[@]}"; do
   [ -d "$file" ] && glob="$file/**"
   # shellcheck disable=SC2086
   cargo mutants -p "$package" --test-package "$package" -f "$glob" $flags --no-shuffle \
-    --profile mutants --timeout-multiplier 3 ${SHARD:+--shard "$SHARD"} -o "$out/$name" >"$out/$name.log" 2>&1 || true
+    --profile mutants --timeout-multiplier 3 ${SHARD:+--shard "$SHARD"} ${ITERATE:+--iterate} -o "$out/$name" >"$out/$name.log" 2>&1 || true
   python3 - "$out/$name/mutants.out/outcomes.json" "$file" <<'PY'
 import json, sys
+import os
 d = json.load(open(sys.argv[1]))
+# With --iterate, the mutants caught by earlier runs are listed in previously_caught.txt.
+earlier = os.path.join(os.path.dirname(sys.argv[1]), "previously_caught.txt")
+if os.path.exists(earlier):
+    d["caught"] += sum(1 for line in open(earlier) if line.strip())
 viable = d["caught"] + d["missed"] + d["timeout"]
 score = 100.0 * (d["caught"] + d["timeout"]) / viable if viable else 100.0
 print(f"{sys.argv[2]}: {d['caught'] + d['timeout']}/{viable} viable mutants caught ({score:.1f} %), "

@@ -294,3 +294,42 @@ fn tmem_buffers_within_the_lanes_pass() -> Result<(), AllocError> {
     }
     Ok(())
 }
+
+/// Rule 1 on subtiles: in `shared(a, b)` with `group_size = 2`, buffer `i` is subtile `i % 2`
+/// of buffer group `i / 2`, and only equal subtiles of one group may share bytes. All four of
+/// b's buffers moved onto a[0]: b[0] may sit there; b[1] is the other subtile, b[2] and b[3]
+/// another group (and b's buffers overlap each other).
+#[test]
+fn subtiles_of_a_shared_group_share_only_with_their_own() -> Result<(), AllocError> {
+    let mut p = Program::new();
+    let s = p.storage_alias_spec("s", Storage::Smem, None)?;
+    let a = p.local_alloc("a", &[64, 64], DType::F16, 4, s)?;
+    let b = p.local_alloc("b", &[64, 64], DType::F16, 4, s)?;
+    p.set_buffer_overlap(
+        s,
+        ReuseGroup::shared(vec![a.into(), b.into()])?.group_size(2)?,
+    )?;
+    let mut plan = p.plan(&PlanOptions::new(Mode::Intended))?;
+    assert!(check(&p, &plan).is_empty());
+    let a0 = plan.buffer_start("a", 0)?;
+    plan.allocs
+        .iter_mut()
+        .find(|x| x.name == "b")
+        .unwrap()
+        .placement = BufferMap::new(a0, &[(4, 0)]).unwrap();
+    let texts: Vec<String> = check(&p, &plan).iter().map(ToString::to_string).collect();
+    let with_a0: Vec<&String> = texts.iter().filter(|t| t.contains("a[0]")).collect();
+    let end = a0 + 8192;
+    assert_eq!(
+        with_a0,
+        [
+            &format!(
+                "a[0] and b[1] overlap at [{a0}, {end}) (different subtiles of a shared group)"
+            ),
+            &format!("a[0] and b[2] overlap at [{a0}, {end}) (different buffer groups)"),
+            &format!("a[0] and b[3] overlap at [{a0}, {end}) (different buffer groups)"),
+        ],
+        "{texts:#?}"
+    );
+    Ok(())
+}
