@@ -376,6 +376,16 @@ proptest! {
         check_compose_bases(&a, &b)?;
     }
 
+    /// An outer layout from at most 64 input bits onto more than 64 output bits (never
+    /// surjective): narrow columns, wide results.
+    #[test]
+    fn compose_into_a_wide_codomain(
+        (a, b) in compose_pair(sized(names(&MID_NAMES, 1, 3, false), 5..=15), sized(names(&OUT_NAMES, 2, 3, false), 33..=40))
+    ) {
+        prop_assert!(b.total_in_dim_size_log2() <= 64 && b.total_out_dim_size_log2() > 64);
+        check_compose_bases(&a, &b)?;
+    }
+
     /// An outer layout over more than 64 input bits onto at most 64 output bits (never
     /// injective): the wide path with narrow results.
     #[test]
