@@ -11,8 +11,9 @@
 # 20–40 minutes; `SHARD=k/n` runs one shard of each (`cargo mutants --shard`). Mutants build
 # with the `mutants` profile (no debug info: faster links); a mutant whose tests run three times
 # as long as the unmutated tests' is counted as timed out (a mutant that loops forever).
-# `ITERATE=1` re-tests only what the last run in OUT did not catch (after new tests; a mutant
-# whose line moved counts as new), and the score line then counts the earlier catches too.
+# `ITERATE=1` re-tests only what the runs before in OUT did not catch (after adding tests), and
+# the score line counts the earlier catches too. After the module's own code changed, run it
+# whole again: a mutant whose line moved is a new name, and would be counted twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-mutants-out}
@@ -35,20 +36,25 @@ for entry in "${all[@]}"; do
   name=$(echo "$file" | tr '/' '_')
   glob=$file
   [ -d "$file" ] && glob="$file/**"
+  total="$out/$name.total.json"
+  [ -n "${ITERATE:-}" ] || rm -f "$total"
   # shellcheck disable=SC2086
   cargo mutants -p "$package" --test-package "$package" -f "$glob" $flags --no-shuffle \
     --profile mutants --timeout-multiplier 3 ${SHARD:+--shard "$SHARD"} ${ITERATE:+--iterate} -o "$out/$name" >"$out/$name.log" 2>&1 || true
-  python3 - "$out/$name/mutants.out/outcomes.json" "$file" <<'PY'
-import json, sys
-import os
-d = json.load(open(sys.argv[1]))
-# With --iterate, the mutants caught by earlier runs are listed in previously_caught.txt.
-earlier = os.path.join(os.path.dirname(sys.argv[1]), "previously_caught.txt")
-if os.path.exists(earlier):
-    d["caught"] += sum(1 for line in open(earlier) if line.strip())
-viable = d["caught"] + d["missed"] + d["timeout"]
-score = 100.0 * (d["caught"] + d["timeout"]) / viable if viable else 100.0
-print(f"{sys.argv[2]}: {d['caught'] + d['timeout']}/{viable} viable mutants caught ({score:.1f} %), "
-      f"{d['missed']} missed, {d['unviable']} unviable")
+  # The running totals (OUT/NAME.total.json): a run adds its catches to the earlier runs' and
+  # its misses replace theirs (an iterating run re-tests every mutant not caught before).
+  python3 - "$out/$name/mutants.out/outcomes.json" "$total" "$file" <<'PY'
+import json, os, sys
+run = json.load(open(sys.argv[1]))
+total = json.load(open(sys.argv[2])) if os.path.exists(sys.argv[2]) else {"caught": 0, "timeout": 0, "unviable": 0}
+for k in ("caught", "timeout", "unviable"):
+    total[k] += run[k]
+total["missed"] = run["missed"]
+json.dump(total, open(sys.argv[2], "w"))
+caught = total["caught"] + total["timeout"]
+viable = caught + total["missed"]
+score = 100.0 * caught / viable if viable else 100.0
+print(f"{sys.argv[3]}: {caught}/{viable} viable mutants caught ({score:.1f} %), "
+      f"{total['missed']} missed, {total['unviable']} unviable")
 PY
 done
