@@ -333,3 +333,35 @@ fn subtiles_of_a_shared_group_share_only_with_their_own() -> Result<(), AllocErr
     );
     Ok(())
 }
+
+/// Rule 1 with a phase pool under subtiles: in `shared(a, shared(b, c)).group_size(2)` the
+/// inner group is a pool (b has one buffer group, c two), and a pool is one buffer group to
+/// the groups above it: any buffer of c may share bytes with the buffer of a whose subtile
+/// matches. The planner keeps c's second group apart (c = [0, 16384, 8192, 24576]); a moved
+/// onto it (a[0] on c[2], a[1] on c[3]) is still a correct plan.
+#[test]
+fn a_pool_under_subtiles_is_one_buffer_group() -> Result<(), AllocError> {
+    let mut p = Program::new();
+    let s = p.storage_alias_spec("s", Storage::Smem, None)?;
+    let a = p.local_alloc("a", &[64, 64], DType::F16, 2, s)?;
+    let b = p.local_alloc("b", &[64, 64], DType::F16, 2, s)?;
+    let c = p.local_alloc("c", &[64, 64], DType::F16, 4, s)?;
+    let pool = ReuseGroup::shared(vec![b.into(), c.into()])?;
+    p.set_buffer_overlap(
+        s,
+        ReuseGroup::shared(vec![a.into(), pool.into()])?.group_size(2)?,
+    )?;
+    let mut plan = p.plan(&PlanOptions::new(Mode::Intended))?;
+    let c_starts: Vec<u64> = (0..4)
+        .map(|i| plan.buffer_start("c", i))
+        .collect::<Result<_, _>>()?;
+    assert_eq!(c_starts, [0, 16384, 8192, 24576]);
+    assert_eq!(check(&p, &plan), []);
+    plan.allocs
+        .iter_mut()
+        .find(|x| x.name == "a")
+        .unwrap()
+        .placement = BufferMap::new(8192, &[(2, 16384)]).unwrap();
+    assert_eq!(check(&p, &plan), []);
+    Ok(())
+}
