@@ -237,15 +237,22 @@ impl Trace {
     /// pushed before the first mark form one of their own).
     ///
     /// ```
-    /// use codegen::interp::Trace;
+    /// use codegen::interp::{Access, AccessKind, Location, Trace};
     /// assert_eq!(Trace::default().issues().count(), 0);
+    /// let mut t = Trace::default();
+    /// let a = |thread| Access { thread, stmt: 2, kind: AccessKind::Store, location: Location::Shared(4 * thread), bytes: 4, value: 0 };
+    /// t.push(a(0)); // before any mark
+    /// t.begin_issue(2, 0);
+    /// t.push(a(1));
+    /// assert_eq!(t.issues().map(|i| i.len()).collect::<Vec<_>>(), [1, 1]);
     /// ```
     pub fn issues(&self) -> impl Iterator<Item = &[Access]> {
         let first = self
             .issue_starts
             .first()
             .map_or(self.accesses.len(), |&(at, _, _)| at);
-        let leading = self.accesses.get(..first).filter(|l| !l.is_empty());
+        // Empty executions (and an empty lead) are dropped below.
+        let leading = self.accesses.get(..first);
         leading
             .into_iter()
             .chain(self.executions().map(|(_, _, a)| a))
