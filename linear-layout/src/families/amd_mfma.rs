@@ -273,7 +273,8 @@ impl Attribute for AmdMfma {
     }
 
     fn print(&self, _rank: usize) -> String {
-        let tiles = if self.tiles_per_warp.iter().all(|&t| t == 1) {
+        // Left out only where reading it back gives the same list (one 1 per dim).
+        let tiles = if self.tiles_per_warp == vec![1; self.warps_per_cta.len()] {
             String::new()
         } else {
             format!(", tilesPerWarp = {}", list_text(&self.tiles_per_warp))
