@@ -127,7 +127,8 @@ pub enum GluonLayout {
         alignment: u64,
     },
     /// `PaddedSharedLayout`: `[interval, padding]` pairs over a linear component of
-    /// `offset, block` (`cga_layout`) bases sized by `shape`.
+    /// `offset, block` (`cga_layout`) bases sized by `shape`, checked as Gluon's constructor
+    /// checks it ([`PaddedShared::new`]).
     PaddedShared {
         interval_padding_pairs: Vec<Vec<u64>>,
         offset_bases: Vec<Vec<u64>>,
@@ -238,7 +239,8 @@ impl GluonLayout {
     ///
     /// # Errors
     /// [`LayoutError::InvalidParameter`] naming the class and the field; the errors of
-    /// [`LinearLayout::from_bases`] for the bases of a linear, WMMA or padded layout.
+    /// [`LinearLayout::from_bases`] for the bases of a linear or WMMA layout, and of
+    /// [`PaddedShared::new`].
     ///
     /// ```
     /// use linear_layout::families::GluonLayout;
@@ -399,18 +401,12 @@ impl GluonLayout {
                         )),
                     })
                     .collect::<Result<Vec<_>>>()?;
-                let linear = LinearLayout::from_bases(
-                    &[
-                        ("offset", offset_bases.clone()),
-                        ("block", cga_layout.clone()),
-                    ],
-                    &standard_dims(shape),
-                    false,
-                )?;
-                Encoding::Shared(SharedEncoding::Padded(PaddedShared {
-                    intervals_paddings: pairs,
-                    linear,
-                }))
+                Encoding::Shared(SharedEncoding::Padded(PaddedShared::new(
+                    &pairs,
+                    offset_bases,
+                    cga_layout,
+                    shape,
+                )?))
             }
             GluonLayout::PartitionedShared {
                 num_partitions,

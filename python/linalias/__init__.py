@@ -1,0 +1,14 @@
+"""linalias: GF(2) linear layouts with Triton's semantics, Gluon's names and typed errors.
+
+>>> import linalias
+>>> from linalias.layouts import BlockedLayout
+>>> blocked = BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0])
+>>> ll = linalias.to_linear_layout(blocked, [64, 64])
+>>> ll.apply({"register": 1, "lane": 4, "warp": 0, "block": 0})
+{'dim0': 1, 'dim1': 1}
+"""
+
+from ._linalias import LayoutError, LinaliasError, LinearLayout, ParseError
+from .layouts import to_linear_layout
+
+__all__ = ["LinaliasError", "LayoutError", "ParseError", "LinearLayout", "to_linear_layout"]

@@ -1,0 +1,133 @@
+"""Layouts named as Gluon names them (``triton.experimental.gluon.language``): the same
+classes, fields, defaults and ``repr``; ``str()`` is the MLIR attribute. NVIDIA tensor memory
+is in ``linalias.layouts.nvidia.blackwell``, AMD's in ``linalias.layouts.amd``."""
+
+from dataclasses import dataclass, field
+from typing import List, Sequence, Union
+
+from .. import _linalias
+from ._base import Layout, spec_json
+
+
+class DistributedLayout(Layout):
+    """A layout of a tensor in registers (in-dims ``register, lane, warp, block``)."""
+
+
+class SharedLayout(Layout):
+    """A layout of a tensor in shared memory (in-dims ``offset, block``)."""
+
+
+@dataclass(frozen=True, eq=True)
+class BlockedLayout(DistributedLayout):
+    size_per_thread: List[int]
+    threads_per_warp: List[int]
+    warps_per_cta: List[int]
+    order: List[int]
+    cga_layout: List[List[int]] = field(default_factory=list)
+    __hash__ = Layout.__hash__
+
+
+@dataclass(frozen=True, eq=True)
+class SliceLayout(DistributedLayout):
+    dim: int
+    parent: DistributedLayout
+    __hash__ = Layout.__hash__
+
+
+@dataclass(frozen=True, eq=True)
+class DistributedLinearLayout(DistributedLayout):
+    reg_bases: List[List[int]]
+    lane_bases: List[List[int]]
+    warp_bases: List[List[int]]
+    block_bases: List[List[int]]
+    shape: List[int]
+    __hash__ = Layout.__hash__
+
+
+@dataclass(frozen=True, eq=True)
+class DotOperandLayout(DistributedLayout):
+    operand_index: int
+    parent: DistributedLayout
+    k_width: int
+    __hash__ = Layout.__hash__
+
+
+@dataclass(frozen=True, eq=True)
+class NVMMADistributedLayout(DistributedLayout):
+    version: List[int]
+    warps_per_cta: List[int]
+    instr_shape: List[int]
+    cga_layout: List[List[int]] = field(default_factory=list)
+    __hash__ = Layout.__hash__
+
+
+@dataclass(frozen=True, eq=True)
+class NVMMASharedLayout(SharedLayout):
+    swizzle_byte_width: int
+    element_bitwidth: int
+    rank: int = 2
+    transposed: bool = False
+    fp4_padded: bool = False
+    cga_layout: List[List[int]] = field(default_factory=list)
+    __hash__ = Layout.__hash__
+
+
+@dataclass(frozen=True, eq=True)
+class SwizzledSharedLayout(SharedLayout):
+    vec: int
+    per_phase: int
+    max_phase: int
+    order: List[int]
+    cga_layout: List[List[int]] = field(default_factory=list)
+    __hash__ = Layout.__hash__
+
+
+@dataclass(frozen=True, eq=True)
+class PaddedSharedLayout(SharedLayout):
+    interval_padding_pairs: List[List[int]]
+    offset_bases: List[List[int]]
+    cga_layout: List[List[int]]
+    shape: List[int]
+    __hash__ = Layout.__hash__
+
+
+@dataclass(frozen=True, eq=True)
+class SharedLinearLayout(SharedLayout):
+    offset_bases: List[List[int]]
+    block_bases: List[List[int]] = field(default_factory=list)
+    alignment: int = 16
+    __hash__ = Layout.__hash__
+
+
+def to_linear_layout(layout: Union[Layout, object, str], shape: Sequence[int]) -> "_linalias.LinearLayout":
+    """The linear layout of ``layout`` over ``shape``: one of our layouts, Gluon's own object
+    of the same class (read by its fields, without importing Triton), or an MLIR attribute
+    (``"#ttg.blocked<{…}>"``)."""
+    if isinstance(layout, str):
+        return _linalias.mlir_linear_layout(layout, shape)
+    return _linalias.spec_linear_layout(spec_json(layout), shape)
+
+
+def mlir(layout: Union[Layout, object, str]) -> str:
+    """The MLIR attribute of a layout (ours, Gluon's, or MLIR text printed back as Triton
+    prints it)."""
+    if isinstance(layout, str):
+        return _linalias.mlir_normalize(layout)
+    return _linalias.spec_mlir(spec_json(layout))
+
+
+__all__ = [
+    "DistributedLayout",
+    "SharedLayout",
+    "BlockedLayout",
+    "SliceLayout",
+    "DistributedLinearLayout",
+    "DotOperandLayout",
+    "NVMMADistributedLayout",
+    "NVMMASharedLayout",
+    "SwizzledSharedLayout",
+    "PaddedSharedLayout",
+    "SharedLinearLayout",
+    "to_linear_layout",
+    "mlir",
+]

@@ -1,0 +1,1 @@
+"""NVIDIA-only layouts, by architecture as in Gluon (``linalias.layouts.nvidia.blackwell``)."""

@@ -1,0 +1,73 @@
+//! Errors as exceptions: `linalias.LinaliasError(ValueError)` and one subclass per family, each
+//! carrying the Rust variant's name (`variant`) and its message; never a `PanicException`.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use linear_layout::LayoutError as RustLayoutError;
+
+create_exception!(
+    _linalias,
+    LinaliasError,
+    PyValueError,
+    "Every error linalias raises (a `ValueError`)."
+);
+create_exception!(
+    _linalias,
+    LayoutError,
+    LinaliasError,
+    "A layout that cannot be built or an operation it does not allow."
+);
+create_exception!(
+    _linalias,
+    ParseError,
+    LinaliasError,
+    "Text or arguments that are not what they should be (MLIR, JSON, a layout's fields)."
+);
+
+/// The exception for a layout error: `ParseError` for unreadable text, `LayoutError` for the
+/// rest, with `variant` set to the Rust variant's name.
+pub fn layout_error(py: Python<'_>, e: &RustLayoutError) -> PyErr {
+    let err = match e {
+        RustLayoutError::Parse(_) => ParseError::new_err(e.to_string()),
+        _ => LayoutError::new_err(e.to_string()),
+    };
+    let variant = format!("{e:?}");
+    let name = variant
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or_default()
+        .to_owned();
+    // Setting an attribute on a fresh exception object cannot fail but for lack of memory;
+    // the exception is raised either way.
+    let _ = err.value(py).setattr("variant", name);
+    err
+}
+
+/// A `ParseError` for arguments that are not what a call takes.
+pub fn parse_error(message: impl Into<String>) -> PyErr {
+    ParseError::new_err(message.into())
+}
+
+/// `Result` of a binding call.
+pub type PyResultOf<T> = Result<T, PyErr>;
+
+/// Converts a layout result into a Python one.
+pub fn lift<T>(py: Python<'_>, r: linear_layout::Result<T>) -> PyResultOf<T> {
+    r.map_err(|e| layout_error(py, &e))
+}
+
+/// An unsigned integer argument: a negative or too large Python `int` is a `ParseError` naming
+/// the value (where PyO3 would raise `OverflowError`), another type a `TypeError`.
+#[derive(Clone, Copy)]
+pub struct Nat(pub u64);
+
+impl<'py> FromPyObject<'py> for Nat {
+    fn extract_bound(ob: &Bound<'py, PyAny>) -> PyResult<Self> {
+        let v: i128 = ob.extract()?;
+        u64::try_from(v)
+            .map(Nat)
+            .map_err(|_| parse_error(format!("{v} is not an unsigned 64-bit number")))
+    }
+}

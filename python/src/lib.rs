@@ -1,0 +1,24 @@
+//! `linalias._linalias`: the Rust half of the `linalias` Python package (the pure-Python half
+//! is `python/linalias/`). Built by maturin into one abi3 wheel; see `python/README` in the
+//! repository's README.
+
+mod encoding;
+mod errors;
+mod layout;
+
+use pyo3::prelude::*;
+
+/// The extension module.
+#[pymodule]
+fn _linalias(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add_class::<layout::LinearLayout>()?;
+    m.add("LinaliasError", py.get_type::<errors::LinaliasError>())?;
+    m.add("LayoutError", py.get_type::<errors::LayoutError>())?;
+    m.add("ParseError", py.get_type::<errors::ParseError>())?;
+    m.add_function(wrap_pyfunction!(encoding::spec_mlir, m)?)?;
+    m.add_function(wrap_pyfunction!(encoding::spec_linear_layout, m)?)?;
+    m.add_function(wrap_pyfunction!(encoding::mlir_normalize, m)?)?;
+    m.add_function(wrap_pyfunction!(encoding::mlir_linear_layout, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,89 @@
+"""Every layout-family case recorded from Triton 3.9.0 through Gluon (the goldens of
+``tools/gen_family_goldens.py``) replayed through the Python API: our class built with Gluon's
+constructor arguments prints Triton's MLIR attribute, and ``to_linear_layout`` gives Triton's
+layout — or raises a ``LinaliasError`` where Triton refused.
+
+Where both succeed they must agree, with two documented differences of view (as in the Rust
+tests ``linear-layout/tests/families_*.rs``): our tensor-memory and partitioned layouts carry a
+``block`` / ``partition`` in-dim that Gluon's view drops, and a rank-3 ``#ttg.amd_wmma`` with no
+bases keeps ``, rank = N`` (Triton's text loses the rank). Where one side refuses and the other
+does not, the case is one of the deliberate departures the Rust tests name one by one (a
+parameter Triton accepts and miscomputes, such as a swizzle ``vec`` that is not a power of two,
+or a wgmma ``instr_shape`` of two numbers); their number per family is pinned here, so that a
+change in what the bindings accept shows."""
+
+import re
+
+import pytest
+
+import linalias
+from linalias import LinaliasError
+from linalias.layouts import mlir
+
+from conftest import build, layout_json, load
+
+# family -> departures (cases where exactly one of Triton and linalias refuses).
+DEPARTURES = {
+    "amd_dot_operand": 0,
+    "amd_mfma": 0,
+    "amd_slice": 0,
+    "amd_wmma": 0,
+    "blocked": 0,
+    "dot_operand": 20,
+    "linear": 6,
+    "nvidia_mma": 0,
+    "nvmma_shared": 0,
+    "padded_shared": 0,
+    "partitioned_shared": 0,
+    "shared_linear": 0,
+    "slice": 0,
+    "swizzled_shared": 5,
+    "tensor_memory": 0,
+}
+
+EXTRA_IN_DIMS = {"block", "partition"}
+
+
+def wmma_rank_dropped(ours, triton):
+    """Our text with the ``, rank = N`` that Triton's ``ctaLayout = {}`` loses taken out."""
+    if "#ttg.amd_wmma" in triton and "ctaLayout = {}" in triton:
+        return re.sub(r", rank = \d+", "", ours, count=1)
+    return ours
+
+
+def same_layout(got, want):
+    """Our layout equals Triton's on Triton's in-dims; ours may add only a ``block`` or
+    ``partition`` in-dim."""
+    ours = dict(got["bases"])
+    theirs = dict(want["bases"])
+    if not set(ours) - set(theirs) <= EXTRA_IN_DIMS:
+        return False
+    return [[d, ours.get(d)] for d, _ in want["bases"]] == want["bases"] and got["out_dims"] == want["out_dims"]
+
+
+@pytest.mark.parametrize("family", sorted(DEPARTURES))
+def test_every_family_case_agrees(family):
+    cases = [c for c in load("families", family) if c["op"] in ("to_linear_layout", "mlir")]
+    assert cases
+    departures = []
+    for case in cases:
+        a, want = case["args"], case["expect"]
+        try:
+            layout = build(a["layout"])
+            text = str(layout)
+            got = linalias.to_linear_layout(layout, a["shape"]) if case["op"] == "to_linear_layout" else None
+        except LinaliasError as e:
+            if "error" not in want:
+                departures.append(f"{case['id']}: we refuse ({e})")
+            continue
+        if "error" in want:
+            departures.append(f"{case['id']}: Triton refuses ({want['error'][:80]})")
+            continue
+        ok = want["ok"]
+        assert wmma_rank_dropped(text, ok["mlir"]) == ok["mlir"], case["id"]
+        # The MLIR text reads back to the same attribute and the same layout.
+        assert mlir(text) == text, case["id"]
+        if got is not None:
+            assert same_layout(layout_json(got), ok["layout"]), case["id"]
+            assert linalias.to_linear_layout(text, a["shape"]) == got, case["id"]
+    assert len(departures) == DEPARTURES[family], "\n".join(departures)

@@ -1,0 +1,70 @@
+"""Layouts and linear layouts are values: immutable, equal and hashable by value, picklable;
+``repr`` of a layout is Gluon's dataclass repr and ``str`` its MLIR attribute."""
+
+import dataclasses
+import pickle
+
+import pytest
+
+import linalias
+from linalias import LinearLayout
+from linalias.layouts import BlockedLayout, NVMMASharedLayout, SliceLayout
+from linalias.layouts.amd import AMDMFMALayout
+from linalias.layouts.nvidia.blackwell import TensorMemoryLayout
+
+
+def test_layout_repr_str_and_value_semantics():
+    a = BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0])
+    b = BlockedLayout(size_per_thread=[1, 4], threads_per_warp=[8, 4], warps_per_cta=[2, 2], order=[1, 0])
+    assert repr(a) == ("BlockedLayout(size_per_thread=[1, 4], threads_per_warp=[8, 4], warps_per_cta=[2, 2], "
+                       "order=[1, 0], cga_layout=[])")
+    assert str(a) == ("#ttg.blocked<{sizePerThread = [1, 4], threadsPerWarp = [8, 4], warpsPerCTA = [2, 2], "
+                      "order = [1, 0]}>")
+    assert a == b and hash(a) == hash(b) and len({a, b}) == 1
+    assert a != BlockedLayout([1, 4], [8, 4], [2, 2], [0, 1])
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.order = [0, 1]
+    assert pickle.loads(pickle.dumps(a)) == a
+    s = SliceLayout(1, a)
+    assert str(s) == f"#ttg.slice<{{dim = 1, parent = {a}}}>"
+    assert pickle.loads(pickle.dumps(s)) == s and hash(s) == hash(SliceLayout(1, b))
+
+
+def test_gluon_defaults_are_filled_in_as_gluon_fills_them():
+    m = AMDMFMALayout(3, [32, 32, 8], True, [2, 2])
+    assert m.element_bitwidth == 32 and m.tiles_per_warp == [1, 1]
+    assert str(m) == "#ttg.amd_mfma<{version = 3, warpsPerCTA = [2, 2], instrShape = [32, 32, 8], isTransposed = true}>"
+    n = NVMMASharedLayout(128, 16)
+    assert (n.rank, n.transposed, n.fp4_padded, n.cga_layout) == (2, False, False, [])
+    assert str(n) == "#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>"
+    t = TensorMemoryLayout((128, 64), col_stride=1)
+    assert str(t) == "#ttng.tensor_memory_encoding<blockM = 128, blockN = 64, colStride = 1>"
+
+
+def test_linear_layout_values():
+    l = LinearLayout.from_bases([("register", [[1, 0], [0, 1]]), ("lane", [[2, 0], [0, 2]])], ["dim0", "dim1"])
+    assert l.out_dims == [("dim0", 4), ("dim1", 4)]
+    assert l.bases == [("register", [[1, 0], [0, 1]]), ("lane", [[2, 0], [0, 2]])]
+    assert l.in_dims == [("register", 4), ("lane", 4)]
+    assert l.num_in_dims == 2 and l.num_out_dims == 2
+    assert l.get_in_dim_names() == ["register", "lane"] and l.get_out_dim_names() == ["dim0", "dim1"]
+    assert l.apply({"register": 3, "lane": 1}) == {"dim0": 3, "dim1": 1}
+    assert l.is_invertible() and l.invert().compose(l) == LinearLayout.from_bases(
+        [("dim0", [[1, 0], [2, 0]]), ("dim1", [[0, 1], [0, 2]])], ["dim0", "dim1"])
+    assert pickle.loads(pickle.dumps(l)) == l
+    assert hash(l) == hash(pickle.loads(pickle.dumps(l))) and len({l, l.invert().invert()}) == 1
+    assert l != "not a layout" and l != l.invert()
+    i = LinearLayout.identity_1d(8, "register", "dim0")
+    assert str(i) == repr(i) == ("\n - register=1 -> (1)\n   register=2 -> (2)\n   register=4 -> (4)\n"
+                                 "where out dims are: [dim0 (size 8)]")
+    assert (i * LinearLayout.identity_1d(2, "lane", "dim0")).out_dims == [("dim0", 16)]
+    assert LinearLayout.strided_1d(4, 2, "offset", "dim0").bases == [("offset", [[2], [4]])]
+    assert LinearLayout.zeros_1d(4, "lane", "dim0", 8).out_dims == [("dim0", 8)]
+    assert i.get_matrix_view() == [[1, 0, 0], [0, 1, 0], [0, 0, 1]]
+
+
+def test_mlir_text_is_read_too():
+    text = "#ttg.blocked<{sizePerThread=[1,4],threadsPerWarp=[8,4],warpsPerCTA=[2,2],order=[1,0]}>"
+    a = BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0])
+    assert linalias.layouts.mlir(text) == str(a)
+    assert linalias.to_linear_layout(text, [64, 64]) == linalias.to_linear_layout(a, [64, 64])
