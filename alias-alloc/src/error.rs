@@ -330,6 +330,33 @@ pub enum AllocError {
 }
 
 impl AllocError {
+    /// The error as `linalias plan` words it: in TLX-compatible mode followed by TLX's own text
+    /// where that differs — the Python frontend's (`frontend`: the program stands for Python
+    /// calls, as a plan file or the Python `Kernel` does) where it catches the error first,
+    /// else the verifier's.
+    ///
+    /// ```
+    /// use alias_alloc::{AllocError, Mode};
+    /// let e = AllocError::StorageMismatch { alloc: "p".into(), spec: "s".into(),
+    ///     spec_storage: "tmem".into(), alloc_storage: "smem".into() };
+    /// assert!(e.explain(Mode::TlxCompatible, true).ends_with(
+    ///     "(TLX: storage_alias_spec storage (tmem) doesn't match local_alloc storage (smem))"));
+    /// assert_eq!(e.explain(Mode::Intended, true), e.to_string());
+    /// ```
+    pub fn explain(&self, mode: crate::Mode, frontend: bool) -> String {
+        let tlx = if frontend {
+            self.tlx_frontend_message().or_else(|| self.tlx_message())
+        } else {
+            self.tlx_message()
+        };
+        match (mode, tlx) {
+            (crate::Mode::TlxCompatible, Some(tlx)) if tlx != self.to_string() => {
+                format!("{self} (TLX: {tlx})")
+            }
+            _ => self.to_string(),
+        }
+    }
+
     /// The text TLX's Python frontend (`tlx.local_alloc`, `tlx.reuse_group`,
     /// `tlx.storage_alias_spec`) raises for this error, where it catches it before the MLIR
     /// verifier does — what a user writing the kernel sees; `None` where the frontend lets it
@@ -503,6 +530,22 @@ pub enum Warning {
 }
 
 impl Warning {
+    /// The warning as `linalias plan` words it: in TLX-compatible mode followed by TLX's own
+    /// text where TLX prints one.
+    ///
+    /// ```
+    /// use alias_alloc::{Mode, Warning};
+    /// let w = Warning::UnusedSpec { spec: "s".into() };
+    /// assert!(w.explain(Mode::TlxCompatible).ends_with("(TLX: storage_alias_spec has no referencing storage_alias_local_alloc operations)"));
+    /// assert_eq!(w.explain(Mode::Intended), w.to_string());
+    /// ```
+    pub fn explain(&self, mode: crate::Mode) -> String {
+        match (mode, self.tlx_message()) {
+            (crate::Mode::TlxCompatible, Some(tlx)) => format!("{self} (TLX: {tlx})"),
+            _ => self.to_string(),
+        }
+    }
+
     /// The exact text fbtriton 3.7.4 prints for this warning, when it prints one.
     ///
     /// ```

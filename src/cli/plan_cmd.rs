@@ -7,20 +7,17 @@ use std::fmt::Write as _;
 use std::io::Read;
 use std::path::Path;
 
-use alias_alloc::checker::{check, check_packed, Violation};
+use alias_alloc::checker::Violation;
 use alias_alloc::mlir::{lower_module, read_module};
 use alias_alloc::plan_file::PlanFile;
+use alias_alloc::report::{arena_limit, rewrite_text, starts, PlanOutcome, MAX_STARTS};
 use alias_alloc::{report, AllocError, AllocPlan, Mode, Origin, Plan, PlanOptions, Program};
-use alias_alloc::{Arena, PackOptions, SpecPlan, Warning};
+use alias_alloc::{Arena, SpecPlan, Warning};
 use codegen::plan_ptx::{PlanPtx, PlanPtxOptions};
-use serde_json::{json, Value};
 
 use crate::cli::args::{Emit, PlanArgs, PlanMode};
 use crate::cli::error::CliError;
 use crate::cli::picture;
-
-/// Buffer starts listed per allocation before the rest are elided.
-const MAX_STARTS: usize = 16;
 
 /// Runs `linalias plan` and returns its stdout.
 pub fn run(args: PlanArgs) -> Result<String, CliError> {
@@ -61,38 +58,17 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         message: message(&e, mode, python),
         warnings: early.clone(),
     };
-    // Lifetimes are this planner's (TLX has none): pack the regions into arenas by them.
-    let packed = if mode == Mode::Intended && program.has_lifetimes() {
-        Some(
-            program
-                .pack(&PackOptions {
-                    plan: options,
-                    budget: Some(std::time::Duration::from_millis(args.budget_ms)),
-                })
-                .map_err(plan_error)?,
-        )
-    } else {
-        None
-    };
-    // Too large for the target: the report of what was planned, the rules it breaks last.
-    let (mut plan, over) = match &packed {
-        Some(p) => (p.plan.clone(), Vec::new()),
-        None => match program.plan(&options) {
-            Ok(plan) => (plan, Vec::new()),
-            Err(e @ (AllocError::SmemCapacity { .. } | AllocError::TmemCapacity { .. }))
-                if args.emit.is_none() =>
-            {
-                let (plan, over) = program.plan_over_capacity(&options).map_err(plan_error)?;
-                if over.is_empty() {
-                    return Err(plan_error(e));
-                }
-                (plan, over)
-            }
-            Err(e) => return Err(plan_error(e)),
-        },
-    };
-    plan.warnings.splice(0..0, read_warnings);
-    let over: Vec<String> = over.iter().map(|e| message(e, mode, python)).collect();
+    // Lifetimes are this planner's (TLX has none): the regions are packed into arenas by them;
+    // too large for the target, the report of what was planned, the rules it breaks last.
+    let budget = std::time::Duration::from_millis(args.budget_ms);
+    let mut outcome =
+        PlanOutcome::new(&program, options, budget, args.emit.is_none()).map_err(plan_error)?;
+    outcome.plan.warnings.splice(0..0, read_warnings);
+    let over: Vec<String> = outcome
+        .over
+        .iter()
+        .map(|e| message(e, mode, python))
+        .collect();
     let refused = |report: String| match over.first() {
         Some(first) => Err(CliError::Findings {
             report,
@@ -102,45 +78,26 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         None => Ok(report),
     };
     if let Some(Emit::Ptx) = args.emit {
-        let addressed = match &packed {
+        let addressed = match &outcome.packed {
             Some(p) => p.rebased().map_err(plan_error)?,
-            None => plan,
+            None => outcome.plan,
         };
         return emit_ptx(&file_arg, &program, &addressed, args.num_warps);
     }
-    let violations = match &packed {
-        Some(p) => check_packed(&program, p),
-        None => check(&program, &plan),
-    };
+    let violations = outcome.violations(&program);
     let svg = match &args.svg {
         Some(path) => {
-            // A kernel read from its IR is drawn whole (SMEM and TMEM maps, then its large
-            // regions); a plan file region by region.
-            let svg = if module {
-                report::kernel_svg(&program, &plan)
-            } else {
-                report::memory_map_svg(&program, &plan)
-            };
-            // Packed by lifetime: the arenas, the kernel's memory, under the map.
-            let arenas = packed.as_ref().map_or(&[][..], |p| &p.arenas[..]);
-            let svg = report::with_arenas_svg(&svg, arenas).map_err(plan_error)?;
+            // A kernel read from its IR is drawn whole, a plan file region by region.
+            let svg = outcome.svg(&program, module).map_err(plan_error)?;
             picture::write(path, &svg)?;
             Some(path.display().to_string())
         }
         None => None,
     };
-    let arenas = packed.as_ref().map_or(&[][..], |p| &p.arenas[..]);
+    let (plan, packed) = (&outcome.plan, &outcome.packed);
+    let arenas = outcome.arenas();
     if args.json {
-        let mut report = json_report(&file_arg, &program, &plan, &violations, svg.as_deref());
-        if let Some(object) = report.as_object_mut() {
-            object.insert("arenas".into(), arenas_json(arenas));
-            if packed.is_some() {
-                // Packed by lifetime: the arenas are the kernel's memory, not the regions side
-                // by side.
-                object.insert("kernel".into(), Value::Null);
-            }
-            object.insert("does_not_fit".into(), json!(over));
-        }
+        let report = outcome.json(&file_arg, &program, &violations, svg.as_deref(), python);
         refused(format!("{report}\n"))
     } else {
         // Packed by lifetime, the arenas below are the kernel's memory: no totals of the
@@ -156,7 +113,7 @@ pub fn run(args: PlanArgs) -> Result<String, CliError> {
         let mut out = text_report(
             &file_arg,
             &program,
-            &plan,
+            plan,
             &violations,
             svg.as_deref(),
             totals,
@@ -355,23 +312,12 @@ pub(crate) fn read_file(path: &Path) -> Result<String, CliError> {
 /// plan file, which stands for the Python calls, the frontend's text where the frontend catches
 /// the error; for a module, already past the frontend, the verifier's.
 fn message(e: &AllocError, mode: Mode, python: bool) -> String {
-    let tlx = if python {
-        e.tlx_frontend_message().or_else(|| e.tlx_message())
-    } else {
-        e.tlx_message()
-    };
-    match (mode, tlx) {
-        (Mode::TlxCompatible, Some(tlx)) if tlx != e.to_string() => format!("{e} (TLX: {tlx})"),
-        _ => e.to_string(),
-    }
+    e.explain(mode, python)
 }
 
 /// A warning, with TLX's own text after it in TLX-compatible mode (where TLX has one).
 fn warning_text(w: &alias_alloc::Warning, mode: Mode) -> String {
-    match (mode, w.tlx_message()) {
-        (Mode::TlxCompatible, Some(tlx)) => format!("{w} (TLX: {tlx})"),
-        _ => w.to_string(),
-    }
+    w.explain(mode)
 }
 
 fn mode_text(mode: Mode) -> &'static str {
@@ -423,23 +369,10 @@ fn region_line(s: &SpecPlan) -> String {
     line
 }
 
-/// The allocation's index rewrite (`slot(i) = 2·i + 0 + i mod 2`, `identity`,
-/// `slot(i) = (2,2):(1,4)`), or `explicit only`.
-fn rewrite_text(a: &AllocPlan) -> String {
-    a.reindex
-        .as_ref()
-        .map_or_else(|| "explicit only".into(), ToString::to_string)
-}
-
 fn alias_shape_text(a: &AllocPlan) -> String {
     a.alias_shape
         .as_ref()
         .map_or_else(|| "-".into(), |s| format!("{s:?}"))
-}
-
-/// The first [`MAX_STARTS`] buffer starts, then `… (N in all)`.
-fn starts(a: &AllocPlan) -> Vec<u64> {
-    a.placement.offsets().take(MAX_STARTS).collect()
 }
 
 fn starts_text(a: &AllocPlan) -> String {
@@ -636,109 +569,6 @@ fn totals_text(t: &report::KernelTotals) -> String {
     out
 }
 
-/// The kernel's totals as JSON.
-fn totals_json(t: &report::KernelTotals) -> Value {
-    let placed = |p: &[report::Placed]| -> Vec<Value> {
-        p.iter()
-            .map(|r| json!({"name": r.name, "start": r.start, "size": r.size, "align": r.align, "aliased": r.aliased}))
-            .collect()
-    };
-    json!({
-        "smem_bytes": t.smem_bytes,
-        "smem_limit": t.smem_limit,
-        "smem_fits": t.smem_fits(),
-        "smem_regions": placed(&t.smem),
-        "tmem_columns": t.tmem_columns,
-        "tmem_allocated": t.tmem_allocated,
-        "tmem_limit": t.tmem_limit,
-        "tmem_fits": t.tmem_fits(),
-        "tmem_regions": placed(&t.tmem),
-        "fits": t.fits(),
-    })
-}
-
-fn json_report(
-    file: &str,
-    program: &Program,
-    plan: &Plan,
-    violations: &[Violation],
-    svg: Option<&str>,
-) -> Value {
-    let regions: Vec<Value> = plan
-        .specs
-        .iter()
-        .map(|s| {
-            json!({
-                "name": s.name,
-                "origin": match s.origin { Origin::Spec(_) => "spec", Origin::Allocation(_) => "allocation" },
-                "storage": s.storage.to_string(),
-                "unit": s.storage.unit(),
-                "backing_units": s.backing_units,
-                "rows": s.rows,
-                "backing_shape": s.backing_shape,
-                "buffer_size_bytes": s.buffer_size_bytes,
-                "group_stride": s.group_stride,
-                "groups": s.groups,
-            })
-        })
-        .collect();
-    let allocs: Vec<Value> = plan
-        .allocs
-        .iter()
-        .map(|a| {
-            json!({
-                "name": a.name,
-                "region": plan.specs.get(a.region).map(|s| s.name.clone()),
-                "num": a.num,
-                "unit": a.unit,
-                "alignment": a.alignment,
-                "buffer_map": a.explicit.to_string(),
-                "placement": a.placement.to_string(),
-                "index_rewrite": rewrite_text(a),
-                "alias_shape": a.alias_shape,
-                "starts": starts(a),
-            })
-        })
-        .collect();
-    let utilisation: Vec<Value> = report::utilisation(program, plan)
-        .iter()
-        .map(|u| {
-            json!({
-                "region": u.region,
-                "backing_units": u.backing_units,
-                "used_units": u.used_units,
-                "unused_units": u.unused_units,
-                "text": u.to_string(),
-            })
-        })
-        .collect();
-    json!({
-        "file": file,
-        "kernel": totals_json(&report::kernel_totals(plan)),
-        "mode": match plan.mode { Mode::TlxCompatible => "tlx", Mode::Intended => "intended" },
-        "target": plan.target.to_string(),
-        "regions": regions,
-        "allocations": allocs,
-        "utilisation": utilisation,
-        "warnings": plan.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        "checker": {
-            "ok": violations.is_empty(),
-            "violations": violations.iter().map(ToString::to_string).collect::<Vec<_>>(),
-        },
-        "svg": svg,
-    })
-}
-
-/// What ended an arena search that did not prove its peak: its node limit or the time
-/// budget; `None` when the peak is proved.
-fn arena_limit(a: &Arena) -> Option<&'static str> {
-    match (a.proven_optimal, a.nodes >= alias_alloc::arena::ARENA_NODES) {
-        (true, _) => None,
-        (false, true) => Some("nodes"),
-        (false, false) => Some("budget"),
-    }
-}
-
 /// The arenas of a packed plan: per storage kind, each region's lifetime, size and offset.
 fn arenas_text(arenas: &[Arena], budget_ms: u64) -> String {
     let mut out = String::new();
@@ -778,32 +608,4 @@ fn arenas_text(arenas: &[Arena], budget_ms: u64) -> String {
         out.push_str(&table(&rows));
     }
     out
-}
-
-fn arenas_json(arenas: &[Arena]) -> Value {
-    Value::Array(
-        arenas
-            .iter()
-            .map(|a| {
-                json!({
-                    "storage": a.storage.to_string(),
-                    "capacity": a.capacity,
-                    "peak": a.peak,
-                    "lower_bound": a.lower_bound,
-                    "proven_optimal": a.proven_optimal,
-                    "nodes": a.nodes,
-                    // What ended a search that did not prove its peak.
-                    "limit": arena_limit(a),
-                    "unpacked": a.unpacked,
-                    "regions": a.slots.iter().map(|s| json!({
-                        "name": s.name,
-                        "lifetime": [s.lifetime.start, s.lifetime.end],
-                        "units": s.units,
-                        "alignment": s.alignment,
-                        "offset": s.offset,
-                    })).collect::<Vec<_>>(),
-                })
-            })
-            .collect(),
-    )
 }

@@ -10,6 +10,7 @@
 //! | [`kernel_totals`] | the whole kernel: every region where it lands in SMEM and TMEM, totals against the limits | `totals.rs` |
 //! | [`kernel_svg`] | the kernel as two maps (SMEM, TMEM) above the charts of its large regions | `kernel_svg.rs` |
 //! | [`with_arenas_svg`] | a picture with the lifetime arenas below it (time × offset charts) | `arena_svg.rs` |
+//! | [`PlanOutcome`] | a program planned (packed by lifetime, or past capacity), checked, drawn and reported as JSON: `linalias plan`'s and the Python `Kernel.plan`'s pipeline | `outcome.rs` |
 //!
 //! Buffer `i` of an allocation occupies `[start, start + extent)` of its region: `start` from
 //! the plan's [`placement`](crate::AllocPlan::placement) (what the kernel does in the plan's
@@ -39,6 +40,7 @@
 mod arena_svg;
 mod kernel_svg;
 mod memory_map;
+mod outcome;
 mod svg;
 mod totals;
 mod utilisation;
@@ -46,6 +48,7 @@ mod utilisation;
 pub use arena_svg::with_arenas_svg;
 pub use kernel_svg::kernel_svg;
 pub use memory_map::{memory_map_text, memory_map_text_of, BAR_WIDTH, MAX_ROWS};
+pub use outcome::{arena_limit, rewrite_text, starts, PlanOutcome, MAX_STARTS};
 pub use svg::{memory_map_svg, PALETTE};
 pub use totals::{kernel_totals, KernelTotals, Placed};
 pub use utilisation::{utilisation, GroupUtilisation, TmemSuggestion, Utilisation};
