@@ -18,6 +18,9 @@ if [ ! -x "$venv/bin/python" ]; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check \
     "maturin>=1.9,<2" pytest mypy numpy triton==3.9.0
 fi
+# The CLI, whose `plan --json` the Python plans are compared with.
+cargo build --quiet --bin linalias
+export LINALIAS_BIN=$root/target/debug/linalias
 rm -rf target/wheels
 "$venv/bin/maturin" build --release --quiet -m python/Cargo.toml -o target/wheels
 "$venv/bin/pip" install --quiet --disable-pip-version-check --force-reinstall --no-deps target/wheels/linalias-*.whl

@@ -8,7 +8,9 @@
 {'dim0': 1, 'dim1': 1}
 """
 
-from ._linalias import LayoutError, LinaliasError, LinearLayout, ParseError
+from . import layouts, tlx
+from ._linalias import AllocError, LayoutError, LinaliasError, LinearLayout, ParseError
 from .layouts import to_linear_layout
 
-__all__ = ["LinaliasError", "LayoutError", "ParseError", "LinearLayout", "to_linear_layout"]
+__all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "LinearLayout", "to_linear_layout", "layouts",
+           "tlx"]

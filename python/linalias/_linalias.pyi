@@ -3,8 +3,8 @@ by ``mypy.stubtest`` in CI)."""
 
 from typing import Optional, Sequence, final
 
-__all__ = ["LinaliasError", "LayoutError", "ParseError", "LinearLayout", "spec_mlir", "spec_linear_layout",
-           "mlir_normalize", "mlir_linear_layout"]
+__all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "LinearLayout", "spec_mlir",
+           "spec_linear_layout", "mlir_normalize", "mlir_linear_layout", "plan_report"]
 
 class LinaliasError(ValueError):
     """Every error linalias raises (a ``ValueError``)."""
@@ -13,6 +13,9 @@ class LinaliasError(ValueError):
 
 class LayoutError(LinaliasError):
     """A layout that cannot be built or an operation it does not allow."""
+
+class AllocError(LinaliasError):
+    """A storage-alias program that cannot be planned (TLX's rules, the target's capacity)."""
 
 class ParseError(LinaliasError):
     """Text or arguments that are not what they should be."""
@@ -66,3 +69,11 @@ def spec_mlir(spec: str) -> str: ...
 def spec_linear_layout(spec: str, shape: Sequence[int]) -> LinearLayout: ...
 def mlir_normalize(text: str) -> str: ...
 def mlir_linear_layout(text: str, shape: Sequence[int]) -> LinearLayout: ...
+def plan_report(
+    text: str,
+    module: bool,
+    mode: str,
+    target: Optional[str] = None,
+    budget_ms: int = 1000,
+    file: str = "<python>",
+) -> tuple[str, str]: ...

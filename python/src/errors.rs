@@ -21,6 +21,12 @@ create_exception!(
 );
 create_exception!(
     _linalias,
+    AllocError,
+    LinaliasError,
+    "A storage-alias program that cannot be planned (TLX's rules, the target's capacity)."
+);
+create_exception!(
+    _linalias,
     ParseError,
     LinaliasError,
     "Text or arguments that are not what they should be (MLIR, JSON, a layout's fields)."
@@ -33,16 +39,37 @@ pub fn layout_error(py: Python<'_>, e: &RustLayoutError) -> PyErr {
         RustLayoutError::Parse(_) => ParseError::new_err(e.to_string()),
         _ => LayoutError::new_err(e.to_string()),
     };
-    let variant = format!("{e:?}");
-    let name = variant
+    // Setting an attribute on a fresh exception object cannot fail but for lack of memory;
+    // the exception is raised either way.
+    let _ = err.value(py).setattr("variant", variant_name(e));
+    err
+}
+
+/// The exception for a planning error: `ParseError` for an unreadable plan file or module,
+/// `AllocError` for the rest, worded by the caller (`message`), with `variant` set.
+pub fn alloc_error(e: &alias_alloc::AllocError, message: String) -> PyErr {
+    let mut inner = e;
+    while let alias_alloc::AllocError::Located { error, .. } = inner {
+        inner = error;
+    }
+    let unreadable = matches!(inner, alias_alloc::AllocError::Input(_));
+    let err = if unreadable {
+        ParseError::new_err(message)
+    } else {
+        AllocError::new_err(message)
+    };
+    Python::with_gil(|py| {
+        let _ = err.value(py).setattr("variant", variant_name(inner));
+    });
+    err
+}
+
+fn variant_name(e: &impl std::fmt::Debug) -> String {
+    format!("{e:?}")
         .split(|c: char| !c.is_alphanumeric())
         .next()
         .unwrap_or_default()
-        .to_owned();
-    // Setting an attribute on a fresh exception object cannot fail but for lack of memory;
-    // the exception is raised either way.
-    let _ = err.value(py).setattr("variant", name);
-    err
+        .to_owned()
 }
 
 /// A `ParseError` for arguments that are not what a call takes.

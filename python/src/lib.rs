@@ -5,6 +5,7 @@
 mod encoding;
 mod errors;
 mod layout;
+mod plan;
 
 use pyo3::prelude::*;
 
@@ -16,9 +17,11 @@ fn _linalias(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LinaliasError", py.get_type::<errors::LinaliasError>())?;
     m.add("LayoutError", py.get_type::<errors::LayoutError>())?;
     m.add("ParseError", py.get_type::<errors::ParseError>())?;
+    m.add("AllocError", py.get_type::<errors::AllocError>())?;
     m.add_function(wrap_pyfunction!(encoding::spec_mlir, m)?)?;
     m.add_function(wrap_pyfunction!(encoding::spec_linear_layout, m)?)?;
     m.add_function(wrap_pyfunction!(encoding::mlir_normalize, m)?)?;
     m.add_function(wrap_pyfunction!(encoding::mlir_linear_layout, m)?)?;
+    m.add_function(wrap_pyfunction!(plan::plan_report, m)?)?;
     Ok(())
 }

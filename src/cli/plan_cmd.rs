@@ -268,22 +268,7 @@ fn is_module(path: &Path, text: &str) -> bool {
 /// the reader warns about ([`Warning::NoTlxOps`]).
 fn read_program(module: bool, text: &str) -> Result<(PlanFile, Vec<Warning>), AllocError> {
     if module {
-        let module = read_module(text)?;
-        let warnings = if module.has_tlx_ops() {
-            Vec::new()
-        } else {
-            vec![Warning::NoTlxOps]
-        };
-        let file = PlanFile {
-            target: module
-                .attributes
-                .target
-                .as_ref()
-                .map(|_| module.target())
-                .transpose()?,
-            program: module.program,
-        };
-        Ok((file, warnings))
+        read_module(text)?.into_plan_file()
     } else {
         Ok((PlanFile::parse(text)?, Vec::new()))
     }

@@ -127,6 +127,33 @@ impl KernelModule {
         }
     }
 
+    /// The module as a plan file: its program and the target it names (none when it names
+    /// none), with what the reader warns about ([`Warning::NoTlxOps`](crate::Warning::NoTlxOps)
+    /// for a module without `tlx.*` ops).
+    ///
+    /// # Errors
+    /// A `ttg.target` that is not a CUDA target this crate knows.
+    pub fn into_plan_file(
+        self,
+    ) -> Result<(crate::plan_file::PlanFile, Vec<crate::Warning>), AllocError> {
+        let warnings = if self.has_tlx_ops() {
+            Vec::new()
+        } else {
+            vec![crate::Warning::NoTlxOps]
+        };
+        let target = match self.attributes.target {
+            Some(_) => Some(self.target()?),
+            None => None,
+        };
+        Ok((
+            crate::plan_file::PlanFile {
+                target,
+                program: self.program,
+            },
+            warnings,
+        ))
+    }
+
     /// The allocation made by the op whose result is `%ssa`.
     pub fn alloc_by_ssa(&self, ssa: &str) -> Option<&ModuleAlloc> {
         self.allocs.iter().find(|a| a.ssa == ssa)

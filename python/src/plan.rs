@@ -1,0 +1,62 @@
+//! TLX storage aliasing planned from Python: a plan file's text (what `linalias.tlx.Kernel`
+//! writes from the TLX-shaped calls) or a TTGIR module, through the same pipeline as
+//! `linalias plan --json` ([`PlanOutcome`]).
+
+use std::time::Duration;
+
+use pyo3::prelude::*;
+
+use alias_alloc::mlir::read_module;
+use alias_alloc::plan_file::PlanFile;
+use alias_alloc::report::PlanOutcome;
+use alias_alloc::{AllocError as RustAllocError, Mode, PlanOptions, Target};
+
+use crate::errors::{alloc_error, parse_error, PyResultOf};
+
+fn mode_of(mode: &str) -> PyResultOf<Mode> {
+    match mode {
+        "tlx" => Ok(Mode::TlxCompatible),
+        "intended" => Ok(Mode::Intended),
+        other => Err(parse_error(format!(
+            "mode must be 'tlx' or 'intended', got '{other}'"
+        ))),
+    }
+}
+
+/// Plans `text` (a TTGIR module when `module`, else a plan file) in `mode` for `target` (the
+/// file's or module's own when `None`, else sm_100) and returns the JSON report of
+/// `linalias plan --json` and the memory-map SVG. `frontend`-worded errors for a plan file, which
+/// stands for the Python calls.
+#[pyfunction]
+#[pyo3(signature = (text, module, mode, target=None, budget_ms=1000, file="<python>"))]
+pub fn plan_report(
+    text: &str,
+    module: bool,
+    mode: &str,
+    target: Option<&str>,
+    budget_ms: u64,
+    file: &str,
+) -> PyResultOf<(String, String)> {
+    let mode = mode_of(mode)?;
+    let frontend = !module;
+    let fail = |e: RustAllocError| alloc_error(&e, e.explain(mode, frontend));
+    let (plan_file, read_warnings) = if module {
+        read_module(text).and_then(|m| m.into_plan_file())
+    } else {
+        PlanFile::parse(text).map(|f| (f, Vec::new()))
+    }
+    .map_err(fail)?;
+    let target = match target {
+        Some(t) => t.parse::<Target>().map_err(fail)?,
+        None => plan_file.target.unwrap_or_default(),
+    };
+    let program = plan_file.program;
+    let options = PlanOptions { mode, target };
+    let mut outcome = PlanOutcome::new(&program, options, Duration::from_millis(budget_ms), true)
+        .map_err(fail)?;
+    outcome.plan.warnings.splice(0..0, read_warnings);
+    let violations = outcome.violations(&program);
+    let svg = outcome.svg(&program, module).map_err(fail)?;
+    let json = outcome.json(file, &program, &violations, None, frontend);
+    Ok((json.to_string(), svg))
+}

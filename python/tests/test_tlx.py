@@ -1,0 +1,112 @@
+"""TLX's storage aliasing from Python: the calls TLX uses build the same program as the plan
+files, and every plan equals what the CLI (``linalias plan --json``) prints for the same input —
+the examples' plan files and the real TLX kernels' TTGIR dumps, in both modes; TLX's refusals
+are ``AllocError``s in TLX's words; warnings are Python warnings."""
+
+import doctest
+import json
+import os
+import pathlib
+import subprocess
+import warnings
+
+import pytest
+
+import linalias
+from linalias import tlx
+
+from conftest import REPO
+
+EXAMPLES = sorted((REPO / "examples").glob("*.toml"))
+KERNELS = sorted((REPO / "alias-alloc" / "tests" / "data" / "tlx_kernels").glob("*/before.mlir"))
+
+
+def cli():
+    """The ``linalias`` binary (``LINALIAS_BIN``, else the workspace's target folder)."""
+    for path in [os.environ.get("LINALIAS_BIN"), REPO / "target" / "release" / "linalias",
+                 REPO / "target" / "debug" / "linalias"]:
+        if path and pathlib.Path(path).is_file():
+            return str(path)
+    pytest.fail("no linalias binary: build it (cargo build --bin linalias) or set LINALIAS_BIN")
+
+
+def cli_json(path, mode):
+    out = subprocess.run([cli(), "plan", str(path), "--json", "--mode", mode], capture_output=True, text=True,
+                         cwd=REPO)
+    assert out.returncode in (0, 1), out.stderr
+    report = json.loads(out.stdout)
+    report.pop("file")
+    return report
+
+
+def python_json(kernel, mode):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        report = dict(kernel.plan(mode=mode).report)
+    report.pop("file")
+    return report
+
+
+def flash_attention():
+    """The TLX tutorial's TMEM sharing (examples/flash_attention.toml), by TLX's calls."""
+    tmem = tlx.storage_kind.tmem
+    with tlx.Kernel(target="sm_100") as k:
+        s = tlx.storage_alias_spec(storage=tmem, name="qk_storage")
+        qk = tlx.local_alloc((128, 128), "f32", 2, storage=tmem, reuse=s, name="qk")
+        p = tlx.local_alloc((128, 64), "bf16", 4, storage=tmem, reuse=s, name="p")
+        alpha, l, m = (tlx.local_alloc((128, 1), "f32", 2, storage=tmem, reuse=s, name=n) for n in "alpha l m".split())
+        s.set_buffer_overlap(
+            tlx.reuse_group(qk, tlx.reuse_group(tlx.reuse_group(p, group_size=2), alpha, l, m,
+                                                group_type=tlx.reuse_group_type.distinct)))
+    return k
+
+
+@pytest.mark.parametrize("mode", ["tlx", "intended"])
+def test_tlx_calls_plan_as_the_example_file(mode):
+    k = flash_attention()
+    ours = python_json(k, mode)
+    assert ours == cli_json(REPO / "examples" / "flash_attention.toml", mode)
+    plan = k.plan(mode=mode) if mode == "intended" else None
+    if plan is not None:
+        assert [plan.buffer_start("p", i) for i in range(4)] == [0, 32, 128, 160]
+        assert plan.checker_ok and plan._repr_svg_().startswith("<svg")
+        assert "TMEM 256 of 512 columns" in plan.summary
+
+
+@pytest.mark.parametrize("mode", ["tlx", "intended"])
+@pytest.mark.parametrize("path", EXAMPLES + KERNELS, ids=lambda p: str(p.relative_to(REPO)))
+def test_every_example_and_real_kernel_plans_as_the_cli(path, mode):
+    text = path.read_text()
+    k = tlx.Kernel.from_ttgir(text) if path.suffix == ".mlir" else tlx.Kernel.from_toml(text)
+    assert python_json(k, mode) == cli_json(path, mode)
+
+
+def test_tlx_warnings_are_python_warnings():
+    with pytest.warns(tlx.LinaliasWarning, match="TLX places it at 96 columns"):
+        flash_attention().plan(mode="tlx")
+
+
+def test_tlx_refusals_in_tlx_words():
+    with tlx.Kernel() as k:
+        s = tlx.storage_alias_spec(storage=tlx.storage_kind.tmem)
+        tlx.local_alloc((128, 64), "f32", 2, reuse=s, name="acc")  # smem, as TLX defaults
+    with pytest.raises(linalias.AllocError) as e:
+        k.plan(mode="tlx")
+    assert "storage_alias_spec storage (tmem) doesn't match local_alloc storage (smem)" in str(e.value)
+    assert e.value.variant == "StorageMismatch"
+    with pytest.raises(linalias.ParseError, match="need a kernel"):
+        tlx.storage_alias_spec()
+    with pytest.raises(linalias.ParseError, match="reuse_group"):
+        tlx.reuse_group("a")
+    with pytest.raises(linalias.ParseError, match="mode must be"):
+        flash_attention().plan(mode="fast")
+    with pytest.raises(linalias.ParseError, match="dtype"):
+        with tlx.Kernel() as k:
+            tlx.local_alloc((64, 64), "f33", 1, name="x")
+        k.plan()
+
+
+def test_module_docstrings_run():
+    for module in (linalias, tlx):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted > 0, module.__name__
