@@ -171,8 +171,8 @@ impl Allocation {
                     // its swizzle's alignment; it has no element layout (two elements share a
                     // byte), so no address map either.
                     return Ok(AllocLayout::Shared(SharedEncoding::Nvmma(NvmmaShared {
-                        swizzle_bytes: swizzle,
-                        element_bits: bits,
+                        swizzle_byte_width: swizzle,
+                        element_bitwidth: bits,
                         transposed: false,
                         fp4_padded: false,
                         cga_layout: vec![],

@@ -83,7 +83,7 @@ impl RegSpec {
                     return mma.to_linear_layout(&shape).ok();
                 }
                 DotOperand {
-                    op_idx: operand - 1,
+                    operand_index: operand - 1,
                     parent: Box::new(DistributedEncoding::NvidiaMma(mma)),
                     k_width: 32 / bits,
                 }

@@ -339,7 +339,7 @@ fn wgmma_layouts_of_any_warp_count_are_triton_s() {
     assert_eq!(l.bases_of("lane").unwrap(), lane);
     assert_eq!(l.bases_of("warp").unwrap(), vec![vec![16, 0], vec![0, 64]]);
     let a = DotOperand {
-        op_idx: 0,
+        operand_index: 0,
         parent: Box::new(DistributedEncoding::NvidiaMma(mma)),
         k_width: 2,
     };
@@ -618,7 +618,7 @@ proptest! {
     /// The operands of an mma.sync dot hold every element of A (B) once per warp along N (M).
     #[test]
     fn mma_v2_operands_broadcast_over_the_other_dim(
-        wm in 0u32..=2, wn in 0u32..=2, k_width_log2 in 0u32..=3, op_idx in 0u32..=1, rep in 0u32..=1
+        wm in 0u32..=2, wn in 0u32..=2, k_width_log2 in 0u32..=3, operand_index in 0u32..=1, rep in 0u32..=1
     ) {
         let mma = NvidiaMma {
             version_major: 2,
@@ -628,15 +628,15 @@ proptest! {
             cga_layout: vec![],
         };
         let k = 8u64 << (k_width_log2 + rep);
-        let shape = if op_idx == 0 { [16u64 << wm, k] } else { [k, 8u64 << wn] };
+        let shape = if operand_index == 0 { [16u64 << wm, k] } else { [k, 8u64 << wn] };
         let dot = DotOperand {
-            op_idx,
+            operand_index,
             parent: Box::new(DistributedEncoding::NvidiaMma(mma)),
             k_width: 1 << k_width_log2,
         };
         let l = dot.to_linear_layout(&shape).expect("valid operand");
         prop_assert!(l.is_surjective());
-        let sharing = 1u64 << if op_idx == 0 { wn } else { wm };
+        let sharing = 1u64 << if operand_index == 0 { wn } else { wm };
         let counts = preimage_counts(&l);
         prop_assert!(counts.iter().all(|&c| u64::from(c) == sharing));
     }
@@ -708,9 +708,9 @@ mod no_panics {
                     dim,
                     parent: Box::new(p)
                 })),
-                (0u32..=2, inner, small()).prop_map(|(op_idx, p, k_width)| {
+                (0u32..=2, inner, small()).prop_map(|(operand_index, p, k_width)| {
                     DistributedEncoding::DotOperand(DotOperand {
-                        op_idx,
+                        operand_index,
                         parent: Box::new(p),
                         k_width,
                     })

@@ -711,7 +711,7 @@ fn amd_mfma() -> BoxedStrategy<DistributedEncoding> {
                 version,
                 warps_per_cta: wpc,
                 instr_shape: instr,
-                is_transposed: t,
+                transposed: t,
                 tiles_per_warp: tpw,
                 element_bitwidth: bits,
                 cga_layout: cga,
@@ -740,7 +740,7 @@ fn amd_wmma() -> BoxedStrategy<DistributedEncoding> {
         .prop_map(|((version, t, cta, instr), cga)| {
             DistributedEncoding::AmdWmma(AmdWmma {
                 version,
-                is_transposed: t,
+                transposed: t,
                 cta_layout: cta,
                 instr_shape: instr,
                 cga_layout: cga,
@@ -821,9 +821,9 @@ fn distributed() -> BoxedStrategy<DistributedEncoding> {
                 dim,
                 parent: Box::new(p)
             })),
-            (0u32..2, inner, 0u32..16).prop_map(|(op_idx, p, k_width)| {
+            (0u32..2, inner, 0u32..16).prop_map(|(operand_index, p, k_width)| {
                 DistributedEncoding::DotOperand(DotOperand {
-                    op_idx,
+                    operand_index,
                     parent: Box::new(p),
                     k_width,
                 })
@@ -853,10 +853,10 @@ fn shared() -> BoxedStrategy<SharedEncoding> {
         (1usize..=3).prop_flat_map(cga),
     )
         .prop_map(
-            |(swizzle_bytes, element_bits, transposed, fp4_padded, cga_layout)| {
+            |(swizzle_byte_width, element_bits, transposed, fp4_padded, cga_layout)| {
                 SharedEncoding::Nvmma(NvmmaShared {
-                    swizzle_bytes,
-                    element_bits,
+                    swizzle_byte_width,
+                    element_bitwidth: element_bits,
                     transposed,
                     fp4_padded,
                     rank: Some(cga_layout.first().map_or(2, Vec::len)),

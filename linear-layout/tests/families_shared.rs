@@ -496,8 +496,8 @@ fn hostile_parameters_error_without_panicking() {
 
     for (sw, bits) in [(big, 16), (16, 16), (128, 0), (128, big), (0, 4)] {
         let n = NvmmaShared {
-            swizzle_bytes: sw,
-            element_bits: bits,
+            swizzle_byte_width: sw,
+            element_bitwidth: bits,
             transposed: false,
             fp4_padded: false,
             cga_layout: vec![],
@@ -737,7 +737,7 @@ proptest! {
         let rank = shape.len();
         // Triton 3.9 relabels transposed unswizzled blocks of rank ≥ 3 with a wrong rotation,
         // which may repeat elements; everything else is a bijection (fp4 aside).
-        let quirk = n.swizzle_bytes == 0 && n.transposed && rank >= 3;
+        let quirk = n.swizzle_byte_width == 0 && n.transposed && rank >= 3;
         if n.fp4_padded {
             // Exactly offset bit 3 of each 16-byte group is padding.
             prop_assert_eq!(&offsets[3], &vec![0; rank]);
@@ -753,7 +753,7 @@ proptest! {
         }
         if !n.fp4_padded && !quirk {
             let contig = if n.transposed { 0 } else { rank - 1 };
-            let vec = 128 / u64::from(n.element_bits);
+            let vec = 128 / u64::from(n.element_bitwidth);
             if shape[contig] >= vec {
                 for (i, b) in offsets.iter().take(vec.trailing_zeros() as usize).enumerate() {
                     let mut unit = vec![0; rank];

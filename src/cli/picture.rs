@@ -12,7 +12,7 @@ use crate::cli::error::CliError;
 /// column divided by `colStride`.
 pub fn element_bits(encoding: Option<&Encoding>) -> Option<u32> {
     match encoding? {
-        Encoding::Shared(SharedEncoding::Nvmma(n)) => Some(n.element_bits),
+        Encoding::Shared(SharedEncoding::Nvmma(n)) => Some(n.element_bitwidth),
         Encoding::TensorMemory(t) => 32u32.checked_div(t.col_stride),
         Encoding::TensorMemoryScales(_) => Some(8),
         _ => None,

@@ -231,7 +231,7 @@ impl Cx<'_> {
         };
         if let (Some(l), AllocLayout::Shared(SharedEncoding::Nvmma(n))) = (&a.layout, &alloc.layout)
         {
-            if n.element_bits != dtype.bits() {
+            if n.element_bitwidth != dtype.bits() {
                 return Err(self.err(
                     l.span(),
                     entry,
@@ -239,7 +239,7 @@ impl Cx<'_> {
                     format!(
                         "the layout has elementBitWidth = {}, dtype {dtype} has {}-bit elements: \
                          make them agree",
-                        n.element_bits,
+                        n.element_bitwidth,
                         dtype.bits()
                     ),
                 ));

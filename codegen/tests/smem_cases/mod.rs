@@ -80,9 +80,9 @@ pub fn mma_v2(warps: [u32; 2]) -> NvidiaMma {
     }
 }
 
-pub fn dot(op_idx: u32, parent: NvidiaMma, shape: [u64; 2]) -> LinearLayout {
+pub fn dot(operand_index: u32, parent: NvidiaMma, shape: [u64; 2]) -> LinearLayout {
     DotOperand {
-        op_idx,
+        operand_index,
         parent: Box::new(DistributedEncoding::NvidiaMma(parent)),
         k_width: 2,
     }

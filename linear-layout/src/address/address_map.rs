@@ -134,14 +134,14 @@ impl AddressMap {
         shape: &[u64],
     ) -> Result<Self> {
         if let SharedEncoding::Nvmma(n) = enc {
-            if n.element_bits != element_bits {
+            if n.element_bitwidth != element_bits {
                 return Err(LayoutError::invalid_parameter(
                     FAMILY,
                     "element_bits",
                     &element_bits,
                     format!(
                         "the nvmma_shared encoding has {}-bit elements",
-                        n.element_bits
+                        n.element_bitwidth
                     ),
                 ));
             }

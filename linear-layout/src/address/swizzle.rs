@@ -92,8 +92,8 @@ impl HardwareSwizzle {
         let Ok(unswizzled) = memory_inverse(&nvmma.unswizzled_layout(shape)?, &["offset"]) else {
             return Ok(None); // Triton's transposed rank ≥ 3 quirk can repeat elements
         };
-        let lin_bytes = to_bytes(&unswizzled, nvmma.element_bits)?;
-        let e_bytes = to_bytes(element, nvmma.element_bits)?;
+        let lin_bytes = to_bytes(&unswizzled, nvmma.element_bitwidth)?;
+        let e_bytes = to_bytes(element, nvmma.element_bitwidth)?;
         let size = lin_bytes.out_dim_size("offset")?.max(swizzle.size()?);
         let swizzled = lin_bytes.compose(&swizzle.to_linear_layout(size)?)?;
         if swizzled.bases() != e_bytes.bases() {
@@ -202,7 +202,7 @@ mod tests {
         assert!(with > 150, "{with} parameter sets with a hardware swizzle");
         assert!(with_transposed > 30, "{with_transposed} transposed ones");
         assert!(without.iter().any(|w| w.3) && without.iter().any(|w| w.2 && !w.3));
-        // `swizzle_bytes: 0` is the unswizzled layout only where no TMA block is cut.
+        // `swizzle_byte_width: 0` is the unswizzled layout only where no TMA block is cut.
         assert!(naive > 0 && naive < with, "{naive} of {with}");
         Ok(())
     }

@@ -21,7 +21,7 @@ pub const AMD_WAVE_SIZE: u64 = 64;
 ///
 /// One wave (64 lanes) holds an `M × N` tile: each lane `height` consecutive elements along M
 /// (4 for 32-bit results, 1 for 64-bit), lanes along N first, then along M, then `tiles` more
-/// registers along M; `is_transposed` swaps the roles of M and N (each lane then holds a run
+/// registers along M; `transposed` swaps the roles of M and N (each lane then holds a run
 /// of N, which chained dots and global stores want). Tiles then repeat `tiles_per_warp[N]`
 /// times in registers along N, over `warps_per_cta[N]` waves, across the whole tensor's N in
 /// registers, then `tiles_per_warp[M]` times in registers along M and over `warps_per_cta[M]`
@@ -54,7 +54,7 @@ pub struct AmdMfma {
     /// `[M, N, K]` of the instruction.
     pub instr_shape: Vec<u32>,
     /// Each lane holds a run along N instead of M.
-    pub is_transposed: bool,
+    pub transposed: bool,
     /// MFMA tiles a wave computes, per dim (all 1 by default).
     pub tiles_per_warp: Vec<u32>,
     /// Bits of one accumulator element: 32 or 64.
@@ -77,13 +77,13 @@ impl AmdMfma {
         version: u32,
         warps_per_cta: &[u32],
         instr_shape: &[u32],
-        is_transposed: bool,
+        transposed: bool,
     ) -> Result<AmdMfma> {
         let m = AmdMfma {
             version,
             warps_per_cta: warps_per_cta.to_vec(),
             instr_shape: instr_shape.to_vec(),
-            is_transposed,
+            transposed,
             tiles_per_warp: vec![1; warps_per_cta.len()],
             element_bitwidth: 32,
             cga_layout: Vec::new(),
@@ -124,7 +124,7 @@ impl AmdMfma {
         let (m, n) = self.mn();
         let height = if self.element_bitwidth == 64 { 1 } else { 4 };
         let tiles = (m * n) / (AMD_WAVE_SIZE * height);
-        let (along, across, a_size) = if self.is_transposed {
+        let (along, across, a_size) = if self.transposed {
             (dim_n, dim_m, m)
         } else {
             (dim_m, dim_n, n)
@@ -184,10 +184,10 @@ impl AmdMfma {
                 "must be [M, N, K] with (M, N) one of (32, 32), (16, 16), (64, 4), (4, 64)".into(),
             ));
         }
-        if (m, n) == (64, 4) && !self.is_transposed {
+        if (m, n) == (64, 4) && !self.transposed {
             return Err(invalid(
                 "is_transposed",
-                &self.is_transposed,
+                &self.transposed,
                 "a 64×4 MFMA is always transposed (Triton runs it as a 4×64 one)".into(),
             ));
         }
@@ -216,9 +216,9 @@ fn invalid<T: std::fmt::Debug>(param: &'static str, value: &T, reason: String) -
     LayoutError::invalid_parameter(FAMILY, param, value, reason)
 }
 
-/// Triton's `getOrderForDotOperand(op_idx, rank, kContig = true)`: K first.
-pub(crate) fn operand_order(op_idx: u32, rank: usize) -> Vec<usize> {
-    matrix_order(rank, op_idx == 0)
+/// Triton's `getOrderForDotOperand(operand_index, rank, kContig = true)`: K first.
+pub(crate) fn operand_order(operand_index: u32, rank: usize) -> Vec<usize> {
+    matrix_order(rank, operand_index == 0)
 }
 
 impl Attribute for AmdMfma {
@@ -264,7 +264,7 @@ impl Attribute for AmdMfma {
             tiles_per_warp: tpw.unwrap_or_else(|| vec![1; rank]),
             warps_per_cta,
             instr_shape: p.required(A, start, "instrShape", instr)?,
-            is_transposed: p.required(A, start, "isTransposed", transposed)?,
+            transposed: p.required(A, start, "isTransposed", transposed)?,
             element_bitwidth: bits,
             cga_layout: cga,
         };
@@ -290,7 +290,7 @@ impl Attribute for AmdMfma {
             self.version,
             list_text(&self.warps_per_cta),
             list_text(&self.instr_shape),
-            self.is_transposed,
+            self.transposed,
             cga_suffix(&self.cga_layout),
         )
     }

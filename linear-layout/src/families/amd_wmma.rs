@@ -23,7 +23,7 @@ const DEFAULT_INSTR: [u32; 3] = [16, 16, 16];
 ///
 /// One wave (32 lanes) holds a `16 × 16` tile (`32 × 16` for a v3 `[32, 16, K]` instruction):
 /// 16 lanes along N, 8 registers along M split by the upper half-wave — interleaved rows for
-/// v1, two blocks of 8 rows for v2/v3. `is_transposed` swaps M and N. The tile is then repeated
+/// v1, two blocks of 8 rows for v2/v3. `transposed` swaps M and N. The tile is then repeated
 /// by `cta_layout`, a linear layout `register, warp → dim0..` in units of tiles (Gluon's
 /// `reg_bases` / `warp_bases`), and fitted to the tensor.
 ///
@@ -47,7 +47,7 @@ pub struct AmdWmma {
     /// 1 (RDNA3), 2 (RDNA4), 3 (gfx1250).
     pub version: u32,
     /// M and N swapped.
-    pub is_transposed: bool,
+    pub transposed: bool,
     /// `register, warp → dim0..`: how tiles repeat over registers and waves.
     pub cta_layout: LinearLayout,
     /// `[M, N, K]` of the instruction.
@@ -69,7 +69,7 @@ impl AmdWmma {
     /// ```
     pub fn new(
         version: u32,
-        is_transposed: bool,
+        transposed: bool,
         reg_bases: &[Vec<u64>],
         warp_bases: &[Vec<u64>],
         instr_shape: &[u32],
@@ -77,7 +77,7 @@ impl AmdWmma {
         let rank = reg_bases.first().or(warp_bases.first()).map_or(2, Vec::len);
         let w = AmdWmma {
             version,
-            is_transposed,
+            transposed,
             cta_layout: cta_layout(reg_bases, warp_bases, rank)?,
             instr_shape: instr_shape.to_vec(),
             cga_layout: Vec::new(),
@@ -93,11 +93,11 @@ impl AmdWmma {
 
     /// The rows of the operand tile along its non-K dim (Triton's `getOperandNonKDim`): M for
     /// A, N for B, swapped for a transposed `32 × 16` instruction.
-    pub(crate) fn operand_non_k(&self, op_idx: u32) -> u64 {
+    pub(crate) fn operand_non_k(&self, operand_index: u32) -> u64 {
         let get = |i: usize| u64::from(self.instr_shape.get(i).copied().unwrap_or(16));
         let (m, n) = (get(0), get(1));
-        let flip = self.is_transposed && m != n;
-        if (op_idx == 0) != flip {
+        let flip = self.transposed && m != n;
+        if (operand_index == 0) != flip {
             m
         } else {
             n
@@ -143,7 +143,7 @@ impl AmdWmma {
 
     /// Triton's `getTileLayout(rank)`: one wave's tile, out-dims `dim0..`.
     fn tile(&self, rank: usize) -> Result<LinearLayout> {
-        let order = matrix_order(rank, !self.is_transposed);
+        let order = matrix_order(rank, !self.transposed);
         let (Some(&fast), Some(&slow)) = (order.first(), order.get(1)) else {
             return Err(invalid("cta_layout", &rank, "needs rank 2 or 3".into()));
         };
@@ -317,7 +317,7 @@ impl Attribute for AmdWmma {
         p.check_cga(A, start, &cga, Some(rank))?;
         Ok(AmdWmma {
             version: p.required(A, start, "version", version)?,
-            is_transposed: transposed,
+            transposed,
             cta_layout,
             instr_shape: instr,
             cga_layout: cga,
@@ -349,7 +349,7 @@ impl Attribute for AmdWmma {
             "{}<{{version = {}, isTranspose = {}, ctaLayout = {{{}}}{}{instr}{rank}}}>",
             Self::NAME,
             self.version,
-            self.is_transposed,
+            self.transposed,
             cta.join(", "),
             cga_suffix(&self.cga_layout),
         )

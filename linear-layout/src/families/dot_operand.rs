@@ -14,8 +14,8 @@ use crate::{Dim, LayoutError, LinearLayout, Result};
 
 const FAMILY: &str = "dot_operand";
 
-/// `#ttg.dot_op<{opIdx, parent, kWidth}>`: the registers holding operand A (`op_idx` 0, shape
-/// `[*, M, K]`) or B (`op_idx` 1, `[*, K, N]`) of a dot whose accumulator has layout `parent`.
+/// `#ttg.dot_op<{opIdx, parent, kWidth}>`: the registers holding operand A (`operand_index` 0, shape
+/// `[*, M, K]`) or B (`operand_index` 1, `[*, K, N]`) of a dot whose accumulator has layout `parent`.
 ///
 /// * NVIDIA MMA parent (Triton's `nvidiaDotToLinearLayout`): one warp holds a `16 × 8·k_width`
 ///   tile of A or an `8·k_width × 8` tile of B, `k_width` consecutive K elements per register
@@ -27,7 +27,7 @@ const FAMILY: &str = "dot_operand";
 ///
 /// The CGA layout is the parent's with K never split across CTAs.
 ///
-/// Preconditions ([`LayoutError::InvalidParameter`] naming the parameter otherwise): `op_idx`
+/// Preconditions ([`LayoutError::InvalidParameter`] naming the parameter otherwise): `operand_index`
 /// 0 or 1 (0 for a v3 parent); `k_width` a power of two from 1 to 16 for an MMA parent, 0 for a
 /// blocked parent; the parent of rank 2 or 3, itself valid; a slice, dot-operand or linear
 /// parent is refused. Shape: the parent's rank, powers of two ([`LayoutError::InvalidShape`]).
@@ -41,13 +41,13 @@ const FAMILY: &str = "dot_operand";
 ///     instr_shape: vec![16, 8],
 ///     cga_layout: vec![],
 /// };
-/// let a = DotOperand { op_idx: 0, parent: Box::new(DistributedEncoding::NvidiaMma(mma)), k_width: 2 };
+/// let a = DotOperand { operand_index: 0, parent: Box::new(DistributedEncoding::NvidiaMma(mma)), k_width: 2 };
 /// let l = a.to_linear_layout(&[32, 16])?;
 /// assert_eq!(l.bases_of("register")?, vec![vec![0, 1], vec![8, 0], vec![0, 8]]);
 /// assert_eq!(l.bases_of("lane")?, vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]]);
 /// assert_eq!(l.bases_of("warp")?, vec![vec![0, 0], vec![16, 0]]); // warps along N share A
 ///
-/// let b = DotOperand { op_idx: 1, ..a };
+/// let b = DotOperand { operand_index: 1, ..a };
 /// let l = b.to_linear_layout(&[16, 32])?;
 /// assert_eq!(l.bases_of("register")?, vec![vec![1, 0], vec![8, 0], vec![0, 16]]);
 /// assert_eq!(l.bases_of("lane")?, vec![vec![2, 0], vec![4, 0], vec![0, 1], vec![0, 2], vec![0, 4]]);
@@ -57,7 +57,7 @@ const FAMILY: &str = "dot_operand";
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DotOperand {
     /// 0 for A, 1 for B.
-    pub op_idx: u32,
+    pub operand_index: u32,
     /// The parent (accumulator) layout.
     pub parent: Box<crate::families::DistributedEncoding>,
     /// Consecutive K elements per thread (0 for a blocked parent).
@@ -77,7 +77,7 @@ impl DotOperand {
     ///     order: vec![1, 0],
     ///     cga_layout: vec![],
     /// };
-    /// let a = DotOperand { op_idx: 0, parent: Box::new(DistributedEncoding::Blocked(acc)), k_width: 0 };
+    /// let a = DotOperand { operand_index: 0, parent: Box::new(DistributedEncoding::Blocked(acc)), k_width: 0 };
     /// // A is 16 × 4: each thread holds all 4 K elements of its 2 rows; lanes along K broadcast.
     /// let l = a.to_linear_layout(&[16, 4])?;
     /// assert_eq!(l.bases_of("register")?, vec![vec![0, 1], vec![0, 2], vec![1, 0]]);
@@ -97,7 +97,7 @@ impl DotOperand {
         }
     }
 
-    /// Operand `op_idx` (0: A, 1: B) of an MMA or FMA dot whose accumulator is `parent`,
+    /// Operand `operand_index` (0: A, 1: B) of an MMA or FMA dot whose accumulator is `parent`,
     /// checked (see [`DotOperand`]; the parent's own parameters are checked when it is built on
     /// a shape).
     ///
@@ -109,9 +109,13 @@ impl DotOperand {
     /// assert!(DotOperand::new(0, acc, 3).is_err()); // k_width must be a power of two
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
-    pub fn new(op_idx: u32, parent: DistributedEncoding, k_width: u32) -> Result<DotOperand> {
+    pub fn new(
+        operand_index: u32,
+        parent: DistributedEncoding,
+        k_width: u32,
+    ) -> Result<DotOperand> {
         let d = DotOperand {
-            op_idx,
+            operand_index,
             parent: Box::new(parent),
             k_width,
         };
@@ -121,10 +125,10 @@ impl DotOperand {
 
     /// The operand index, the parent's kind and `k_width` for that kind.
     fn check(&self) -> Result<()> {
-        if self.op_idx > 1 {
+        if self.operand_index > 1 {
             return Err(invalid(
                 "op_idx",
-                &self.op_idx,
+                &self.operand_index,
                 "must be 0 (A) or 1 (B)".into(),
             ));
         }
@@ -139,10 +143,10 @@ impl DotOperand {
                             .into(),
                     ));
                 }
-                if mma.is_hopper() && self.op_idx != 0 {
+                if mma.is_hopper() && self.operand_index != 0 {
                     return Err(invalid(
                         "op_idx",
-                        &self.op_idx,
+                        &self.operand_index,
                         "wgmma (v3) reads B from shared memory; only A (0) has a register layout"
                             .into(),
                     ));
@@ -185,7 +189,7 @@ impl DotOperand {
     /// The K dim of this operand for a tensor of rank `rank`: the last for A, the second to last
     /// for B.
     fn k_dim(&self, rank: usize) -> usize {
-        if self.op_idx == 0 {
+        if self.operand_index == 0 {
             rank - 1
         } else {
             rank - 2
@@ -195,7 +199,7 @@ impl DotOperand {
     fn mma_operand(&self, mma: &NvidiaMma, shape: &[u64]) -> Result<LinearLayout> {
         let rank = mma.rank()?;
         check_shape(FAMILY, shape, rank)?;
-        let is_a = self.op_idx == 0;
+        let is_a = self.operand_index == 0;
         let mut tile = vec![1u32; rank];
         // One warp's operand tile: `m × k` of A, `k × 8` of B, `k = 4·k_width` per 8 rows of the
         // instruction's M (m16n8 instructions: 2 groups of K; fp64's m8n8k4: 1).
@@ -261,7 +265,7 @@ impl DotOperand {
         let rank = mfma.rank()?;
         check_shape(FAMILY, shape, rank)?;
         let (m, n) = mfma.mn();
-        let is_a = self.op_idx == 0;
+        let is_a = self.operand_index == 0;
         let non_k = if is_a { m } else { n };
         let (k_idx, non_k_idx) = if is_a {
             (rank - 1, rank - 2)
@@ -317,7 +321,7 @@ impl DotOperand {
     fn wmma_operand(&self, wmma: &AmdWmma, shape: &[u64]) -> Result<LinearLayout> {
         let rank = wmma.rank()?;
         check_shape(FAMILY, shape, rank)?;
-        let order = operand_order(self.op_idx, rank);
+        let order = operand_order(self.operand_index, rank);
         let (Some(&k_idx), Some(&non_k_idx)) = (order.first(), order.get(1)) else {
             return Err(invalid("parent", &rank, "needs rank 2 or 3".into()));
         };
@@ -337,7 +341,11 @@ impl DotOperand {
             LinearLayout::identity_1d(TILE, "lane", dn)?,
             half_waves,
             LinearLayout::identity_1d(k_repeat, "register", dk)?,
-            LinearLayout::identity_1d(wmma.operand_non_k(self.op_idx) / TILE, "register", dn)?,
+            LinearLayout::identity_1d(
+                wmma.operand_non_k(self.operand_index) / TILE,
+                "register",
+                dn,
+            )?,
         ];
         let tile = parts
             .iter()
@@ -463,11 +471,11 @@ impl Attribute for DotOperand {
 
     fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
         const A: &str = DotOperand::NAME;
-        let (mut op_idx, mut parent, mut k_width) = (None, None, 0);
+        let (mut operand_index, mut parent, mut k_width) = (None, None, 0);
         p.open_dict(A)?;
         p.fields(A, Some(&["opIdx", "parent", "kWidth"]), '}', |p, key| {
             match key {
-                "opIdx" => op_idx = Some(p.int(A, key)?),
+                "opIdx" => operand_index = Some(p.int(A, key)?),
                 "parent" => parent = Some(parse_parent(p, A)?),
                 _ => k_width = p.int(A, key)?,
             }
@@ -475,7 +483,7 @@ impl Attribute for DotOperand {
         })?;
         p.close_dict(A)?;
         Ok(DotOperand {
-            op_idx: p.required(A, start, "opIdx", op_idx)?,
+            operand_index: p.required(A, start, "opIdx", operand_index)?,
             parent: p.required(A, start, "parent", parent)?,
             k_width,
         })
@@ -490,7 +498,7 @@ impl Attribute for DotOperand {
         format!(
             "{}<{{opIdx = {}, parent = {}{k_width}}}>",
             Self::NAME,
-            self.op_idx,
+            self.operand_index,
             self.parent.attribute().text(rank)
         )
     }

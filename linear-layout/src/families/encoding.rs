@@ -473,8 +473,8 @@ impl Encoding {
     /// ```
     /// use linear_layout::families::{Encoding, NvmmaShared, SharedEncoding};
     /// let enc = Encoding::Shared(SharedEncoding::Nvmma(NvmmaShared {
-    ///     swizzle_bytes: 128,
-    ///     element_bits: 8,
+    ///     swizzle_byte_width: 128,
+    ///     element_bitwidth: 8,
     ///     transposed: false,
     ///     fp4_padded: true,
     ///     cga_layout: vec![],

@@ -303,7 +303,7 @@ impl GluonLayout {
                 parent,
                 k_width,
             } => Encoding::Distributed(DistributedEncoding::DotOperand(DotOperand {
-                op_idx: *operand_index,
+                operand_index: *operand_index,
                 parent: Box::new(parent.distributed(kind)?),
                 k_width: *k_width,
             })),
@@ -344,8 +344,8 @@ impl GluonLayout {
                 fp4_padded,
                 cga_layout,
             } => Encoding::Shared(SharedEncoding::Nvmma(NvmmaShared {
-                swizzle_bytes: *swizzle_byte_width,
-                element_bits: *element_bitwidth,
+                swizzle_byte_width: *swizzle_byte_width,
+                element_bitwidth: *element_bitwidth,
                 transposed: *transposed,
                 fp4_padded: *fp4_padded,
                 cga_layout: cga_layout.clone(),
@@ -471,7 +471,7 @@ impl GluonLayout {
                 version: *version,
                 warps_per_cta: warps_per_cta.clone(),
                 instr_shape: instr_shape.clone(),
-                is_transposed: *transposed,
+                transposed: *transposed,
                 tiles_per_warp: tiles_per_warp
                     .clone()
                     .unwrap_or_else(|| vec![1; warps_per_cta.len()]),
@@ -497,7 +497,7 @@ impl GluonLayout {
                 )?;
                 Encoding::Distributed(DistributedEncoding::AmdWmma(AmdWmma {
                     version: *version,
-                    is_transposed: *transposed,
+                    transposed: *transposed,
                     cta_layout,
                     instr_shape: instr_shape.clone().unwrap_or_else(|| vec![16, 16, 16]),
                     cga_layout: cga_layout.clone(),

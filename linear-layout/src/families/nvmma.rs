@@ -1,8 +1,8 @@
 //! [`NvmmaShared`]: the wgmma/tcgen05/TMA shared layout `#ttg.nvmma_shared`.
 //!
-//! The layout is built from one *atom* (core matrix): 8 rows of `max(16, swizzle_bytes)`
+//! The layout is built from one *atom* (core matrix): 8 rows of `max(16, swizzle_byte_width)`
 //! contiguous bytes, whose 16-byte chunks are XOR-swizzled by the row (CuTe's
-//! `Swizzle<log2(swizzle_bytes / 16), 4, 3>` on byte addresses, see
+//! `Swizzle<log2(swizzle_byte_width / 16), 4, 3>` on byte addresses, see
 //! [`NvmmaShared::cute_swizzle`]). Atoms tile one TMA block (all leading dims collapsed into
 //! rows; more rows first, then more column atoms), blocks tile the per-CTA shape, and CTAs tile
 //! the tensor. Offsets count elements.
@@ -26,10 +26,10 @@ const TMA_MAX_BOX: u64 = 256;
 /// refuses a shape of another rank, where Triton 3.9 asserts (`combineCtaCgaWithShape`).
 ///
 /// Preconditions ([`LayoutError::InvalidParameter`] naming the parameter otherwise):
-/// `swizzle_bytes` ∈ {0, 32, 64, 128}, `element_bits` ∈ {8, 16, 32, 64}, `fp4_padded` only with
+/// `swizzle_byte_width` ∈ {0, 32, 64, 128}, `element_bits` ∈ {8, 16, 32, 64}, `fp4_padded` only with
 /// 8-bit elements and 128-byte swizzling. Shapes ([`LayoutError::InvalidShape`]): powers of two,
 /// at least rank 2 when swizzled, and per CTA at least one TMA block (the contiguous dim holds
-/// a whole swizzle row of `swizzle_bytes`) of at least one atom (8 rows after collapsing the
+/// a whole swizzle row of `swizzle_byte_width`) of at least one atom (8 rows after collapsing the
 /// leading dims) — where Triton 3.9 aborts the process.
 ///
 /// ```
@@ -50,9 +50,9 @@ const TMA_MAX_BOX: u64 = 256;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NvmmaShared {
     /// Swizzle width in bytes: 0, 32, 64 or 128.
-    pub swizzle_bytes: u32,
+    pub swizzle_byte_width: u32,
     /// Element width in bits: 8, 16, 32 or 64.
-    pub element_bits: u32,
+    pub element_bitwidth: u32,
     /// Whether dim0 (not the last dim) is contiguous.
     pub transposed: bool,
     /// fp4 padded: each 16-byte group holds 8 real bytes (8-bit elements, 128B swizzle only).
@@ -75,15 +75,15 @@ impl NvmmaShared {
     /// assert!(matches!(err, Err(LayoutError::InvalidParameter { param: "fp4_padded", .. })));
     /// ```
     pub fn new(
-        swizzle_bytes: u32,
-        element_bits: u32,
+        swizzle_byte_width: u32,
+        element_bitwidth: u32,
         transposed: bool,
         fp4_padded: bool,
         cga_layout: Vec<Vec<u64>>,
     ) -> Result<Self> {
         let n = NvmmaShared {
-            swizzle_bytes,
-            element_bits,
+            swizzle_byte_width,
+            element_bitwidth,
             transposed,
             fp4_padded,
             cga_layout,
@@ -94,7 +94,7 @@ impl NvmmaShared {
     }
 
     /// Shared-memory alignment of an allocation in this layout, in bytes: the swizzle pattern
-    /// repeats every 8 rows of `swizzle_bytes`, so 1024 (128B), 512 (64B), 256 (32B); 128 (one
+    /// repeats every 8 rows of `swizzle_byte_width`, so 1024 (128B), 512 (64B), 256 (32B); 128 (one
     /// TMA line) without swizzling.
     ///
     /// ```
@@ -104,7 +104,7 @@ impl NvmmaShared {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn alignment(&self) -> u64 {
-        match self.swizzle_bytes {
+        match self.swizzle_byte_width {
             128 => 1024,
             64 => 512,
             32 => 256,
@@ -113,7 +113,7 @@ impl NvmmaShared {
     }
 
     /// The swizzle as CuTe writes it, on *byte* addresses within one atom laid out row-major
-    /// (`row · swizzle_bytes + byte`): `Swizzle<3,4,3>` for 128B, `<2,4,3>` for 64B, `<1,4,3>`
+    /// (`row · swizzle_byte_width + byte`): `Swizzle<3,4,3>` for 128B, `<2,4,3>` for 64B, `<1,4,3>`
     /// for 32B — the 16-byte chunk index (bits 4..) is XOR-ed with the row bits above
     /// `log2(per_phase)`. `None` without swizzling (or for an invalid width).
     ///
@@ -125,7 +125,7 @@ impl NvmmaShared {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn cute_swizzle(&self) -> Option<CuteSwizzle> {
-        let bits = match self.swizzle_bytes {
+        let bits = match self.swizzle_byte_width {
             32 => 1,
             64 => 2,
             128 => 3,
@@ -139,9 +139,9 @@ impl NvmmaShared {
     }
 
     /// One atom (core matrix) `offset → dim0 (row), dim1 (column)` in elements: 8 rows of
-    /// `8 · max(16, swizzle_bytes) / element_bits` columns; column bases `(0, 2^i)`, row `ρ`
+    /// `8 · max(16, swizzle_byte_width) / element_bits` columns; column bases `(0, 2^i)`, row `ρ`
     /// XOR-ing the column by `vec · ((ρ / per_phase) mod max_phase)` with `vec` = 16 bytes,
-    /// `per_phase = 128 / swizzle_bytes`, `max_phase = swizzle_bytes / 16` (Triton's
+    /// `per_phase = 128 / swizzle_byte_width`, `max_phase = swizzle_byte_width / 16` (Triton's
     /// `getCoreMatrixLinearLayout`). With `fp4_padded`, column `c` of the padded atom holds
     /// element `c / 16 · 8 + c mod 8`: offset bit 3 maps to nothing (padding).
     /// Errors: see [`NvmmaShared`].
@@ -159,8 +159,8 @@ impl NvmmaShared {
     /// ```
     pub fn atom(&self) -> Result<LinearLayout> {
         self.validate()?;
-        let bits = u64::from(self.element_bits);
-        let sw = u64::from(self.swizzle_bytes);
+        let bits = u64::from(self.element_bitwidth);
+        let sw = u64::from(self.swizzle_byte_width);
         let cols = 8 * sw.max(16) / bits;
         let (vec, per_phase, max_phase) = match 128u64.checked_div(sw) {
             None => (1, 1, 1),
@@ -210,14 +210,14 @@ impl NvmmaShared {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
-        self.build(shape, self.swizzle_bytes != 0)
+        self.build(shape, self.swizzle_byte_width != 0)
     }
 
     /// The layout TMA and the MMA descriptors address *before* the hardware applies
     /// [`cute_swizzle`](Self::cute_swizzle) to the byte address: the same TMA blocks as
     /// [`to_linear_layout`](Self::to_linear_layout) (the contiguous dim cut to one swizzle row),
     /// each plain row-major. Without swizzling it is `to_linear_layout` itself. Note that
-    /// `NvmmaShared { swizzle_bytes: 0, .. }` is *not* this layout once the contiguous dim is
+    /// `NvmmaShared { swizzle_byte_width: 0, .. }` is *not* this layout once the contiguous dim is
     /// wider than one swizzle row: unswizzled, Triton does not cut the TMA block.
     ///
     /// Where `Sw ∘ (element_bytes · unswizzled) = element_bytes · swizzled` holds (checked by
@@ -242,7 +242,7 @@ impl NvmmaShared {
     }
 
     /// [`to_linear_layout`](Self::to_linear_layout) with (`xor`) or without the swizzle inside
-    /// each TMA block; the blocks are cut as `swizzle_bytes` says either way.
+    /// each TMA block; the blocks are cut as `swizzle_byte_width` says either way.
     fn build(&self, shape: &[u64], xor: bool) -> Result<LinearLayout> {
         self.validate()?;
         let rank = shape.len();
@@ -276,7 +276,7 @@ impl NvmmaShared {
             for (d, &size) in outs.iter().zip(&rotated).rev() {
                 l = l.product(&LinearLayout::identity_1d(size, "offset", *d)?)?;
             }
-            if self.swizzle_bytes != 0 {
+            if self.swizzle_byte_width != 0 {
                 // As `swizzled_block` leaves it, so that further blocks repeat in the same order.
                 l = l.transpose_outs(&outs)?;
             }
@@ -355,7 +355,7 @@ impl NvmmaShared {
     }
 
     /// Triton's `getTMABlockShape` (packed sizes): the per-CTA shape with every dim capped at
-    /// 256 and, when swizzled, the contiguous dim cut to one swizzle row (`8 · swizzle_bytes /
+    /// 256 and, when swizzled, the contiguous dim cut to one swizzle row (`8 · swizzle_byte_width /
     /// element_bits` elements), which it must reach.
     fn tma_block_shape(&self, shape: &[u64], per_cta: &[u64]) -> Result<Vec<u64>> {
         let rank = per_cta.len();
@@ -368,8 +368,8 @@ impl NvmmaShared {
         for b in &mut block {
             *b = (*b).min(TMA_MAX_BOX);
         }
-        if self.swizzle_bytes != 0 {
-            let row = 8 * u64::from(self.swizzle_bytes) / u64::from(self.element_bits);
+        if self.swizzle_byte_width != 0 {
+            let row = 8 * u64::from(self.swizzle_byte_width) / u64::from(self.element_bitwidth);
             let c = block
                 .get_mut(contig)
                 .ok_or_else(|| bad_shape(shape, "no dims".into()))?;
@@ -379,7 +379,7 @@ impl NvmmaShared {
                     format!(
                         "the contiguous dim{contig} has {} elements per TMA block, fewer than one {}-byte swizzle row ({row})",
                         *c / fp4,
-                        self.swizzle_bytes
+                        self.swizzle_byte_width
                     ),
                 ));
             }
@@ -400,21 +400,21 @@ impl NvmmaShared {
                 value,
                 reason: reason.into(),
             };
-        if ![0, 32, 64, 128].contains(&self.swizzle_bytes) {
+        if ![0, 32, 64, 128].contains(&self.swizzle_byte_width) {
             return Err(bad(
                 "swizzle_bytes",
-                self.swizzle_bytes.to_string(),
+                self.swizzle_byte_width.to_string(),
                 "must be 0, 32, 64 or 128",
             ));
         }
-        if ![8, 16, 32, 64].contains(&self.element_bits) {
+        if ![8, 16, 32, 64].contains(&self.element_bitwidth) {
             return Err(bad(
                 "element_bits",
-                self.element_bits.to_string(),
+                self.element_bitwidth.to_string(),
                 "must be 8, 16, 32 or 64",
             ));
         }
-        if self.fp4_padded && (self.element_bits != 8 || self.swizzle_bytes != 128) {
+        if self.fp4_padded && (self.element_bitwidth != 8 || self.swizzle_byte_width != 128) {
             return Err(bad(
                 "fp4_padded",
                 "true".into(),
@@ -521,8 +521,8 @@ impl Attribute for NvmmaShared {
             .or_else(|| cga.first().map(Vec::len))
             .unwrap_or(DEFAULT_RANK);
         Ok(NvmmaShared {
-            swizzle_bytes: p.required(A, start, "swizzlingByteWidth", swizzle)?,
-            element_bits: p.required(A, start, "elementBitWidth", bits)?,
+            swizzle_byte_width: p.required(A, start, "swizzlingByteWidth", swizzle)?,
+            element_bitwidth: p.required(A, start, "elementBitWidth", bits)?,
             transposed,
             fp4_padded: fp4,
             cga_layout: cga,
@@ -547,9 +547,9 @@ impl Attribute for NvmmaShared {
         format!(
             "{}<{{swizzlingByteWidth = {}, transposed = {}, elementBitWidth = {}{fp4}{rank_or_cga}}}>",
             Self::NAME,
-            self.swizzle_bytes,
+            self.swizzle_byte_width,
             self.transposed,
-            self.element_bits,
+            self.element_bitwidth,
         )
     }
 }

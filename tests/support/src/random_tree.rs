@@ -610,7 +610,7 @@ impl TreeSpec {
                     )),
                     AllocLayout::Shared(SharedEncoding::Nvmma(n)) => out.push_str(&format!(
                         " nvmma<{}B{}>",
-                        n.swizzle_bytes,
+                        n.swizzle_byte_width,
                         if n.transposed { " T" } else { "" }
                     )),
                     AllocLayout::Tmem(tm, _) => out.push_str(&format!(
