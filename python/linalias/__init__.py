@@ -10,7 +10,7 @@
 
 from . import layouts, tlx
 from ._linalias import AllocError, LayoutError, LinaliasError, LinearLayout, ParseError
-from .layouts import to_linear_layout
+from .layouts import bank_conflicts, to_linear_layout
 
-__all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "LinearLayout", "to_linear_layout", "layouts",
+__all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "LinearLayout", "to_linear_layout", "bank_conflicts", "layouts",
            "tlx"]

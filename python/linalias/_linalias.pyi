@@ -1,10 +1,11 @@
 """Type stubs of the extension module ``linalias._linalias`` (checked against the built module
 by ``mypy.stubtest`` in CI)."""
 
-from typing import Optional, Sequence, final
+from typing import Any, Optional, Sequence, final
 
 __all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "LinearLayout", "spec_mlir",
-           "spec_linear_layout", "mlir_normalize", "mlir_linear_layout", "plan_report"]
+           "spec_linear_layout", "mlir_normalize", "mlir_linear_layout", "plan_report", "BankConflicts",
+           "bank_conflicts", "tmem_reg_layout"]
 
 class LinaliasError(ValueError):
     """Every error linalias raises (a ``ValueError``)."""
@@ -44,6 +45,8 @@ class LinearLayout:
     def pseudoinvert(self) -> LinearLayout: ...
     def apply(self, inputs: dict[str, int]) -> dict[str, int]: ...
     def get_matrix_view(self) -> list[list[int]]: ...
+    def apply_many(self, inputs: Sequence[int]) -> Any: ...
+    def _repr_svg_(self) -> Optional[str]: ...
     @property
     def bases(self) -> list[tuple[str, list[list[int]]]]: ...
     @property
@@ -77,3 +80,28 @@ def plan_report(
     budget_ms: int = 1000,
     file: str = "<python>",
 ) -> tuple[str, str]: ...
+
+@final
+class BankConflicts:
+    """Bank conflicts of one register-to-shared copy (Triton's count)."""
+
+    @property
+    def conflicts(self) -> int: ...
+    @property
+    def wavefronts(self) -> int: ...
+    @property
+    def phases(self) -> int: ...
+    @property
+    def vector_elems(self) -> int: ...
+    def __int__(self) -> int: ...
+    def _repr_svg_(self) -> Optional[str]: ...
+
+def bank_conflicts(reg: LinearLayout, shared: LinearLayout, bitwidth: int, num_banks: int = 32) -> BankConflicts: ...
+def tmem_reg_layout(
+    element_bits: int,
+    shape: Sequence[int],
+    alloc_shape: Sequence[int],
+    layout: str,
+    num_warps: int,
+    atom: str,
+) -> LinearLayout: ...

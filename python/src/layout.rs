@@ -20,6 +20,13 @@ pub struct LinearLayout {
     inner: Layout,
 }
 
+impl LinearLayout {
+    /// The Rust layout.
+    pub fn inner(&self) -> &Layout {
+        &self.inner
+    }
+}
+
 impl From<Layout> for LinearLayout {
     fn from(inner: Layout) -> Self {
         LinearLayout { inner }
@@ -156,6 +163,50 @@ impl LinearLayout {
             outs.set_item(d.name(), v)?;
         }
         Ok(outs)
+    }
+
+    /// `apply` of many flat inputs (the in-dims' values packed, the first in-dim in the low
+    /// bits) at once: their flat outputs, as a numpy `uint64` array where numpy is installed,
+    /// else a list.
+    fn apply_many<'py>(&self, py: Python<'py>, inputs: Vec<Nat>) -> PyResultOf<Bound<'py, PyAny>> {
+        let eval = lift(py, self.inner.evaluator())?;
+        let bits = self.inner.total_in_dim_size_log2();
+        let limit = if bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << bits) - 1
+        };
+        let xs: Vec<u64> = inputs.iter().map(|x| x.0).collect();
+        if let Some(x) = xs.iter().find(|&&x| x > limit) {
+            return Err(parse_error(format!(
+                "apply_many: input {x} is past the layout's {bits} input bits"
+            )));
+        }
+        let mut out = vec![0u64; xs.len()];
+        eval.apply_many(&xs, &mut out);
+        match py.import("numpy") {
+            Ok(np) => {
+                let bytes: Vec<u8> = out.iter().flat_map(|v| v.to_le_bytes()).collect();
+                let buffer = pyo3::types::PyBytes::new(py, &bytes);
+                Ok(np.call_method1("frombuffer", (buffer, "<u8"))?)
+            }
+            Err(_) => Ok(out.into_pyobject(py)?.into_any()),
+        }
+    }
+
+    /// The layout's picture (`None` where it would be too large): owners of each element for
+    /// a register layout, offsets and banks for a shared one (16-bit elements), lanes and
+    /// columns for a tensor-memory one (32-bit).
+    fn _repr_svg_(&self) -> Option<String> {
+        use linear_layout::views::svg::{shared_svg, tensor_svg, tmem_svg};
+        let l = &self.inner;
+        if l.has_in_dim("row") {
+            tmem_svg(l, 32).ok()
+        } else if l.has_in_dim("offset") {
+            shared_svg(l, 2, 32).ok()
+        } else {
+            tensor_svg(l).ok()
+        }
     }
 
     /// The matrix over GF(2): one row per out bit, one column per in bit.

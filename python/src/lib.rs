@@ -2,6 +2,7 @@
 //! is `python/linalias/`). Built by maturin into one abi3 wheel; see `python/README` in the
 //! repository's README.
 
+mod analysis;
 mod encoding;
 mod errors;
 mod layout;
@@ -23,5 +24,8 @@ fn _linalias(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encoding::mlir_normalize, m)?)?;
     m.add_function(wrap_pyfunction!(encoding::mlir_linear_layout, m)?)?;
     m.add_function(wrap_pyfunction!(plan::plan_report, m)?)?;
+    m.add_class::<analysis::BankConflicts>()?;
+    m.add_function(wrap_pyfunction!(analysis::bank_conflicts, m)?)?;
+    m.add_function(wrap_pyfunction!(analysis::tmem_reg_layout, m)?)?;
     Ok(())
 }

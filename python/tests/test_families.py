@@ -87,3 +87,32 @@ def test_every_family_case_agrees(family):
             assert same_layout(layout_json(got), ok["layout"]), case["id"]
             assert linalias.to_linear_layout(text, a["shape"]) == got, case["id"]
     assert len(departures) == DEPARTURES[family], "\n".join(departures)
+
+
+def test_every_bank_conflict_case_agrees():
+    """``bank_conflicts`` of each recorded pair equals Gluon's ``ttgl.bank_conflicts``."""
+    cases = load("families", "bank_conflicts")
+    assert cases
+    for case in cases:
+        a, ok = case["args"], case["expect"]["ok"]
+        got = linalias.bank_conflicts(build(a["reg"]), build(a["shared"]), a["shape"], a["bitwidth"])
+        assert int(got) == got.conflicts == ok["conflicts"], case["id"]
+
+
+def test_every_tmem_register_layout_agrees():
+    """``get_tmem_reg_layout`` of each recorded case equals Gluon's
+    ``compute_tmem_reg_layout``, or raises where it refused or found no layout (``None``)."""
+    from linalias.layouts.nvidia.blackwell import get_tmem_reg_layout
+    cases = load("families", "tmem_reg_layout")
+    assert cases
+    for case in cases:
+        a, want = case["args"], case["expect"]
+        try:
+            got = get_tmem_reg_layout(a["element_bits"], a["shape"], build(a["layout"]), a["num_warps"], a["atom"],
+                                      a["alloc_shape"])
+        except LinaliasError as e:
+            assert "error" in want or want["ok"]["layout"] is None, f"{case['id']}: we refused ({e}), Triton gave {want}"
+            continue
+        assert "error" not in want and want["ok"]["layout"] is not None, case["id"]
+        ll = linalias.to_linear_layout(got, a["shape"])
+        assert same_layout(layout_json(ll), want["ok"]["layout"]), case["id"]

@@ -23,9 +23,8 @@ def gluon_namespace(ttgl):
     from triton.experimental.gluon.language.amd import cdna5 as gcdna5
     from triton.experimental.gluon.language.nvidia import blackwell as gbw
     ns = {name: getattr(ttgl, name) for name in layouts.__all__ if hasattr(ttgl, name)}
-    ns.update({name: getattr(gbw, name) for name in blackwell.__all__})
-    ns.update({name: getattr(gamd, name) for name in amd.__all__})
-    ns.update({name: getattr(gcdna5, name) for name in cdna5.__all__})
+    for module, names in [(gbw, blackwell.__all__), (gamd, amd.__all__), (gcdna5, cdna5.__all__)]:
+        ns.update({name: getattr(module, name) for name in names if hasattr(module, name)})
     return ns
 
 

@@ -68,3 +68,24 @@ def test_mlir_text_is_read_too():
     a = BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0])
     assert linalias.layouts.mlir(text) == str(a)
     assert linalias.to_linear_layout(text, [64, 64]) == linalias.to_linear_layout(a, [64, 64])
+
+
+def test_apply_many_matches_apply_and_returns_numpy():
+    import numpy as np
+    l = LinearLayout.from_bases([("register", [[1, 0], [0, 1]]), ("lane", [[2, 0], [0, 2]])], ["dim0", "dim1"])
+    flat = l.apply_many(list(range(16)))
+    assert isinstance(flat, np.ndarray) and flat.dtype == np.uint64
+    for x in range(16):
+        out = l.apply({"register": x & 3, "lane": x >> 2})
+        assert int(flat[x]) == out["dim0"] | (out["dim1"] << 2)
+    with pytest.raises(linalias.ParseError, match="past the layout's 4 input bits"):
+        l.apply_many([16])
+
+
+def test_pictures_for_notebooks():
+    regs = linalias.to_linear_layout(BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0]), [16, 16])
+    assert regs._repr_svg_().startswith("<svg")
+    smem = linalias.to_linear_layout(NVMMASharedLayout(128, 16), [16, 64])
+    assert "bank" in smem._repr_svg_()
+    c = linalias.bank_conflicts(BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0]), NVMMASharedLayout(128, 16), [64, 64], 16)
+    assert int(c) == 1 and c._repr_svg_().startswith("<svg")

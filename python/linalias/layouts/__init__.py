@@ -3,7 +3,7 @@ classes, fields, defaults and ``repr``; ``str()`` is the MLIR attribute. NVIDIA 
 is in ``linalias.layouts.nvidia.blackwell``, AMD's in ``linalias.layouts.amd``."""
 
 from dataclasses import dataclass, field
-from typing import List, Sequence, Union
+from typing import List, Optional, Sequence, Union
 
 from .. import _linalias
 from ._base import Layout, spec_json
@@ -108,6 +108,19 @@ def to_linear_layout(layout: Union[Layout, object, str], shape: Sequence[int]) -
     return _linalias.spec_linear_layout(spec_json(layout), shape)
 
 
+def bank_conflicts(reg, shared, shape: Optional[Sequence[int]], bitwidth: int, num_banks: int = 32):
+    """Gluon's ``bank_conflicts``: the excess wavefronts per wavefront of storing the register
+    layout ``reg`` to (or loading it from) the shared layout ``shared``, both of a tensor of
+    ``shape`` with ``bitwidth``-bit elements (each a layout, Gluon's object, MLIR text or a
+    ``LinearLayout``, which needs no shape). The result is a ``BankConflicts`` (``int()`` of it
+    is Gluon's number; a notebook draws its worst request)."""
+
+    def ll(x):
+        return x if isinstance(x, _linalias.LinearLayout) else to_linear_layout(x, shape)
+
+    return _linalias.bank_conflicts(ll(reg), ll(shared), bitwidth, num_banks)
+
+
 def mlir(layout: Union[Layout, object, str]) -> str:
     """The MLIR attribute of a layout (ours, Gluon's, or MLIR text printed back as Triton
     prints it)."""
@@ -130,4 +143,5 @@ __all__ = [
     "SharedLinearLayout",
     "to_linear_layout",
     "mlir",
+    "bank_conflicts",
 ]
