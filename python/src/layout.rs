@@ -194,6 +194,24 @@ impl LinearLayout {
         }
     }
 
+    /// Triton's `get_distributed_view(use_hw_view)`: each tensor element's owners
+    /// (`T<thread>:<register>`), or, with `use_hw_view`, each thread's elements.
+    fn get_distributed_view(&self, py: Python<'_>, use_hw_view: bool) -> PyResultOf<String> {
+        lift(
+            py,
+            linear_layout::views::tensor_view::distributed_view(&self.inner, use_hw_view),
+        )
+    }
+
+    /// Triton's `get_shared_view(use_hw_view)`: each tensor element's offset, or, with
+    /// `use_hw_view`, each offset's element.
+    fn get_shared_view(&self, py: Python<'_>, use_hw_view: bool) -> PyResultOf<String> {
+        lift(
+            py,
+            linear_layout::views::tensor_view::shared_view(&self.inner, use_hw_view),
+        )
+    }
+
     /// The layout's picture (`None` where it would be too large): owners of each element for
     /// a register layout, offsets and banks for a shared one (16-bit elements), lanes and
     /// columns for a tensor-memory one (32-bit).

@@ -116,3 +116,21 @@ def test_every_tmem_register_layout_agrees():
         assert "error" not in want and want["ok"]["layout"] is not None, case["id"]
         ll = linalias.to_linear_layout(got, a["shape"])
         assert same_layout(layout_json(ll), want["ok"]["layout"]), case["id"]
+
+
+def test_every_layout_view_agrees():
+    """The text views of each recorded case equal Gluon's ``get_layout_view`` (tensor and
+    hardware views): ``get_distributed_view`` / ``get_shared_view`` of the linear layout, and
+    ``format_tensor_view`` / ``format_hardware_view`` of a distributed layout."""
+    cases = load("families", "views")
+    assert cases
+    for case in cases:
+        a, want = case["args"], case["expect"]["ok"]["text"]
+        layout = build(a["layout"])
+        ll = linalias.to_linear_layout(layout, a["shape"])
+        if isinstance(layout, linalias.layouts.SharedLayout):
+            assert ll.get_shared_view(a["hw"]) == want, case["id"]
+        else:
+            assert ll.get_distributed_view(a["hw"]) == want, case["id"]
+            view = layout.format_hardware_view if a["hw"] else layout.format_tensor_view
+            assert view(a["shape"]) == want, case["id"]

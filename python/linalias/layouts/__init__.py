@@ -12,6 +12,14 @@ from ._base import Layout, spec_json
 class DistributedLayout(Layout):
     """A layout of a tensor in registers (in-dims ``register, lane, warp, block``)."""
 
+    def format_tensor_view(self, shape: Sequence[int]) -> str:
+        """Gluon's ``format_tensor_view``: the owners of each element of a ``shape`` tensor."""
+        return to_linear_layout(self, shape).get_distributed_view(False)
+
+    def format_hardware_view(self, shape: Sequence[int]) -> str:
+        """Gluon's ``format_hardware_view``: the elements each thread holds."""
+        return to_linear_layout(self, shape).get_distributed_view(True)
+
 
 class SharedLayout(Layout):
     """A layout of a tensor in shared memory (in-dims ``offset, block``)."""
