@@ -8,9 +8,9 @@
 {'dim0': 1, 'dim1': 1}
 """
 
-from . import layouts, tlx
-from ._linalias import AllocError, LayoutError, LinaliasError, LinearLayout, ParseError
+from . import layouts, packing, tlx
+from ._linalias import AllocError, LayoutError, LinaliasError, LinearLayout, PackError, ParseError
 from .layouts import bank_conflicts, to_linear_layout
 
-__all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "LinearLayout", "to_linear_layout", "bank_conflicts", "layouts",
-           "tlx"]
+__all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "PackError", "LinearLayout", "to_linear_layout", "bank_conflicts", "layouts",
+           "packing", "tlx"]

@@ -5,7 +5,7 @@ from typing import Any, Optional, Sequence, final
 
 __all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "LinearLayout", "spec_mlir",
            "spec_linear_layout", "mlir_normalize", "mlir_linear_layout", "plan_report", "BankConflicts",
-           "bank_conflicts", "tmem_reg_layout"]
+           "bank_conflicts", "tmem_reg_layout", "PackError", "Placement", "pack_csv"]
 
 class LinaliasError(ValueError):
     """Every error linalias raises (a ``ValueError``)."""
@@ -17,6 +17,9 @@ class LayoutError(LinaliasError):
 
 class AllocError(LinaliasError):
     """A storage-alias program that cannot be planned (TLX's rules, the target's capacity)."""
+
+class PackError(LinaliasError):
+    """Buffers that cannot be packed (within the capacity, or as given)."""
 
 class ParseError(LinaliasError):
     """Text or arguments that are not what they should be."""
@@ -107,3 +110,25 @@ def tmem_reg_layout(
     num_warps: int,
     atom: str,
 ) -> LinearLayout: ...
+
+@final
+class Placement:
+    """A placement of buffers by lifetime."""
+
+    @property
+    def ids(self) -> list[str]: ...
+    @property
+    def offsets(self) -> list[int]: ...
+    @property
+    def peak(self) -> int: ...
+    @property
+    def lower_bound(self) -> int: ...
+    @property
+    def proven_optimal(self) -> bool: ...
+    @property
+    def violations(self) -> list[str]: ...
+    def offset(self, id: str) -> int: ...
+    def to_csv(self) -> str: ...
+    def _repr_svg_(self) -> Optional[str]: ...
+
+def pack_csv(csv: str, capacity: Optional[int] = None, budget_ms: int = 1000) -> Placement: ...

@@ -27,6 +27,12 @@ create_exception!(
 );
 create_exception!(
     _linalias,
+    PackError,
+    LinaliasError,
+    "Buffers that cannot be packed (within the capacity, or as given)."
+);
+create_exception!(
+    _linalias,
     ParseError,
     LinaliasError,
     "Text or arguments that are not what they should be (MLIR, JSON, a layout's fields)."
@@ -70,6 +76,19 @@ fn variant_name(e: &impl std::fmt::Debug) -> String {
         .next()
         .unwrap_or_default()
         .to_owned()
+}
+
+/// The exception for a packing error: `ParseError` for an unreadable CSV, `PackError` for the
+/// rest.
+pub fn pack_error(e: &packing::PackError) -> PyErr {
+    let err = match e {
+        packing::PackError::Csv { .. } => ParseError::new_err(e.to_string()),
+        _ => PackError::new_err(e.to_string()),
+    };
+    Python::with_gil(|py| {
+        let _ = err.value(py).setattr("variant", variant_name(e));
+    });
+    err
 }
 
 /// A `ParseError` for arguments that are not what a call takes.

@@ -6,6 +6,7 @@ mod analysis;
 mod encoding;
 mod errors;
 mod layout;
+mod pack;
 mod plan;
 
 use pyo3::prelude::*;
@@ -19,12 +20,15 @@ fn _linalias(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("LayoutError", py.get_type::<errors::LayoutError>())?;
     m.add("ParseError", py.get_type::<errors::ParseError>())?;
     m.add("AllocError", py.get_type::<errors::AllocError>())?;
+    m.add("PackError", py.get_type::<errors::PackError>())?;
     m.add_function(wrap_pyfunction!(encoding::spec_mlir, m)?)?;
     m.add_function(wrap_pyfunction!(encoding::spec_linear_layout, m)?)?;
     m.add_function(wrap_pyfunction!(encoding::mlir_normalize, m)?)?;
     m.add_function(wrap_pyfunction!(encoding::mlir_linear_layout, m)?)?;
     m.add_function(wrap_pyfunction!(plan::plan_report, m)?)?;
     m.add_class::<analysis::BankConflicts>()?;
+    m.add_class::<pack::Placement>()?;
+    m.add_function(wrap_pyfunction!(pack::pack_csv, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::bank_conflicts, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::tmem_reg_layout, m)?)?;
     Ok(())
