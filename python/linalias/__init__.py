@@ -8,9 +8,10 @@
 {'dim0': 1, 'dim1': 1}
 """
 
-from . import layouts, packing, tlx
-from ._linalias import AllocError, LayoutError, LinaliasError, LinearLayout, PackError, ParseError
+from . import layouts, packing, ptx, tlx
+from ._linalias import AllocError, LayoutError, LinaliasError, LinearLayout, PackError, ParseError, PtxError
 from .layouts import bank_conflicts, to_linear_layout
 
-__all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "PackError", "LinearLayout", "to_linear_layout", "bank_conflicts", "layouts",
-           "packing", "tlx"]
+__all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "PackError", "PtxError",
+           "LinearLayout", "to_linear_layout", "bank_conflicts", "layouts",
+           "packing", "ptx", "tlx"]

@@ -5,7 +5,8 @@ from typing import Any, Optional, Sequence, final
 
 __all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "LinearLayout", "spec_mlir",
            "spec_linear_layout", "mlir_normalize", "mlir_linear_layout", "plan_report", "BankConflicts",
-           "bank_conflicts", "tmem_reg_layout", "PackError", "Placement", "pack_csv"]
+           "bank_conflicts", "tmem_reg_layout", "PackError", "Placement", "pack_csv", "PtxError",
+           "ptx_kernel"]
 
 class LinaliasError(ValueError):
     """Every error linalias raises (a ``ValueError``)."""
@@ -20,6 +21,9 @@ class AllocError(LinaliasError):
 
 class PackError(LinaliasError):
     """Buffers that cannot be packed (within the capacity, or as given)."""
+
+class PtxError(LinaliasError):
+    """A kernel the PTX emitter refuses."""
 
 class ParseError(LinaliasError):
     """Text or arguments that are not what they should be."""
@@ -132,3 +136,13 @@ class Placement:
     def _repr_svg_(self) -> Optional[str]: ...
 
 def pack_csv(csv: str, capacity: Optional[int] = None, budget_ms: int = 1000) -> Placement: ...
+
+def ptx_kernel(
+    op: str,
+    regs: LinearLayout,
+    mem: LinearLayout,
+    mem_mlir: Optional[str] = None,
+    reload: Optional[LinearLayout] = None,
+    dtype: Optional[str] = None,
+    name: Optional[str] = None,
+) -> str: ...

@@ -33,6 +33,12 @@ create_exception!(
 );
 create_exception!(
     _linalias,
+    PtxError,
+    LinaliasError,
+    "A kernel the PTX emitter refuses (layouts it cannot address, registers it cannot hold)."
+);
+create_exception!(
+    _linalias,
     ParseError,
     LinaliasError,
     "Text or arguments that are not what they should be (MLIR, JSON, a layout's fields)."

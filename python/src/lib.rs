@@ -8,6 +8,7 @@ mod errors;
 mod layout;
 mod pack;
 mod plan;
+mod ptx;
 
 use pyo3::prelude::*;
 
@@ -21,6 +22,7 @@ fn _linalias(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ParseError", py.get_type::<errors::ParseError>())?;
     m.add("AllocError", py.get_type::<errors::AllocError>())?;
     m.add("PackError", py.get_type::<errors::PackError>())?;
+    m.add("PtxError", py.get_type::<errors::PtxError>())?;
     m.add_function(wrap_pyfunction!(encoding::spec_mlir, m)?)?;
     m.add_function(wrap_pyfunction!(encoding::spec_linear_layout, m)?)?;
     m.add_function(wrap_pyfunction!(encoding::mlir_normalize, m)?)?;
@@ -29,6 +31,7 @@ fn _linalias(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<analysis::BankConflicts>()?;
     m.add_class::<pack::Placement>()?;
     m.add_function(wrap_pyfunction!(pack::pack_csv, m)?)?;
+    m.add_function(wrap_pyfunction!(ptx::ptx_kernel, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::bank_conflicts, m)?)?;
     m.add_function(wrap_pyfunction!(analysis::tmem_reg_layout, m)?)?;
     Ok(())

@@ -107,6 +107,6 @@ def test_tlx_refusals_in_tlx_words():
 
 
 def test_module_docstrings_run():
-    for module in (linalias, tlx, linalias.packing):
+    for module in (linalias, tlx, linalias.packing, linalias.ptx):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__

@@ -14,8 +14,7 @@ use codegen::smem::kernels::{
     tile_round_trip_in_rounds, tile_store, TestKernel,
 };
 use codegen::smem::optimal_scratch;
-use linear_layout::families::{Encoding, SharedEncoding};
-use linear_layout::{AddressMap, BufferMap, LinearLayout};
+use linear_layout::{AddressMap, LinearLayout};
 
 use crate::cli::args::{IndexArg, Lowering, PtxArgs};
 use crate::cli::error::CliError;
@@ -251,20 +250,15 @@ fn address_map(mem: &ReadLayout, bits: u32, buffers: u64) -> Result<AddressMap, 
              #ttg.shared_linear or JSON with an offset in-dim",
         ));
     }
-    let one = BufferMap::new(0, &[])?;
-    let map = match &mem.encoding {
-        Some(Encoding::Shared(enc @ (SharedEncoding::Nvmma(_) | SharedEncoding::Swizzled(_)))) => {
-            let shape: Vec<u64> = mem.layout.out_dims().iter().map(|&(_, s)| s).collect();
-            AddressMap::from_shared_encoding(one, bits, enc, &shape)?
-        }
-        _ => AddressMap::shared(one, bits, &mem.layout)?,
-    };
     if buffers == 0 {
         return Err(CliError::input("--buffers", "at least 1"));
     }
-    let align = map.required_alignment().max(1);
-    let stride = map.element_span().div_ceil(align).saturating_mul(align);
-    Ok(map.with_buffer(BufferMap::new(0, &[(buffers, stride)])?))
+    Ok(AddressMap::of_shared_buffers(
+        &mem.layout,
+        mem.encoding.as_ref(),
+        bits,
+        buffers,
+    )?)
 }
 
 /// `// …` lines: what each shared-memory instruction costs on an H100 (a launch with buffer

@@ -101,6 +101,55 @@ impl AddressMap {
         AddressMap::build(MemorySpace::Shared, buffer, element_bits, element, None, 1)
     }
 
+    /// The map of `buffers` buffers of a shared `layout` (in-dim `offset`), each starting on the
+    /// layout's alignment: built from its `encoding` where that is an NVMMA or swizzled
+    /// attribute (which know the hardware's swizzle), else from the layout alone. What
+    /// `linalias ptx --mem` and the Python `linalias.ptx` address.
+    ///
+    /// # Errors
+    /// `buffers` of 0 ([`LayoutError::InvalidParameter`]); what [`AddressMap::shared`] and
+    /// [`AddressMap::from_shared_encoding`] refuse.
+    ///
+    /// ```
+    /// use linear_layout::families::Encoding;
+    /// use linear_layout::AddressMap;
+    /// let enc = Encoding::from_mlir("#ttg.nvmma_shared<{swizzlingByteWidth = 128, transposed = false, elementBitWidth = 16}>")?;
+    /// let layout = enc.to_linear_layout(&[64, 64])?;
+    /// let map = AddressMap::of_shared_buffers(&layout, Some(&enc), 16, 2)?;
+    /// assert_eq!(map.element_span(), 8192);
+    /// assert!(AddressMap::of_shared_buffers(&layout, Some(&enc), 16, 0).is_err());
+    /// # Ok::<(), linear_layout::LayoutError>(())
+    /// ```
+    pub fn of_shared_buffers(
+        layout: &LinearLayout,
+        encoding: Option<&crate::families::Encoding>,
+        element_bits: u32,
+        buffers: u64,
+    ) -> Result<Self> {
+        use crate::families::{Encoding, SharedEncoding};
+        if buffers == 0 {
+            return Err(LayoutError::invalid_parameter(
+                FAMILY,
+                "buffers",
+                &buffers,
+                "at least 1",
+            ));
+        }
+        let one = BufferMap::new(0, &[])?;
+        let map = match encoding {
+            Some(Encoding::Shared(
+                enc @ (SharedEncoding::Nvmma(_) | SharedEncoding::Swizzled(_)),
+            )) => {
+                let shape: Vec<u64> = layout.out_dims().iter().map(|&(_, s)| s).collect();
+                AddressMap::from_shared_encoding(one, element_bits, enc, &shape)?
+            }
+            _ => AddressMap::shared(one, element_bits, layout)?,
+        };
+        let align = map.required_alignment().max(1);
+        let stride = map.element_span().div_ceil(align).saturating_mul(align);
+        Ok(map.with_buffer(BufferMap::new(0, &[(buffers, stride)])?))
+    }
+
     /// A shared-memory map for an allocation of `shape` (one buffer) in `enc`, as
     /// [`shared`](Self::shared) with `enc.to_linear_layout(shape)`, which also records the
     /// encoding's alignment and, for a swizzled [`NvmmaShared`](crate::families::NvmmaShared),
