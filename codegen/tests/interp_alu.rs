@@ -255,6 +255,64 @@ fn division_by_zero_is_an_error() {
     );
 }
 
+#[test]
+fn division_by_zero_is_an_error_for_div_and_rem_of_every_type() {
+    // Every division and remainder by zero is refused, signed or not (PTX leaves the result
+    // unspecified; the interpreter never guesses one).
+    for op in [ArithOp::Div, ArithOp::Rem] {
+        for ty in [IntType::U32, IntType::S32, IntType::U64, IntType::S64] {
+            assert_eq!(alu::arith(op, ty, 7, 0), None, "{op:?} {ty:?}");
+            // Only the operand's low bits count: 2^32 is zero as a 32-bit divisor.
+            if ty.bits() == 32 {
+                assert_eq!(alu::arith(op, ty, 7, 1 << 32), None, "{op:?} {ty:?}");
+            }
+        }
+    }
+    assert_eq!(alu::arith(ArithOp::Div, IntType::U32, 7, 2), Some(3));
+}
+
+/// `bfe.s32` by the PTX ISA's definition: `msb = min(pos + len - 1, 31)`, `sbit = a[msb]`
+/// (0 for `len` 0), `d[i] = a[pos + i]` for `i < len` and `pos + i ≤ msb`, else `sbit` — as a
+/// field shifted down and sign-extended from its top real bit.
+fn bfe_s32_reference(a: u32, pos: u32, len: u32) -> u32 {
+    let (pos, len) = (pos & 0xFF, len & 0xFF);
+    if len == 0 {
+        return 0;
+    }
+    let msb = (pos + len - 1).min(31);
+    let sbit = (a >> msb) & 1;
+    // The real bits of the field: pos..=msb (none when pos > 31).
+    let width = if pos > 31 { 0 } else { msb - pos + 1 };
+    let field = if width == 0 {
+        0
+    } else {
+        (u64::from(a) >> pos) & ((1u64 << width) - 1)
+    };
+    let extended = if sbit == 1 {
+        field | (u64::MAX << width)
+    } else {
+        field
+    };
+    extended as u32
+}
+
+#[test]
+fn bfe_s32_exact() {
+    use alu::bfe_s32;
+    assert_eq!(bfe_s32(0b1000, 3, 1), u32::MAX); // a set 1-bit field is -1
+    assert_eq!(bfe_s32(0b0100, 3, 1), 0);
+    assert_eq!(bfe_s32(0b0110, 1, 3), 0b011); // positive field: zero-extended
+    assert_eq!(bfe_s32(0b1010, 1, 3), 0xFFFF_FFFD); // 0b101 = -3
+    assert_eq!(bfe_s32(0x8000_0000, 30, 8), u32::MAX - 1); // 0b10 past bit 31: sign of bit 31
+    assert_eq!(bfe_s32(0x4000_0000, 30, 8), 1); // 0b01, sign 0
+    assert_eq!(bfe_s32(0xABCD_1234, 4, 8), 0x23);
+    assert_eq!(bfe_s32(0xABCD_1234, 0, 32), 0xABCD_1234);
+    assert_eq!(bfe_s32(0xFFFF_FFFF, 4, 0), 0); // len 0 is 0, not the sign
+    assert_eq!(bfe_s32(0x8000_0000, 40, 4), u32::MAX); // pos past 31: every bit the sign (bit 31)
+    assert_eq!(bfe_s32(0x7FFF_FFFF, 40, 4), 0);
+    assert_eq!(bfe_s32(0x0000_00F0, 0x104, 0x204), u32::MAX); // pos 4, len 4: 0xF = -1
+}
+
 fn lut_reference(a: u32, b: u32, c: u32, lut: u8) -> u32 {
     // Build F(0xF0, 0xCC, 0xAA) back from the LUT's minterms.
     let mut d = 0;
@@ -281,6 +339,16 @@ proptest! {
         let mask = if len == 32 { u32::MAX } else { (1u32 << len) - 1 };
         prop_assert_eq!(alu::bfe_u32(a, pos, len), (a >> pos) & mask);
         prop_assert_eq!(alu::bfi_b32(a, b, pos, len), (b & !(mask << pos)) | ((a & mask) << pos));
+    }
+
+    #[test]
+    fn bfe_s32_matches_the_isa(a: u32, pos in 0u32..300, len in 0u32..300) {
+        prop_assert_eq!(alu::bfe_s32(a, pos, len), bfe_s32_reference(a, pos, len));
+        // Within the word, the field is (a << (32 - pos - len)) >> (32 - len) as i32.
+        if len > 0 && pos + len <= 32 {
+            let shifted = ((a << (32 - pos - len)) as i32) >> (32 - len);
+            prop_assert_eq!(alu::bfe_s32(a, pos, len), shifted as u32);
+        }
     }
 
     #[test]
