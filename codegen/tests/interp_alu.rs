@@ -352,6 +352,38 @@ proptest! {
     }
 
     #[test]
+    fn unsigned_division_and_logic_match_rust(a: u32, b: u32, hi: u32) {
+        // Operands may carry bits above the instruction's width (a wider register): only the
+        // low bits count.
+        let (a64, b64) = (u64::from(a) | (u64::from(hi) << 32), u64::from(b) | (u64::from(hi) << 32));
+        if b != 0 {
+            prop_assert_eq!(alu::arith(ArithOp::Div, IntType::U32, a64, b64), Some(u64::from(a / b)));
+            prop_assert_eq!(alu::arith(ArithOp::Rem, IntType::U32, a64, b64), Some(u64::from(a % b)));
+            prop_assert_eq!(alu::arith(ArithOp::Rem, IntType::S32, a64, b64), Some(u64::from((a as i32).wrapping_rem(b as i32) as u32)));
+        }
+        prop_assert_eq!(alu::logic(LogicOp::Or, Width::B32, a64, b64), u64::from(a | b));
+        prop_assert_eq!(alu::logic(LogicOp::And, Width::B32, a64, b64), u64::from(a & b));
+        prop_assert_eq!(alu::logic(LogicOp::Xor, Width::B32, a64, b64), u64::from(a ^ b));
+    }
+
+    #[test]
+    fn comparisons_match_rust(a: u32, b: u32, hi: u32) {
+        let (a64, b64) = (u64::from(a) | (u64::from(hi) << 32), u64::from(b));
+        let (sa, sb) = (a as i32, b as i32);
+        for (cmp, u, s) in [
+            (CmpOp::Eq, a == b, sa == sb),
+            (CmpOp::Ne, a != b, sa != sb),
+            (CmpOp::Lt, a < b, sa < sb),
+            (CmpOp::Le, a <= b, sa <= sb),
+            (CmpOp::Gt, a > b, sa > sb),
+            (CmpOp::Ge, a >= b, sa >= sb),
+        ] {
+            prop_assert_eq!(alu::compare(cmp, IntType::U32, a64, b64), u, "{:?} u32", cmp);
+            prop_assert_eq!(alu::compare(cmp, IntType::S32, a64, b64), s, "{:?} s32", cmp);
+        }
+    }
+
+    #[test]
     fn prmt_byte_selection(a: u32, b: u32, sel in 0u32..0x10000) {
         let bytes = (u64::from(b) << 32 | u64::from(a)).to_le_bytes();
         let d = alu::prmt(a, b, sel).to_le_bytes();
