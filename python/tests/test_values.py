@@ -89,3 +89,15 @@ def test_pictures_for_notebooks():
     assert "bank" in smem._repr_svg_()
     c = linalias.bank_conflicts(BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0]), NVMMASharedLayout(128, 16), [64, 64], 16)
     assert int(c) == 1 and c._repr_svg_().startswith("<svg")
+
+
+def test_layouts_draw_their_own_tile():
+    from linalias.layouts import SwizzledSharedLayout
+    assert BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0])._repr_svg_().startswith("<svg")
+    assert SliceLayout(0, BlockedLayout([1, 4], [8, 4], [2, 2], [1, 0]))._repr_svg_().startswith("<svg")
+    assert "bank" in NVMMASharedLayout(128, 16)._repr_svg_()
+    assert SwizzledSharedLayout(8, 1, 8, [1, 0])._repr_svg_().startswith("<svg")
+    assert TensorMemoryLayout((128, 64), 1)._repr_svg_().startswith("<svg")
+    # No natural tile, or one no layout fits: no picture, no error.
+    assert AMDMFMALayout(3, [32, 32, 8], True, [2, 2])._repr_svg_() is None
+    assert SwizzledSharedLayout(3, 1, 1, [1, 0])._repr_svg_() is None

@@ -34,12 +34,19 @@ class BlockedLayout(DistributedLayout):
     cga_layout: List[List[int]] = field(default_factory=list)
     __hash__ = Layout.__hash__
 
+    def _picture_shape(self):
+        return [s * t * w for s, t, w in zip(self.size_per_thread, self.threads_per_warp, self.warps_per_cta)]
+
 
 @dataclass(frozen=True, eq=True)
 class SliceLayout(DistributedLayout):
     dim: int
     parent: DistributedLayout
     __hash__ = Layout.__hash__
+
+    def _picture_shape(self):
+        shape = self.parent._picture_shape() if isinstance(self.parent, Layout) else None
+        return None if shape is None else [s for i, s in enumerate(shape) if i != self.dim]
 
 
 @dataclass(frozen=True, eq=True)
@@ -50,6 +57,9 @@ class DistributedLinearLayout(DistributedLayout):
     block_bases: List[List[int]]
     shape: List[int]
     __hash__ = Layout.__hash__
+
+    def _picture_shape(self):
+        return list(self.shape)
 
 
 @dataclass(frozen=True, eq=True)
@@ -79,6 +89,13 @@ class NVMMASharedLayout(SharedLayout):
     cga_layout: List[List[int]] = field(default_factory=list)
     __hash__ = Layout.__hash__
 
+    def _picture_shape(self):
+        # One swizzle atom: 8 rows of the swizzle width.
+        if self.rank != 2 or self.swizzle_byte_width == 0 or self.element_bitwidth <= 0:
+            return None
+        cols = self.swizzle_byte_width * 8 // self.element_bitwidth
+        return [cols, 8] if self.transposed else [8, cols]
+
 
 @dataclass(frozen=True, eq=True)
 class SwizzledSharedLayout(SharedLayout):
@@ -88,6 +105,15 @@ class SwizzledSharedLayout(SharedLayout):
     order: List[int]
     cga_layout: List[List[int]] = field(default_factory=list)
     __hash__ = Layout.__hash__
+
+    def _picture_shape(self):
+        # One swizzle period: vec·max_phase along the fastest dim, per_phase·max_phase rows.
+        if sorted(self.order) != [0, 1]:
+            return None
+        shape = [0, 0]
+        shape[self.order[0]] = self.vec * self.max_phase
+        shape[self.order[1]] = self.per_phase * self.max_phase
+        return shape
 
 
 @dataclass(frozen=True, eq=True)

@@ -105,5 +105,18 @@ class Layout:
     def __hash__(self):
         return hash(spec_json(self))
 
-    def _repr_svg_(self):
+    def _picture_shape(self):
+        """The tensor shape the layout is drawn on in a notebook: its own tile (one CTA's
+        worth of a blocked layout, one swizzle atom of a shared one, …), or ``None``."""
         return None
+
+    def _repr_svg_(self):
+        """The layout drawn on its own tile (``None`` without a natural tile, or too large)."""
+        shape = self._picture_shape()
+        if shape is None:
+            return None
+        from .. import layouts
+        try:
+            return layouts.to_linear_layout(self, shape)._repr_svg_()
+        except _linalias.LinaliasError:
+            return None

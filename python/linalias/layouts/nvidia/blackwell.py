@@ -18,6 +18,9 @@ class TensorMemoryLayout(Layout):
     fp4_padded: bool = False
     __hash__ = Layout.__hash__
 
+    def _picture_shape(self):
+        return list(self.block)
+
 
 @dataclass(frozen=True, eq=True)
 class TensorMemoryScalesLayout(Layout):
