@@ -356,9 +356,9 @@ proptest! {
         // Operands may carry bits above the instruction's width (a wider register): only the
         // low bits count.
         let (a64, b64) = (u64::from(a) | (u64::from(hi) << 32), u64::from(b) | (u64::from(hi) << 32));
-        if b != 0 {
-            prop_assert_eq!(alu::arith(ArithOp::Div, IntType::U32, a64, b64), Some(u64::from(a / b)));
-            prop_assert_eq!(alu::arith(ArithOp::Rem, IntType::U32, a64, b64), Some(u64::from(a % b)));
+        if let (Some(q), Some(r)) = (a.checked_div(b), a.checked_rem(b)) {
+            prop_assert_eq!(alu::arith(ArithOp::Div, IntType::U32, a64, b64), Some(u64::from(q)));
+            prop_assert_eq!(alu::arith(ArithOp::Rem, IntType::U32, a64, b64), Some(u64::from(r)));
             prop_assert_eq!(alu::arith(ArithOp::Rem, IntType::S32, a64, b64), Some(u64::from((a as i32).wrapping_rem(b as i32) as u32)));
         }
         prop_assert_eq!(alu::logic(LogicOp::Or, Width::B32, a64, b64), u64::from(a | b));

@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence, final
 __all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "LinearLayout", "spec_mlir",
            "spec_linear_layout", "mlir_normalize", "mlir_linear_layout", "plan_report", "BankConflicts",
            "bank_conflicts", "tmem_reg_layout", "PackError", "Placement", "pack_csv", "PtxError",
-           "ptx_kernel"]
+           "ptx_kernel", "check_report"]
 
 class LinaliasError(ValueError):
     """Every error linalias raises (a ``ValueError``)."""
@@ -146,3 +146,11 @@ def ptx_kernel(
     dtype: Optional[str] = None,
     name: Optional[str] = None,
 ) -> str: ...
+
+def check_report(
+    text: str,
+    mode: str,
+    params: dict[str, int] = ...,
+    samples: int = 0,
+    file: str = "<python>",
+) -> tuple[str, str, str, int]: ...

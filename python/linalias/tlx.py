@@ -178,6 +178,40 @@ class Plan:
         return self.svg
 
 
+class Check:
+    """A kernel's hazard check: what ``linalias check --json`` reports, as attributes."""
+
+    def __init__(self, report: dict, text: str, svg: str, exit_code: int):
+        self.report, self.text, self.svg, self.exit_code = report, text, svg, exit_code
+
+    pairs = property(lambda self: self.report["pairs"])
+    protocol = property(lambda self: self.report["protocol"])
+    warnings = property(lambda self: self.report["warnings"])
+
+    @property
+    def verified(self) -> bool:
+        """Every pair verified and no protocol finding (``linalias check`` exits 0)."""
+        return self.exit_code == 0
+
+    @property
+    def hazards(self) -> list:
+        """The pairs of allocations with a hazard, each with its witness."""
+        return [p for p in self.pairs if p["hazards"] > 0]
+
+    @property
+    def summary(self) -> str:
+        return self.text.rstrip("\n").rsplit("\n", 1)[-1].removeprefix("summary: ")
+
+    def __repr__(self):
+        return f"<linalias.tlx.Check {self.summary}>"
+
+    def __str__(self):
+        return self.text
+
+    def _repr_svg_(self):
+        return self.svg
+
+
 class Kernel:
     """One kernel's TLX calls (inside ``with kernel:``), or a TTGIR dump / plan file read
     whole; ``plan`` plans it."""
@@ -256,6 +290,18 @@ class Kernel:
             lines += ["", "[[overlap]]", f"spec = {json.dumps(spec.name)}", f"tree = {tree._toml()}"]
         return "\n".join(lines).lstrip("\n") + "\n"
 
+    def check(self, mode: str = "tlx", params: Optional[dict] = None, samples: int = 0) -> Check:
+        """The hazard check of a kernel read from its TTGIR (``Kernel.from_ttgir``): every pair
+        of aliased allocations verified, or a hazard with its witness, or unknown with why —
+        what ``linalias check`` reports (``params`` fixes integer parameters, ``samples``
+        random executions cross-check the verdicts)."""
+        if not self._module:
+            raise _linalias.ParseError(
+                "the hazard check reads a kernel's TTGIR (Kernel.from_ttgir): TLX calls alone have no "
+                "partitions, barriers or accesses to check")
+        report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples)
+        return Check(json.loads(report), text, svg, code)
+
     def plan(self, mode: str = "intended", target: Optional[str] = None, budget_ms: int = 1000) -> Plan:
         """Plans the kernel in ``mode`` (``"tlx"``: fbtriton 3.7.4's placement bit for bit;
         ``"intended"``: the documented meaning of the reuse tree), for ``target`` (default: the
@@ -269,5 +315,5 @@ class Kernel:
         return plan
 
 
-__all__ = ["Kernel", "Plan", "LinaliasWarning", "storage_kind", "reuse_group_type", "storage_alias_spec",
+__all__ = ["Kernel", "Plan", "Check", "LinaliasWarning", "storage_kind", "reuse_group_type", "storage_alias_spec",
            "local_alloc", "reuse_group", "buffered_tensor"]

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 
+use alias_alloc::hazard::{read_kernel, CheckReport, HazardError, ReadOptions};
 use alias_alloc::mlir::read_module;
 use alias_alloc::plan_file::PlanFile;
 use alias_alloc::report::PlanOutcome;
@@ -59,4 +60,36 @@ pub fn plan_report(
     let svg = outcome.svg(&program, module).map_err(fail)?;
     let json = outcome.json(file, &program, &violations, None, frontend);
     Ok((json.to_string(), svg))
+}
+
+/// The hazard check of a TTGIR module (`linalias check`): the JSON report, the text report,
+/// the swimlanes SVG and the exit code (0 verified, 1 a hazard or protocol finding, 3 unknowns
+/// only). `params` fixes the kernel's integer parameters; `samples` random executions are run
+/// as a cross-check. A module the check cannot read, or a kernel outside its model, is a
+/// `ParseError` / `AllocError` naming why.
+#[pyfunction]
+#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), samples=0, file="<python>"))]
+pub fn check_report(
+    text: &str,
+    mode: &str,
+    params: std::collections::BTreeMap<String, i64>,
+    samples: usize,
+    file: &str,
+) -> PyResultOf<(String, String, String, u8)> {
+    let opts = ReadOptions {
+        mode: mode_of(mode)?,
+        params,
+        ..ReadOptions::default()
+    };
+    let kernel = read_kernel(text, &opts).map_err(|e| match e {
+        HazardError::Module { .. } | HazardError::NoSuchParam { .. } => parse_error(e.to_string()),
+        _ => crate::errors::AllocError::new_err(format!("the check cannot decide: {e}")),
+    })?;
+    let report = CheckReport::new(file, kernel, samples);
+    Ok((
+        report.json().to_string(),
+        report.text(),
+        report.svg(),
+        report.exit_code(),
+    ))
 }

@@ -110,3 +110,30 @@ def test_module_docstrings_run():
     for module in (linalias, tlx, linalias.packing, linalias.ptx):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted > 0, module.__name__
+
+
+CHECKED = [REPO / "alias-alloc" / "tests" / "data" / "tlx_kernels" / k / "before.mlir"
+           for k in ("fa_ws_pipelined", "fa_ws_pipelined_fp8")]
+
+
+@pytest.mark.parametrize("path", CHECKED, ids=lambda p: p.parent.name)
+def test_the_hazard_check_is_the_clis(path):
+    out = subprocess.run([cli(), "check", str(path), "--json"], capture_output=True, text=True, cwd=REPO)
+    want = json.loads(out.stdout)
+    want.pop("kernel")
+    check = tlx.Kernel.from_ttgir(path.read_text()).check()
+    got = dict(check.report)
+    got.pop("kernel")
+    assert got == want
+    assert check.exit_code == out.returncode
+    assert check.verified == (out.returncode == 0)
+    assert check._repr_svg_().startswith("<svg")
+    if not check.verified:
+        assert check.hazards or check.protocol
+
+
+def test_the_hazard_check_needs_ttgir():
+    with pytest.raises(linalias.ParseError, match="TTGIR"):
+        flash_attention().check()
+    with pytest.raises(linalias.ParseError):
+        tlx.Kernel.from_ttgir("module {").check()

@@ -37,6 +37,7 @@
 //! ```
 
 mod bitset;
+mod check_report;
 mod error;
 mod explore;
 mod happens_before;
@@ -49,6 +50,7 @@ mod verdict;
 mod warp_group;
 
 pub use bitset::EventSet;
+pub use check_report::CheckReport;
 pub use error::HazardError;
 pub use explore::{explore, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
