@@ -80,3 +80,21 @@ def test_gluon_objects_read_and_repr_round_trips(family, triton_gluon):
         assert ours_on_theirs == want, case["id"]
         checked += 1
     assert checked > 0
+
+
+def test_nvmma_default_layouts_are_gluons(triton_gluon):
+    ttgl = triton_gluon
+    from linalias.layouts import NVMMASharedLayout
+    for shape in ([64, 64], [128, 32], [16, 16], [4, 256], [256], [2, 64, 64], [128, 8], [64, 48]):
+        for dtype in (ttgl.float16, ttgl.float32, ttgl.float8e4nv, ttgl.int8):
+            for transposed in (False, True):
+                for fp4 in ((False, True) if dtype.primitive_bitwidth == 8 else (False,)):
+                    for cga in (None, [[1] + [0] * (len(shape) - 1)]):
+                        try:
+                            want = ttgl.NVMMASharedLayout.get_default_for(shape, dtype, transposed, fp4, cga)
+                        except Exception:
+                            continue
+                        got = NVMMASharedLayout.get_default_for(shape, dtype, transposed, fp4, cga)
+                        assert repr(got) == repr(want), (shape, dtype, transposed, fp4, cga)
+                        # By name too.
+                        assert NVMMASharedLayout.get_default_for(shape, dtype.name, transposed, fp4, cga) == got

@@ -25,6 +25,46 @@ class SharedLayout(Layout):
     """A layout of a tensor in shared memory (in-dims ``offset, block``)."""
 
 
+_BITS = {"fp64": 64, "f64": 64, "float64": 64, "int64": 64, "i64": 64, "uint64": 64,
+         "fp32": 32, "f32": 32, "float32": 32, "int32": 32, "i32": 32, "uint32": 32,
+         "fp16": 16, "f16": 16, "float16": 16, "bf16": 16, "bfloat16": 16, "int16": 16, "i16": 16, "uint16": 16,
+         "fp8e4nv": 8, "fp8e5": 8, "fp8e4b15": 8, "f8e4m3": 8, "f8e5m2": 8, "float8e4nv": 8, "float8e5": 8,
+         "int8": 8, "i8": 8, "uint8": 8, "u8": 8}
+
+
+def _bitwidth(dtype) -> int:
+    """A Triton dtype (its ``primitive_bitwidth``), its name, or a bit width."""
+    if isinstance(dtype, int) and not isinstance(dtype, bool):
+        return dtype
+    bits = getattr(dtype, "primitive_bitwidth", None)
+    if isinstance(bits, int):
+        return bits
+    name = dtype if isinstance(dtype, str) else str(getattr(dtype, "name", dtype))
+    if name not in _BITS:
+        raise _linalias.ParseError(f"unknown element type {name!r}")
+    return _BITS[name]
+
+
+def _shape_per_cta(shape: List[int], cga_layout) -> List[int]:
+    """Gluon's ``_get_shape_per_cta``: the block shape one CTA holds under ``cga_layout``."""
+    if not cga_layout:
+        return shape
+    rank = len(cga_layout[0])
+    cga = [0] * rank
+    for basis in cga_layout:
+        if len(basis) != rank:
+            raise _linalias.ParseError(f"cga_layout bases of different ranks: {cga_layout}")
+        for i in range(rank):
+            cga[i] = max(cga[i], basis[i])
+    cga = [c * 2 if c else 1 for c in cga]
+    out = list(shape)
+    for d in range(min(rank, len(out))):
+        if out[d] % cga[d]:
+            raise _linalias.ParseError(f"shape {shape} is not divisible by CGA layout {cga_layout}")
+        out[d] //= cga[d]
+    return out
+
+
 @dataclass(frozen=True, eq=True)
 class BlockedLayout(DistributedLayout):
     size_per_thread: List[int]
@@ -88,6 +128,32 @@ class NVMMASharedLayout(SharedLayout):
     fp4_padded: bool = False
     cga_layout: List[List[int]] = field(default_factory=list)
     __hash__ = Layout.__hash__
+
+    def __post_init__(self):
+        # Gluon takes a cga_layout of None as none.
+        if self.cga_layout is None:
+            object.__setattr__(self, "cga_layout", [])
+        super().__post_init__()
+
+    @staticmethod
+    def get_default_for(block_shape: Sequence[int], dtype, transposed: bool = False, fp4_padded: bool = False,
+                        cga_layout: Optional[List[List[int]]] = None) -> "NVMMASharedLayout":
+        """Gluon's ``NVMMASharedLayout.get_default_for``: the largest swizzle the shape allows
+        (fewest TMA or MMA messages). ``dtype`` is a Triton dtype, its name, or a bit width."""
+        bits = _bitwidth(dtype)
+        shape_per_cta = _shape_per_cta(list(block_shape), cga_layout)
+        rank = len(block_shape)
+        if transposed:
+            shape_per_cta = shape_per_cta[1:] + shape_per_cta[:1]
+        contig_bytes = shape_per_cta[-1] * (2 if fp4_padded else 1) * bits // 8
+        swizzle = next((w for w in (128, 64, 32) if contig_bytes >= w and contig_bytes % w == 0), 0)
+        outer = 1
+        for size in shape_per_cta[:-1]:
+            outer *= size
+        if rank < 2 or outer < 8:
+            swizzle = 0
+        return NVMMASharedLayout(swizzle_byte_width=swizzle, element_bitwidth=bits, rank=rank, transposed=transposed,
+                                 fp4_padded=fp4_padded, cga_layout=cga_layout)
 
     def _picture_shape(self):
         # One swizzle atom: 8 rows of the swizzle width.

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from typing import List, Optional, Sequence, Tuple
 
 from ... import _linalias
-from .. import DistributedLinearLayout
+from .. import DistributedLinearLayout, _bitwidth
 from .._base import Layout, spec_json
 
 
@@ -28,11 +28,6 @@ class TensorMemoryScalesLayout(Layout):
     __hash__ = Layout.__hash__
 
 
-_BITS = {"fp64": 64, "f64": 64, "fp32": 32, "f32": 32, "float32": 32, "int32": 32, "i32": 32, "uint32": 32,
-         "fp16": 16, "f16": 16, "float16": 16, "bf16": 16, "bfloat16": 16, "int16": 16, "i16": 16,
-         "fp8e4nv": 8, "fp8e5": 8, "f8e4m3": 8, "f8e5m2": 8, "int8": 8, "i8": 8, "uint8": 8, "u8": 8}
-
-
 def get_tmem_reg_layout(element_ty, shape: Sequence[int], layout, num_warps: int, instr_variant: str = "32x32b",
                         alloc_shape: Optional[Sequence[int]] = None) -> DistributedLinearLayout:
     """The register layout of a ``tcgen05.ld``/``st`` of a tensor-memory ``layout``
@@ -40,13 +35,7 @@ def get_tmem_reg_layout(element_ty, shape: Sequence[int], layout, num_warps: int
     warps with the message shape ``instr_variant`` (``32x32b``, ``16x64b``, ``16x128b``,
     ``16x256b``), as Gluon's ``compute_tmem_reg_layout`` builds it. ``element_ty`` is a Triton
     dtype, its name, or a bit width."""
-    if isinstance(element_ty, int):
-        bits = element_ty
-    else:
-        name = element_ty if isinstance(element_ty, str) else str(getattr(element_ty, "name", element_ty))
-        if name not in _BITS:
-            raise _linalias.ParseError(f"get_tmem_reg_layout: unknown element type {name!r}")
-        bits = _BITS[name]
+    bits = _bitwidth(element_ty)
     shape = list(shape)
     ll = _linalias.tmem_reg_layout(bits, shape, list(alloc_shape) if alloc_shape is not None else shape,
                                    spec_json(layout), num_warps, instr_variant)
