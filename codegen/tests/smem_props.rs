@@ -16,7 +16,7 @@ use codegen::interp::Config;
 use codegen::ptx::{parse, Builder, SpecialReg, Target};
 use codegen::smem::kernels::{address_dump, round_trip, tile_load, tile_round_trip, tile_store};
 use codegen::smem::TidLinear;
-use linear_layout::families::{Blocked, DistributedEncoding, DotOperand, NvidiaMma};
+use linear_layout::families::{Blocked, DistributedEncoding, DotOperand, NvmmaDistributed};
 use linear_layout::{BufferMap, LinearLayout};
 use proptest::prelude::*;
 use test_support::smem::{assemble, check_run, random_gf2_layout, random_layout, SharedSpec};
@@ -72,7 +72,7 @@ impl RegSpec {
             RegSpec::Gf2 { seed, mix } => Some(random_gf2_layout(shape, warps, seed, mix)),
             RegSpec::Mma { operand, wpc0_log2 } => {
                 let w0 = 1u32 << wpc0_log2.min(warps.trailing_zeros());
-                let mma = NvidiaMma {
+                let mma = NvmmaDistributed {
                     version_major: 2,
                     version_minor: 0,
                     warps_per_cta: vec![w0, warps / w0],
@@ -84,7 +84,7 @@ impl RegSpec {
                 }
                 DotOperand {
                     operand_index: operand - 1,
-                    parent: Box::new(DistributedEncoding::NvidiaMma(mma)),
+                    parent: Box::new(DistributedEncoding::NvmmaDistributed(mma)),
                     k_width: 32 / bits,
                 }
                 .to_linear_layout(&shape)

@@ -1,4 +1,4 @@
-//! The distributed (register) layout families — `Blocked`, `Slice`, `NvidiaMma`, `DotOperand` —
+//! The distributed (register) layout families — `Blocked`, `Slice`, `NvmmaDistributed`, `DotOperand` —
 //! against every case recorded from Triton 3.9.0 by `tools/gen_family_goldens.py`
 //! (`tests/data/families/{blocked,slice,nvidia_mma,dot_operand}.json`), plus properties on
 //! random parameters.
@@ -16,7 +16,7 @@ mod common;
 use common::gluon_spec::{distributed, layout, load_cases, shape};
 use common::tally::Tally;
 use linear_layout::families::{
-    fit_linear, Blocked, DistributedEncoding, DotOperand, NvidiaMma, Slice,
+    fit_linear, Blocked, DistributedEncoding, DotOperand, NvmmaDistributed, Slice,
 };
 use linear_layout::{Dim, LayoutError, LinearLayout};
 use proptest::prelude::*;
@@ -318,7 +318,7 @@ fn probed_cases() {
 /// as Triton 3.9.0 builds them (probed by hand with Gluon `to_linear_layout`).
 #[test]
 fn wgmma_layouts_of_any_warp_count_are_triton_s() {
-    let mma = NvidiaMma {
+    let mma = NvmmaDistributed {
         version_major: 3,
         version_minor: 0,
         warps_per_cta: vec![2, 2],
@@ -340,7 +340,7 @@ fn wgmma_layouts_of_any_warp_count_are_triton_s() {
     assert_eq!(l.bases_of("warp").unwrap(), vec![vec![16, 0], vec![0, 64]]);
     let a = DotOperand {
         operand_index: 0,
-        parent: Box::new(DistributedEncoding::NvidiaMma(mma)),
+        parent: Box::new(DistributedEncoding::NvmmaDistributed(mma)),
         k_width: 2,
     };
     let l = a.to_linear_layout(&[64, 64]).unwrap();
@@ -571,7 +571,7 @@ proptest! {
             )),
             (2usize..=3).prop_flat_map(|rank| (
                 (0u32..=3).prop_flat_map(move |w| split_pow2(w, rank)).prop_map(move |w| {
-                    DistributedEncoding::NvidiaMma(NvidiaMma {
+                    DistributedEncoding::NvmmaDistributed(NvmmaDistributed {
                         version_major: 2,
                         version_minor: 0,
                         warps_per_cta: w,
@@ -600,7 +600,7 @@ proptest! {
         n_log2 in 3u32..=8, m_warps in 0u32..=1, n_warps in 0u32..=1, rep in 0u32..=1
     ) {
         let n = 1u32 << n_log2;
-        let mma = NvidiaMma {
+        let mma = NvmmaDistributed {
             version_major: 3,
             version_minor: 0,
             warps_per_cta: vec![4 << m_warps, 1 << n_warps],
@@ -620,7 +620,7 @@ proptest! {
     fn mma_v2_operands_broadcast_over_the_other_dim(
         wm in 0u32..=2, wn in 0u32..=2, k_width_log2 in 0u32..=3, operand_index in 0u32..=1, rep in 0u32..=1
     ) {
-        let mma = NvidiaMma {
+        let mma = NvmmaDistributed {
             version_major: 2,
             version_minor: 0,
             warps_per_cta: vec![1 << wm, 1 << wn],
@@ -631,7 +631,7 @@ proptest! {
         let shape = if operand_index == 0 { [16u64 << wm, k] } else { [k, 8u64 << wn] };
         let dot = DotOperand {
             operand_index,
-            parent: Box::new(DistributedEncoding::NvidiaMma(mma)),
+            parent: Box::new(DistributedEncoding::NvmmaDistributed(mma)),
             k_width: 1 << k_width_log2,
         };
         let l = dot.to_linear_layout(&shape).expect("valid operand");
@@ -693,7 +693,7 @@ mod no_panics {
             );
         let mma = (0u32..=4, 0u32..=1, list(), list(), cga()).prop_map(
             |(version_major, version_minor, warps_per_cta, instr_shape, cga_layout)| {
-                DistributedEncoding::NvidiaMma(NvidiaMma {
+                DistributedEncoding::NvmmaDistributed(NvmmaDistributed {
                     version_major,
                     version_minor,
                     warps_per_cta,

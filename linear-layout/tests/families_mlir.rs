@@ -11,9 +11,9 @@ mod common;
 
 use common::gluon_spec::{encoding, load_cases, shape};
 use linear_layout::families::{
-    AmdMfma, AmdWmma, Blocked, DistributedEncoding, DotOperand, Encoding, NvidiaMma, NvmmaShared,
-    PaddedShared, PartitionedShared, SharedEncoding, SharedLinear, Slice, SwizzledShared,
-    TensorMemory, TensorMemoryScales,
+    AmdMfma, AmdWmma, Blocked, DistributedEncoding, DotOperand, Encoding, NvmmaDistributed,
+    NvmmaShared, PaddedShared, PartitionedShared, SharedEncoding, SharedLinear, Slice,
+    SwizzledShared, TensorMemory, TensorMemoryScales,
 };
 use linear_layout::{LayoutError, LinearLayout};
 use proptest::prelude::*;
@@ -668,7 +668,7 @@ fn nvidia_mma() -> BoxedStrategy<DistributedEncoding> {
     (1usize..=3)
         .prop_flat_map(|r| (2u32..=3, 0u32..2, params(r), params(3), cga(r)))
         .prop_map(|(major, minor, wpc, instr, cga)| {
-            DistributedEncoding::NvidiaMma(NvidiaMma {
+            DistributedEncoding::NvmmaDistributed(NvmmaDistributed {
                 version_major: major,
                 version_minor: minor,
                 warps_per_cta: wpc,

@@ -6,7 +6,7 @@
 use codegen::access::IndexSource;
 use codegen::access::{BufferLowering, MemoryOp, TlxReindex};
 use linear_layout::families::{
-    Blocked, DistributedEncoding, DotOperand, NvidiaMma, NvmmaShared, SharedEncoding,
+    Blocked, DistributedEncoding, DotOperand, NvmmaDistributed, NvmmaShared, SharedEncoding,
     SwizzledShared,
 };
 use linear_layout::{AddressMap, BufferMap, LinearLayout};
@@ -70,8 +70,8 @@ pub fn swizzled(
     AddressMap::from_shared_encoding(buffer, bits, &enc, &shape).unwrap()
 }
 
-pub fn mma_v2(warps: [u32; 2]) -> NvidiaMma {
-    NvidiaMma {
+pub fn mma_v2(warps: [u32; 2]) -> NvmmaDistributed {
+    NvmmaDistributed {
         version_major: 2,
         version_minor: 0,
         warps_per_cta: warps.to_vec(),
@@ -80,10 +80,10 @@ pub fn mma_v2(warps: [u32; 2]) -> NvidiaMma {
     }
 }
 
-pub fn dot(operand_index: u32, parent: NvidiaMma, shape: [u64; 2]) -> LinearLayout {
+pub fn dot(operand_index: u32, parent: NvmmaDistributed, shape: [u64; 2]) -> LinearLayout {
     DotOperand {
         operand_index,
-        parent: Box::new(DistributedEncoding::NvidiaMma(parent)),
+        parent: Box::new(DistributedEncoding::NvmmaDistributed(parent)),
         k_width: 2,
     }
     .to_linear_layout(&shape)
@@ -185,7 +185,7 @@ pub fn cases() -> Vec<Named> {
             name: "mma_v3_acc_to_nvmma128_store",
             what: "wgmma accumulator [4,1] m64n64 -> NVMMA 128B, f16 128x64 (epilogue)",
             map: nvmma(128, 16, false, one(16384), s128x64),
-            regs: NvidiaMma {
+            regs: NvmmaDistributed {
                 version_major: 3,
                 version_minor: 0,
                 warps_per_cta: vec![4, 1],

@@ -8,7 +8,7 @@ use super::encoding::parse_parent;
 use super::linear::check_permutation;
 use super::mma::{matrix_order, nvidia_mma_tile};
 use super::tiling::{combine_cta_cga, identity_standard_nd, standard_out_dims};
-use super::{AmdMfma, AmdWmma, Blocked, DistributedEncoding, NvidiaMma};
+use super::{AmdMfma, AmdWmma, Blocked, DistributedEncoding, NvmmaDistributed};
 use crate::text::attr::AttrParser;
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
@@ -33,15 +33,15 @@ const FAMILY: &str = "dot_operand";
 /// parent is refused. Shape: the parent's rank, powers of two ([`LayoutError::InvalidShape`]).
 ///
 /// ```
-/// use linear_layout::families::{DistributedEncoding, DotOperand, NvidiaMma};
-/// let mma = NvidiaMma {
+/// use linear_layout::families::{DistributedEncoding, DotOperand, NvmmaDistributed};
+/// let mma = NvmmaDistributed {
 ///     version_major: 2,
 ///     version_minor: 0,
 ///     warps_per_cta: vec![2, 2],
 ///     instr_shape: vec![16, 8],
 ///     cga_layout: vec![],
 /// };
-/// let a = DotOperand { operand_index: 0, parent: Box::new(DistributedEncoding::NvidiaMma(mma)), k_width: 2 };
+/// let a = DotOperand { operand_index: 0, parent: Box::new(DistributedEncoding::NvmmaDistributed(mma)), k_width: 2 };
 /// let l = a.to_linear_layout(&[32, 16])?;
 /// assert_eq!(l.bases_of("register")?, vec![vec![0, 1], vec![8, 0], vec![0, 8]]);
 /// assert_eq!(l.bases_of("lane")?, vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]]);
@@ -89,7 +89,7 @@ impl DotOperand {
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
         self.check()?;
         match self.parent.as_ref() {
-            DistributedEncoding::NvidiaMma(mma) => self.mma_operand(mma, shape),
+            DistributedEncoding::NvmmaDistributed(mma) => self.mma_operand(mma, shape),
             DistributedEncoding::Blocked(blocked) => self.fma_operand(blocked, shape),
             DistributedEncoding::AmdMfma(mfma) => self.mfma_operand(mfma, shape),
             DistributedEncoding::AmdWmma(wmma) => self.wmma_operand(wmma, shape),
@@ -102,8 +102,8 @@ impl DotOperand {
     /// a shape).
     ///
     /// ```
-    /// use linear_layout::families::{DistributedEncoding, DotOperand, NvidiaMma};
-    /// let acc = DistributedEncoding::NvidiaMma(NvidiaMma::new(2, &[2, 2], &[16, 8])?);
+    /// use linear_layout::families::{DistributedEncoding, DotOperand, NvmmaDistributed};
+    /// let acc = DistributedEncoding::NvmmaDistributed(NvmmaDistributed::new(2, &[2, 2], &[16, 8])?);
     /// let a = DotOperand::new(0, acc.clone(), 2)?;
     /// assert_eq!(a.to_linear_layout(&[32, 16])?.in_dim_size("lane")?, 32);
     /// assert!(DotOperand::new(0, acc, 3).is_err()); // k_width must be a power of two
@@ -133,7 +133,7 @@ impl DotOperand {
             ));
         }
         match self.parent.as_ref() {
-            DistributedEncoding::NvidiaMma(mma) => {
+            DistributedEncoding::NvmmaDistributed(mma) => {
                 if !self.k_width.is_power_of_two() || self.k_width > 16 {
                     return Err(invalid(
                         "k_width",
@@ -196,7 +196,7 @@ impl DotOperand {
         }
     }
 
-    fn mma_operand(&self, mma: &NvidiaMma, shape: &[u64]) -> Result<LinearLayout> {
+    fn mma_operand(&self, mma: &NvmmaDistributed, shape: &[u64]) -> Result<LinearLayout> {
         let rank = mma.rank()?;
         check_shape(FAMILY, shape, rank)?;
         let is_a = self.operand_index == 0;
@@ -412,7 +412,7 @@ fn kind(enc: &DistributedEncoding) -> &'static str {
     match enc {
         DistributedEncoding::Blocked(_) => "blocked",
         DistributedEncoding::Slice(_) => "slice",
-        DistributedEncoding::NvidiaMma(_) => "nvidia_mma",
+        DistributedEncoding::NvmmaDistributed(_) => "nvidia_mma",
         DistributedEncoding::DotOperand(_) => "dot_operand",
         DistributedEncoding::AmdMfma(_) => "amd_mfma",
         DistributedEncoding::AmdWmma(_) => "amd_wmma",

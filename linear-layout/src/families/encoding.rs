@@ -6,7 +6,7 @@
 //! |---|---|
 //! | `#ttg.blocked<{sizePerThread = […], threadsPerWarp = […], warpsPerCTA = […], order = […]}>` | [`Blocked`] |
 //! | `#ttg.slice<{dim = 1, parent = #ttg.blocked<{…}>}>` | [`Slice`] |
-//! | `#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = […], instrShape = […]}>` | [`NvidiaMma`] |
+//! | `#ttg.nvidia_mma<{versionMajor = 3, versionMinor = 0, warpsPerCTA = […], instrShape = […]}>` | [`NvmmaDistributed`] |
 //! | `#ttg.dot_op<{opIdx = 0, parent = #ttg.nvidia_mma<{…}>, kWidth = 2}>` | [`DotOperand`] |
 //! | `#ttg.linear<{register = […], lane = […], warp = […], block = […]}>` | [`DistributedEncoding::Linear`] |
 //! | `#ttg.amd_mfma<{version = 3, warpsPerCTA = […], instrShape = [32, 32, 8], isTransposed = true}>` | [`AmdMfma`] |
@@ -56,8 +56,9 @@ use super::attribute::{Attribute, AttributeText};
 use super::linear::{check_permutation, fit_linear, REGISTER_DIMS};
 use super::nvmma::DEFAULT_RANK;
 use super::{
-    AmdMfma, AmdRotatingShared, AmdWmma, Blocked, DotOperand, NvidiaMma, NvmmaShared, PaddedShared,
-    PartitionedShared, SharedLinear, Slice, SwizzledShared, TensorMemory, TensorMemoryScales,
+    AmdMfma, AmdRotatingShared, AmdWmma, Blocked, DotOperand, NvmmaDistributed, NvmmaShared,
+    PaddedShared, PartitionedShared, SharedLinear, Slice, SwizzledShared, TensorMemory,
+    TensorMemoryScales,
 };
 use crate::text::attr::{AttrParser, ANY};
 use crate::{LayoutError, LinearLayout, Result};
@@ -70,7 +71,7 @@ pub enum DistributedEncoding {
     /// `#ttg.slice`.
     Slice(Slice),
     /// `#ttg.nvidia_mma` (v2 mma.sync, v3 wgmma).
-    NvidiaMma(NvidiaMma),
+    NvmmaDistributed(NvmmaDistributed),
     /// `#ttg.dot_op`.
     DotOperand(DotOperand),
     /// `#ttg.linear`: any layout with in-dims `register, lane, warp, block`.
@@ -119,7 +120,7 @@ impl DistributedEncoding {
         match self {
             DistributedEncoding::Blocked(b) => b.to_linear_layout(shape),
             DistributedEncoding::Slice(s) => s.to_linear_layout(shape),
-            DistributedEncoding::NvidiaMma(m) => m.to_linear_layout(shape),
+            DistributedEncoding::NvmmaDistributed(m) => m.to_linear_layout(shape),
             DistributedEncoding::DotOperand(d) => d.to_linear_layout(shape),
             DistributedEncoding::Linear(l) => fit_linear(l, shape),
             DistributedEncoding::AmdMfma(m) => m.to_linear_layout(shape),
@@ -279,7 +280,7 @@ macro_rules! registry {
 registry! {
     Blocked => |f| Encoding::Distributed(DistributedEncoding::Blocked(f));
     Slice => |f| Encoding::Distributed(DistributedEncoding::Slice(f));
-    NvidiaMma => |f| Encoding::Distributed(DistributedEncoding::NvidiaMma(f));
+    NvmmaDistributed => |f| Encoding::Distributed(DistributedEncoding::NvmmaDistributed(f));
     DotOperand => |f| Encoding::Distributed(DistributedEncoding::DotOperand(f));
     LinearLayout => |f| Encoding::Distributed(DistributedEncoding::Linear(f));
     AmdMfma => |f| Encoding::Distributed(DistributedEncoding::AmdMfma(f));
@@ -359,7 +360,7 @@ impl DistributedEncoding {
         match self {
             DistributedEncoding::Blocked(b) => b,
             DistributedEncoding::Slice(s) => s,
-            DistributedEncoding::NvidiaMma(m) => m,
+            DistributedEncoding::NvmmaDistributed(m) => m,
             DistributedEncoding::DotOperand(d) => d,
             DistributedEncoding::Linear(l) => l,
             DistributedEncoding::AmdMfma(m) => m,

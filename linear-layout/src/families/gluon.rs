@@ -43,9 +43,9 @@
 use serde::{Deserialize, Serialize};
 
 use crate::families::{
-    AmdMfma, AmdWmma, Blocked, DistributedEncoding, DotOperand, Encoding, NvidiaMma, NvmmaShared,
-    PaddedShared, PartitionedShared, SharedEncoding, SharedLinear, Slice, SwizzledShared,
-    TensorMemory, TensorMemoryScales,
+    AmdMfma, AmdWmma, Blocked, DistributedEncoding, DotOperand, Encoding, NvmmaDistributed,
+    NvmmaShared, PaddedShared, PartitionedShared, SharedEncoding, SharedLinear, Slice,
+    SwizzledShared, TensorMemory, TensorMemoryScales,
 };
 use crate::{Dim, LayoutError, LinearLayout, Result};
 
@@ -69,7 +69,7 @@ pub enum GluonLayout {
         parent: Box<GluonLayout>,
     },
     /// `NVMMADistributedLayout`: `version` is `[major, minor]`.
-    NvidiaMma {
+    NvmmaDistributed {
         version: Vec<u32>,
         warps_per_cta: Vec<u32>,
         instr_shape: Vec<u32>,
@@ -217,7 +217,7 @@ impl GluonLayout {
         match self {
             GluonLayout::Blocked { .. } => "BlockedLayout",
             GluonLayout::Slice { .. } => "SliceLayout",
-            GluonLayout::NvidiaMma { .. } => "NVMMADistributedLayout",
+            GluonLayout::NvmmaDistributed { .. } => "NVMMADistributedLayout",
             GluonLayout::DotOperand { .. } => "DotOperandLayout",
             GluonLayout::Linear { .. } => "DistributedLinearLayout",
             GluonLayout::SwizzledShared { .. } => "SwizzledSharedLayout",
@@ -272,7 +272,7 @@ impl GluonLayout {
                     parent: Box::new(parent.distributed(kind)?),
                 }))
             }
-            GluonLayout::NvidiaMma {
+            GluonLayout::NvmmaDistributed {
                 version,
                 warps_per_cta,
                 instr_shape,
@@ -290,7 +290,7 @@ impl GluonLayout {
                         ))
                     }
                 };
-                Encoding::Distributed(DistributedEncoding::NvidiaMma(NvidiaMma {
+                Encoding::Distributed(DistributedEncoding::NvmmaDistributed(NvmmaDistributed {
                     version_major: major,
                     version_minor: minor,
                     warps_per_cta: warps_per_cta.clone(),

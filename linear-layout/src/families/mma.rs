@@ -1,4 +1,4 @@
-//! [`NvidiaMma`]: `#ttg.nvidia_mma` accumulators of mma.sync (v2) and wgmma (v3), and the
+//! [`NvmmaDistributed`]: `#ttg.nvidia_mma` accumulators of mma.sync (v2) and wgmma (v3), and the
 //! register/lane tile ([`nvidia_mma_tile`]) that their dot operands share.
 
 use super::attribute::Attribute;
@@ -29,8 +29,8 @@ const FAMILY: &str = "nvidia_mma";
 /// ([`LayoutError::InvalidShape`]).
 ///
 /// ```
-/// use linear_layout::families::NvidiaMma;
-/// let v2 = NvidiaMma {
+/// use linear_layout::families::NvmmaDistributed;
+/// let v2 = NvmmaDistributed {
 ///     version_major: 2,
 ///     version_minor: 0,
 ///     warps_per_cta: vec![2, 2],
@@ -42,14 +42,14 @@ const FAMILY: &str = "nvidia_mma";
 /// assert_eq!(l.bases_of("lane")?, vec![vec![0, 2], vec![0, 4], vec![1, 0], vec![2, 0], vec![4, 0]]);
 /// assert_eq!(l.bases_of("warp")?, vec![vec![0, 8], vec![16, 0]]); // row-major
 ///
-/// let v3 = NvidiaMma { version_major: 3, warps_per_cta: vec![4, 1], instr_shape: vec![16, 64, 16], ..v2 };
+/// let v3 = NvmmaDistributed { version_major: 3, warps_per_cta: vec![4, 1], instr_shape: vec![16, 64, 16], ..v2 };
 /// let l = v3.to_linear_layout(&[64, 64])?;
 /// assert_eq!(l.bases_of("register")?, vec![vec![0, 1], vec![8, 0], vec![0, 8], vec![0, 16], vec![0, 32]]);
 /// assert_eq!(l.bases_of("warp")?, vec![vec![16, 0], vec![32, 0]]); // one warp group along M
 /// # Ok::<(), linear_layout::LayoutError>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NvidiaMma {
+pub struct NvmmaDistributed {
     /// 2 (Ampere mma.sync) or 3 (Hopper wgmma).
     pub version_major: u32,
     /// Minor version (0).
@@ -62,23 +62,23 @@ pub struct NvidiaMma {
     pub cga_layout: Vec<Vec<u64>>,
 }
 
-impl NvidiaMma {
-    /// An MMA accumulator layout with no CGA split, checked (see [`NvidiaMma`] for the
+impl NvmmaDistributed {
+    /// An MMA accumulator layout with no CGA split, checked (see [`NvmmaDistributed`] for the
     /// preconditions; [`LayoutError::InvalidParameter`] names the parameter).
     ///
     /// ```
-    /// use linear_layout::families::NvidiaMma;
-    /// let wgmma = NvidiaMma::new(3, &[4, 1], &[16, 64, 16])?;
+    /// use linear_layout::families::NvmmaDistributed;
+    /// let wgmma = NvmmaDistributed::new(3, &[4, 1], &[16, 64, 16])?;
     /// assert_eq!(wgmma.to_linear_layout(&[64, 64])?.in_dim_size("warp")?, 4);
-    /// assert!(NvidiaMma::new(3, &[4, 1], &[16, 8]).is_err()); // wgmma needs [16, N, K]
+    /// assert!(NvmmaDistributed::new(3, &[4, 1], &[16, 8]).is_err()); // wgmma needs [16, N, K]
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn new(
         version_major: u32,
         warps_per_cta: &[u32],
         instr_shape: &[u32],
-    ) -> Result<NvidiaMma> {
-        let m = NvidiaMma {
+    ) -> Result<NvmmaDistributed> {
+        let m = NvmmaDistributed {
             version_major,
             version_minor: 0,
             warps_per_cta: warps_per_cta.to_vec(),
@@ -90,11 +90,11 @@ impl NvidiaMma {
     }
 
     /// The layout `register, lane, warp, block → dim0..` for a tensor of `shape` (Triton's
-    /// `NvidiaMmaEncodingAttr::toLinearLayout`); errors: see [`NvidiaMma`].
+    /// `NvidiaMmaEncodingAttr::toLinearLayout`); errors: see [`NvmmaDistributed`].
     ///
     /// ```
-    /// use linear_layout::families::NvidiaMma;
-    /// let v3 = NvidiaMma {
+    /// use linear_layout::families::NvmmaDistributed;
+    /// let v3 = NvmmaDistributed {
     ///     version_major: 3,
     ///     version_minor: 0,
     ///     warps_per_cta: vec![4, 1],
@@ -107,7 +107,7 @@ impl NvidiaMma {
     ///     l.bases_of("register")?,
     ///     vec![vec![0, 1], vec![8, 0], vec![0, 8], vec![0, 16], vec![0, 32], vec![64, 0]]
     /// );
-    /// assert!(NvidiaMma { instr_shape: vec![16, 12, 16], ..v3 }.to_linear_layout(&[64, 64]).is_err());
+    /// assert!(NvmmaDistributed { instr_shape: vec![16, 12, 16], ..v3 }.to_linear_layout(&[64, 64]).is_err());
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn to_linear_layout(&self, shape: &[u64]) -> Result<LinearLayout> {
@@ -135,8 +135,8 @@ impl NvidiaMma {
     /// The tensor rank (`warps_per_cta.len()`), after checking every parameter.
     ///
     /// ```
-    /// use linear_layout::families::NvidiaMma;
-    /// let v2 = NvidiaMma {
+    /// use linear_layout::families::NvmmaDistributed;
+    /// let v2 = NvmmaDistributed {
     ///     version_major: 2,
     ///     version_minor: 0,
     ///     warps_per_cta: vec![1, 2, 2],
@@ -144,7 +144,7 @@ impl NvidiaMma {
     ///     cga_layout: vec![],
     /// };
     /// assert_eq!(v2.rank()?, 3);
-    /// assert!(NvidiaMma { instr_shape: vec![16, 8], ..v2 }.rank().is_err());
+    /// assert!(NvmmaDistributed { instr_shape: vec![16, 8], ..v2 }.rank().is_err());
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn rank(&self) -> Result<usize> {
@@ -331,11 +331,11 @@ pub fn nvidia_mma_tile(
     parts.iter().try_fold(trivial, |acc, p| acc.product(p))
 }
 
-impl Attribute for NvidiaMma {
+impl Attribute for NvmmaDistributed {
     const NAME: &'static str = "#ttg.nvidia_mma";
 
     fn parse(p: &mut AttrParser<'_>, start: usize) -> Result<Self> {
-        const A: &str = NvidiaMma::NAME;
+        const A: &str = NvmmaDistributed::NAME;
         const KEYS: [&str; 8] = [
             "versionMajor",
             "versionMinor",
@@ -362,7 +362,7 @@ impl Attribute for NvidiaMma {
         })?;
         p.close_dict(A)?;
         p.check_legacy_cta(A, start, &legacy, &cga)?;
-        let m = NvidiaMma {
+        let m = NvmmaDistributed {
             version_major: p.required(A, start, "versionMajor", major)?,
             version_minor: minor,
             warps_per_cta: p.required(A, start, "warpsPerCTA", wpc)?,

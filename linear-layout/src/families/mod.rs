@@ -12,7 +12,7 @@
 //! | [`TensorMemory`], [`TensorMemoryScales`] | `row, col` → `dim0, dim1` | [`tmem`], [`tmem_scales`] |
 //! | `#ttg.linear`, [`SharedLinear`] | given by their bases | [`linear`] |
 //! | [`Tcgen05Atom`] register layouts | `register, lane, warp, block` → `dim0, dim1` | [`tmem_access`] |
-//! | [`Blocked`], [`Slice`], [`NvidiaMma`], [`DotOperand`] | `register, lane, warp, block` → `dim0..` | [`blocked`], [`slice`](mod@slice), [`mma`], [`dot_operand`] |
+//! | [`Blocked`], [`Slice`], [`NvmmaDistributed`], [`DotOperand`] | `register, lane, warp, block` → `dim0..` | [`blocked`], [`slice`](mod@slice), [`mma`], [`dot_operand`] |
 //! | [`AmdMfma`], [`AmdWmma`] | `register, lane, warp, block` → `dim0..` | [`amd_mfma`], [`amd_wmma`] |
 //!
 //! [`Encoding`] gathers them behind one `to_linear_layout(shape)` and reads and prints their MLIR
@@ -49,7 +49,7 @@ pub use dot_operand::DotOperand;
 pub use encoding::{DistributedEncoding, Encoding, SharedEncoding};
 pub use gluon::GluonLayout;
 pub use linear::{fit_linear, SharedLinear};
-pub use mma::NvidiaMma;
+pub use mma::NvmmaDistributed;
 pub use nvmma::NvmmaShared;
 pub use padded::PaddedShared;
 pub use partitioned::PartitionedShared;

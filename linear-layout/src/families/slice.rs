@@ -48,8 +48,8 @@ impl Slice {
     /// `SliceEncodingAttr::toLinearLayout`); errors: see [`Slice`].
     ///
     /// ```
-    /// use linear_layout::families::{DistributedEncoding, NvidiaMma, Slice};
-    /// let mma = NvidiaMma {
+    /// use linear_layout::families::{DistributedEncoding, NvmmaDistributed, Slice};
+    /// let mma = NvmmaDistributed {
     ///     version_major: 2,
     ///     version_minor: 0,
     ///     warps_per_cta: vec![2, 2],
@@ -58,7 +58,7 @@ impl Slice {
     /// };
     /// // Row sums of a 32×16 accumulator: the 4 lanes of a quad (and the 2 warps along N) share
     /// // each row's result.
-    /// let rows = Slice { dim: 1, parent: Box::new(DistributedEncoding::NvidiaMma(mma)) };
+    /// let rows = Slice { dim: 1, parent: Box::new(DistributedEncoding::NvmmaDistributed(mma)) };
     /// let l = rows.to_linear_layout(&[32])?;
     /// assert_eq!(l.bases_of("register")?, vec![vec![8]]);
     /// assert_eq!(l.bases_of("lane")?, vec![vec![0], vec![0], vec![1], vec![2], vec![4]]);
@@ -198,7 +198,7 @@ pub fn distributed_rank(enc: &DistributedEncoding) -> Result<usize> {
                 reason: "slicing must leave at least one dim".into(),
             })
         }
-        DistributedEncoding::NvidiaMma(m) => m.rank(),
+        DistributedEncoding::NvmmaDistributed(m) => m.rank(),
         DistributedEncoding::DotOperand(d) => distributed_rank(&d.parent),
         DistributedEncoding::Linear(l) => Ok(l.num_out_dims()),
         DistributedEncoding::AmdMfma(m) => m.rank(),
