@@ -69,6 +69,7 @@ pub enum GluonLayout {
         parent: Box<GluonLayout>,
     },
     /// `NVMMADistributedLayout`: `version` is `[major, minor]`.
+    #[serde(rename = "nvidia_mma")]
     NvmmaDistributed {
         version: Vec<u32>,
         warps_per_cta: Vec<u32>,
