@@ -12,7 +12,9 @@
 # with the `mutants` profile (no debug info: faster links); a mutant whose tests run three times
 # as long as the unmutated tests' is counted as timed out (a mutant that loops forever).
 # `ITERATE=1` re-tests only what the runs before in OUT did not catch (after adding tests), and
-# the score line counts the earlier catches too. After the module's own code changed, run it
+# the score line counts the earlier catches too. `DOCTESTS=1` runs the interpreter's mutants
+# under `cargo test` with its doctests (the doc examples are tests CI runs; slower), e.g. on an
+# iterating pass over what nextest missed. After the module's own code changed, run it
 # whole again: a mutant whose line moved is a new name, and would be counted twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -42,6 +44,7 @@ all=(
 mkdir -p "$out"
 for entry in "${all[@]}"; do
   read -r file package flags <<<"$entry"
+  [ -z "${DOCTESTS:-}" ] || flags=${flags//--test-tool=nextest/}
   if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$file"; then continue; fi
   name=$(echo "$file" | tr '/' '_')
   glob=$file

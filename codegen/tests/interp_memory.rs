@@ -366,3 +366,70 @@ fn invalid_hand_made_kernels_are_refused_not_run() {
         Err(InterpError::InvalidKernel(_))
     ));
 }
+
+#[test]
+fn trace_entries_say_what_they_read_where_and_for_which_warp() {
+    use linear_layout::Address as LayoutAddress;
+    // 64 threads store a word at 4·tid, then load it back: two warps, one store and one load
+    // each.
+    let mut b = Builder::new("k", Target::Sm90a).unwrap();
+    b.extern_shared("smem", 16).unwrap();
+    let tid = b.special(SpecialReg::TidX).unwrap();
+    let off = b.shl(Width::B32, tid, 2).unwrap();
+    let base = b.shared_address("smem").unwrap();
+    let addr = b.add(IntType::U32, base, off).unwrap();
+    b.st(
+        StateSpace::Shared,
+        DataType::B32,
+        Address::new(addr, 0),
+        &[tid],
+    )
+    .unwrap();
+    b.ld(StateSpace::Shared, DataType::B32, 1, Address::new(addr, 0))
+        .unwrap();
+    b.ret().unwrap();
+    let k = b.finish().unwrap();
+    let out = run(&k, &Config::new(64).dynamic_shared(256), &[]).unwrap();
+    let origin = out.layout.dynamic_start;
+    assert_eq!(out.trace.len(), 128);
+    for a in out.trace.iter() {
+        assert_eq!(a.warp(), a.thread / 32);
+        assert_eq!(a.kind.is_load(), a.kind == AccessKind::Load, "{a:?}");
+        assert_eq!(
+            a.location.to_address(origin),
+            Some(LayoutAddress::Shared {
+                byte: u64::from(4 * a.thread)
+            })
+        );
+        // Below the origin there is no address of the dynamic region.
+        assert_eq!(a.location.to_address(origin + 4 * a.thread + 1), None);
+    }
+    assert!(out.trace.iter().any(|a| a.warp() == 1));
+    // Every kind: which ones read.
+    let reads = [
+        (AccessKind::Load, true),
+        (AccessKind::Store, false),
+        (AccessKind::LdmatrixRow { matrix: 0, row: 0 }, true),
+        (AccessKind::StmatrixRow { matrix: 0, row: 0 }, false),
+        (AccessKind::TmemLoad { reg: 0, half: None }, true),
+        (AccessKind::TmemStore { reg: 0, half: None }, false),
+        (AccessKind::TmemCopy { row: 0 }, false),
+        (AccessKind::TmemAllocWrite, false),
+    ];
+    for (kind, read) in reads {
+        assert_eq!(kind.is_load(), read, "{kind:?}");
+    }
+    // A TMEM cell is its own address; global memory has none.
+    assert_eq!(
+        Location::Tmem { lane: 5, column: 7 }.to_address(origin),
+        Some(LayoutAddress::Tensor { lane: 5, column: 7 })
+    );
+    assert_eq!(
+        Location::Global {
+            param: 0,
+            offset: 0
+        }
+        .to_address(0),
+        None
+    );
+}
