@@ -405,6 +405,42 @@ fn trace_entries_say_what_they_read_where_and_for_which_warp() {
         assert_eq!(a.location.to_address(origin + 4 * a.thread + 1), None);
     }
     assert!(out.trace.iter().any(|a| a.warp() == 1));
+    // The views of the trace: all of it, by statement, by warp-level issue.
+    assert!(!out.trace.is_empty());
+    assert_eq!(out.trace.accesses().len(), 128);
+    assert_eq!((&out.trace).into_iter().count(), 128);
+    let stmts: Vec<usize> = out
+        .trace
+        .iter()
+        .map(|a| a.stmt)
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    assert_eq!(stmts.len(), 2, "one store and one load statement");
+    for (stmt, kind) in stmts.iter().zip([AccessKind::Store, AccessKind::Load]) {
+        assert_eq!(out.trace.of_stmt(*stmt).count(), 64);
+        assert!(out
+            .trace
+            .of_stmt(*stmt)
+            .all(|a| a.stmt == *stmt && a.kind == kind));
+    }
+    // Each warp issues the store, then the load: four issues of 32 accesses, each of one
+    // warp and one statement.
+    let issues: Vec<&[codegen::interp::Access]> = out.trace.issues().collect();
+    assert_eq!(issues.len(), 4);
+    for issue in &issues {
+        assert_eq!(issue.len(), 32);
+        assert!(issue
+            .iter()
+            .all(|a| a.warp() == issue[0].warp() && a.stmt == issue[0].stmt));
+    }
+    let empty = {
+        let mut b = Builder::new("k", Target::Sm90a).unwrap();
+        b.ret().unwrap();
+        b.finish().unwrap()
+    };
+    let none = run(&empty, &Config::new(32), &[]).unwrap();
+    assert!(none.trace.is_empty() && none.trace.issues().next().is_none());
     // Every kind: which ones read.
     let reads = [
         (AccessKind::Load, true),
