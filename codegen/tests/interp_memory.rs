@@ -469,3 +469,26 @@ fn trace_entries_say_what_they_read_where_and_for_which_warp() {
         None
     );
 }
+
+#[test]
+fn tensor_memory_cells_are_lane_by_column_and_nothing_past_them() {
+    use codegen::interp::Tmem;
+    let mut t = Tmem::new();
+    // Every corner is its own cell.
+    for (i, (lane, column)) in [(0, 0), (0, 511), (1, 0), (127, 0), (127, 511)]
+        .into_iter()
+        .enumerate()
+    {
+        assert!(t.set(lane, column, i as u32 + 1));
+    }
+    assert_eq!(t.get(0, 511), Some(2));
+    assert_eq!(t.get(1, 0), Some(3));
+    assert_eq!(t.get(127, 511), Some(5));
+    // Past a lane's 512 columns is not the next lane, past lane 127 is nothing.
+    for (lane, column) in [(0, 512), (0, 1024), (128, 0), (128, 511), (200, 600)] {
+        assert!(!t.set(lane, column, 9), "({lane}, {column})");
+        assert_eq!(t.get(lane, column), None, "({lane}, {column})");
+    }
+    assert_eq!(t.get(1, 0), Some(3));
+    assert_eq!(t.get(0, 0), Some(1));
+}
