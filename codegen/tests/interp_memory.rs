@@ -492,3 +492,42 @@ fn tensor_memory_cells_are_lane_by_column_and_nothing_past_them() {
     assert_eq!(t.get(1, 0), Some(3));
     assert_eq!(t.get(0, 0), Some(1));
 }
+
+#[test]
+fn tensor_memory_allocations_are_aligned_powers_of_two() {
+    use codegen::interp::Tmem;
+    let mut t = Tmem::new();
+    // Only powers of two from 32 to 512 columns.
+    for bad in [0, 1, 16, 31, 48, 96, 500, 1024, 4096] {
+        assert_eq!(t.allocate(bad), None, "{bad}");
+    }
+    assert!(t.allocations().is_empty());
+    // Each at the lowest free run aligned to its size.
+    assert_eq!(t.allocate(32), Some(0));
+    assert_eq!(t.allocate(64), Some(64)); // not 32: 64-column runs start at multiples of 64
+    assert_eq!(t.allocate(32), Some(32)); // the hole
+    assert_eq!(t.allocate(128), Some(128));
+    assert_eq!(t.allocate(256), Some(256));
+    assert_eq!(t.allocate(32), None); // full
+    assert!((0..512).all(|c| t.is_allocated(c)));
+    assert!(!t.is_allocated(512));
+    // Freed runs are reused; a free must name an allocation exactly.
+    assert!(!t.free(64, 32));
+    assert!(t.free(64, 64));
+    assert!(
+        !t.is_allocated(64) && !t.is_allocated(127) && t.is_allocated(63) && t.is_allocated(128)
+    );
+    assert_eq!(t.allocate(32), Some(64));
+    assert_eq!(t.allocate(32), Some(96));
+    assert_eq!(
+        t.allocations(),
+        &[
+            (0, 32),
+            (32, 32),
+            (128, 128),
+            (256, 256),
+            (64, 32),
+            (96, 32)
+        ]
+    );
+}
