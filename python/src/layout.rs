@@ -63,8 +63,9 @@ impl LinearLayout {
         // Triton infers each size as the smallest power of two above every component in it.
         let bases = named(&bases);
         let sizes = out_dim_sizes.map(|s| s.iter().map(|x| x.0).collect::<Vec<u64>>());
-        let sizes = sizes.unwrap_or_else(|| {
-            (0..out_dim_names.len())
+        let sizes = match sizes {
+            Some(sizes) => sizes,
+            None => (0..out_dim_names.len())
                 .map(|d| {
                     let max = bases
                         .iter()
@@ -73,10 +74,16 @@ impl LinearLayout {
                         .max()
                         .copied()
                         .unwrap_or(0);
-                    max.saturating_add(1).next_power_of_two()
+                    max.checked_add(1)
+                        .and_then(u64::checked_next_power_of_two)
+                        .ok_or_else(|| {
+                            parse_error(format!(
+                                "from_bases: component {max} of out-dim {d} has no power of two above it"
+                            ))
+                        })
                 })
-                .collect()
-        });
+                .collect::<PyResultOf<Vec<u64>>>()?,
+        };
         if sizes.len() != out_dim_names.len() {
             return Err(parse_error(format!(
                 "from_bases: {} out-dim names but {} sizes",

@@ -108,3 +108,13 @@ def test_fuzzed_linear_layout_calls_raise_typed_errors():
         attempt(lambda: LinearLayout.zeros_1d(rng.choice(GARBAGE), "a", "b", rng.choice(GARBAGE)))
         attempt(lambda: linalias.to_linear_layout(rng.choice(GARBAGE + ["#ttg.blocked<{", "#ttg.linear<{}>"]),
                                                   value(rng)))
+
+
+def test_huge_components_are_errors_not_overflows():
+    with pytest.raises(LinaliasError):
+        LinearLayout.from_bases([("a", [[2**63]])], ["o"])
+    with pytest.raises(LinaliasError):
+        LinearLayout.from_bases([("a", [[2**64 - 1]])], ["o"])
+    from linalias.layouts import SharedLinearLayout
+    with pytest.raises(LinaliasError):
+        linalias.to_linear_layout(SharedLinearLayout([[2**63]]), [1])

@@ -245,6 +245,8 @@ impl GluonLayout {
     ///
     /// ```
     /// use linear_layout::families::GluonLayout;
+    /// let huge = GluonLayout::SharedLinear { offset_bases: vec![vec![1 << 63]], block_bases: vec![], alignment: 16 };
+    /// assert!(huge.to_encoding().is_err());
     /// let bad = GluonLayout::TensorMemory {
     ///     block: vec![128], col_stride: 1, cga_layout: vec![], two_ctas: false, fp4_padded: false,
     /// };
@@ -359,18 +361,25 @@ impl GluonLayout {
             } => {
                 // The attribute's sizes are what its bases reach (it is surjective).
                 let rank = offset_bases.first().map_or(0, Vec::len);
-                let outs: Vec<(Dim, u64)> = (0..rank)
+                let outs = (0..rank)
                     .map(|d| {
                         let reach = offset_bases
                             .iter()
                             .chain(block_bases)
                             .fold(0, |a, b| a | b.get(d).copied().unwrap_or(0));
-                        (
-                            Dim::standard(d),
-                            reach.saturating_add(1).next_power_of_two(),
-                        )
+                        let size = reach
+                            .checked_add(1)
+                            .and_then(u64::checked_next_power_of_two);
+                        size.map(|s| (Dim::standard(d), s)).ok_or_else(|| {
+                            LayoutError::invalid_parameter(
+                                kind,
+                                "offset_bases",
+                                &reach,
+                                "a basis reaches past the largest dimension (2^63)",
+                            )
+                        })
                     })
-                    .collect();
+                    .collect::<Result<Vec<(Dim, u64)>>>()?;
                 let layout = LinearLayout::from_bases(
                     &[
                         ("offset", offset_bases.clone()),
