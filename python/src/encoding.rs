@@ -46,3 +46,10 @@ pub fn mlir_linear_layout(py: Python<'_>, text: &str, shape: Vec<Nat>) -> PyResu
     let enc = lift(py, Encoding::from_mlir(text))?;
     Ok(LinearLayout::from(lift(py, enc.to_linear_layout(&shape))?))
 }
+
+/// The bit width of an element type by name (`f16`, `bf16`, Triton's `fp8e4nv`, `int8`, …: every
+/// name `linear_layout::DType` reads).
+#[pyfunction]
+pub fn dtype_bits(py: Python<'_>, name: &str) -> PyResultOf<u32> {
+    Ok(lift(py, name.parse::<linear_layout::DType>())?.bits())
+}

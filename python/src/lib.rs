@@ -27,6 +27,7 @@ fn _linalias(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encoding::spec_linear_layout, m)?)?;
     m.add_function(wrap_pyfunction!(encoding::mlir_normalize, m)?)?;
     m.add_function(wrap_pyfunction!(encoding::mlir_linear_layout, m)?)?;
+    m.add_function(wrap_pyfunction!(encoding::dtype_bits, m)?)?;
     m.add_function(wrap_pyfunction!(plan::plan_report, m)?)?;
     m.add_function(wrap_pyfunction!(plan::check_report, m)?)?;
     m.add_class::<analysis::BankConflicts>()?;

@@ -25,13 +25,6 @@ class SharedLayout(Layout):
     """A layout of a tensor in shared memory (in-dims ``offset, block``)."""
 
 
-_BITS = {"fp64": 64, "f64": 64, "float64": 64, "int64": 64, "i64": 64, "uint64": 64,
-         "fp32": 32, "f32": 32, "float32": 32, "int32": 32, "i32": 32, "uint32": 32,
-         "fp16": 16, "f16": 16, "float16": 16, "bf16": 16, "bfloat16": 16, "int16": 16, "i16": 16, "uint16": 16,
-         "fp8e4nv": 8, "fp8e5": 8, "fp8e4b15": 8, "f8e4m3": 8, "f8e5m2": 8, "float8e4nv": 8, "float8e5": 8,
-         "int8": 8, "i8": 8, "uint8": 8, "u8": 8}
-
-
 def _bitwidth(dtype) -> int:
     """A Triton dtype (its ``primitive_bitwidth``), its name, or a bit width."""
     if isinstance(dtype, int) and not isinstance(dtype, bool):
@@ -40,9 +33,7 @@ def _bitwidth(dtype) -> int:
     if isinstance(bits, int):
         return bits
     name = dtype if isinstance(dtype, str) else str(getattr(dtype, "name", dtype))
-    if name not in _BITS:
-        raise _linalias.ParseError(f"unknown element type {name!r}")
-    return _BITS[name]
+    return _linalias.dtype_bits(name)
 
 
 def _shape_per_cta(shape: List[int], cga_layout) -> List[int]:
