@@ -53,6 +53,24 @@ def build(spec):
     return CLASSES[kind](**args)
 
 
+def replay(cases, run, departures):
+    """Runs each golden case (``run(case)``): a case where exactly one of Triton and linalias
+    refuses is appended to ``departures``; yields ``(case, Triton's answer, ours)`` for the
+    cases where both succeed."""
+    for case in cases:
+        want = case["expect"]
+        try:
+            got = run(case)
+        except linalias.LinaliasError as e:
+            if "error" not in want:
+                departures.append(f"{case['id']}: we refuse ({e})")
+            continue
+        if "error" in want:
+            departures.append(f"{case['id']}: Triton refuses ({want['error'][:100]})")
+            continue
+        yield case, want["ok"], got
+
+
 def load(group, name):
     doc = json.loads((DATA / group / f"{name}.json").read_text())
     assert doc["triton_version"] == "3.9.0"
