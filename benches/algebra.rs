@@ -14,6 +14,8 @@
 //! Groups:
 //! * `apply/evaluator/N`    — compiled [`Evaluator::apply`] on flattened `cvt` inputs, a batch of
 //!   4096 random inputs per iteration (criterion reports time per element).
+//! * `apply/evaluator_batch/N` — [`Evaluator::apply_many`] on the same batch;
+//!   `apply/evaluator_range/N` — [`Evaluator::apply_range`] on 4096 consecutive inputs.
 //! * `apply/per_bit_loop/N` — reference: for each set input bit, XOR its packed column.
 //! * `apply/checked/N`      — [`LinearLayout::apply`] with named inputs (interned [`Dim`]s),
 //!   per call (batch of 256); `apply/checked_str/30` passes `&str` names instead.
@@ -168,6 +170,18 @@ fn bench_apply(c: &mut Criterion) {
         group.bench_function(format!("evaluator_batch/{}", case.name), |b| {
             b.iter(|| {
                 eval.apply_many(black_box(flat.as_slice()), &mut batch_out);
+                black_box(batch_out.first().copied())
+            })
+        });
+        // A whole range of consecutive inputs (a tile's addresses), from a random start.
+        let start = flat.first().copied().unwrap_or(0);
+        eval.apply_range(start, &mut batch_out);
+        for (k, &o) in (0u64..).zip(&batch_out) {
+            assert_eq!(o, eval.apply(start.wrapping_add(k)));
+        }
+        group.bench_function(format!("evaluator_range/{}", case.name), |b| {
+            b.iter(|| {
+                eval.apply_range(black_box(start), &mut batch_out);
                 black_box(batch_out.first().copied())
             })
         });

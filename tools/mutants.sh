@@ -44,7 +44,13 @@ all=(
 mkdir -p "$out"
 for entry in "${all[@]}"; do
   read -r file package flags <<<"$entry"
-  [ -z "${DOCTESTS:-}" ] || flags=${flags//--test-tool=nextest/}
+  if [ -n "${DOCTESTS:-}" ]; then
+    flags=${flags//--test-tool=nextest/}
+  else
+    # nextest's `mutants` profile (.config/nextest.toml): stop at the first failure, slow
+    # property tests last.
+    flags=${flags//--test-tool=nextest/--test-tool=nextest --cargo-test-arg=--profile=mutants}
+  fi
   if [ $# -gt 0 ] && ! printf '%s\n' "$@" | grep -qx "$file"; then continue; fi
   name=$(echo "$file" | tr '/' '_')
   glob=$file

@@ -474,8 +474,9 @@ impl AddressMap {
                         .checked_shr(64 - self.element.outs.first().map_or(0, |d| d.log2))
                         .unwrap_or(0),
                 );
-                for (x, o) in (0u64..).zip(out.iter_mut()) {
-                    *o = start.wrapping_add((self.eval.apply(x) & mask).wrapping_mul(bits) / 8);
+                self.eval.apply_range(0, out);
+                for o in out.iter_mut() {
+                    *o = start.wrapping_add((*o & mask).wrapping_mul(bits) / 8);
                 }
             }
             MemorySpace::TensorMemory => {
@@ -488,8 +489,9 @@ impl AddressMap {
                 {
                     // Every column fits: `lane << 16 | (start + column)` straight.
                     let lane_mask = u64::MAX.checked_shr(64 - lane_bits).unwrap_or(0);
-                    for (x, o) in (0u64..).zip(out.iter_mut()) {
-                        let flat = self.eval.apply(x);
+                    self.eval.apply_range(0, out);
+                    for o in out.iter_mut() {
+                        let flat = *o;
                         let column = flat.checked_shr(lane_bits).unwrap_or(0) & col_max;
                         *o = (flat & lane_mask) << 16 | (start + column);
                     }

@@ -3,6 +3,7 @@
 pub mod apply;
 pub mod compose;
 pub mod divide;
+mod gfni;
 pub mod invert;
 pub mod product;
 pub mod reshape;
