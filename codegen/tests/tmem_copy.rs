@@ -205,6 +205,57 @@ fn copy_protocol_mistakes_are_errors() {
         go(&uncommitted),
         Err(InterpError::MbarrierDeadlock { .. })
     ));
+    // Descriptors outside the model are refused, not guessed (PTX ISA 9.7.16.4.1): the fixed
+    // 0b001 at bits 46-48 missing or different, the absolute leading-dimension mode (bit 52),
+    // a swizzle mode (bits 61-63, each one alone).
+    let descriptor = |f: &dyn Fn(u64) -> u64| -> String {
+        good.lines()
+            .map(|l| {
+                // The descriptor's constant part: `or.b64 %rdN, %rdM, <imm>;`.
+                let imm = Some(l.trim())
+                    .filter(|t| t.starts_with("or.b64") || t.starts_with("mov.b64"))
+                    .and_then(|r| r.rsplit_once(", "))
+                    .and_then(|(_, v)| v.trim_end_matches(';').parse::<u64>().ok())
+                    .filter(|v| v >> 46 & 0b111 == 0b001);
+                match imm {
+                    Some(v) => format!("{}\n", l.replace(&v.to_string(), &f(v).to_string())),
+                    None => format!("{l}\n"),
+                }
+            })
+            .collect()
+    };
+    assert_ne!(
+        descriptor(&|v| v ^ 1 << 52),
+        good,
+        "the descriptor is found"
+    );
+    for (what, f) in [
+        (
+            "bits 46-48",
+            &(|v: u64| v & !(1u64 << 46)) as &dyn Fn(u64) -> u64,
+        ),
+        ("bits 46-48", &|v| v | 1u64 << 47),
+        ("bits 46-48", &|v| v | 1u64 << 48),
+        ("absolute", &|v| v | 1u64 << 52),
+        ("swizzled", &|v| v | 1u64 << 61),
+        ("swizzled", &|v| v | 1u64 << 62),
+        ("swizzled", &|v| v | 1u64 << 63),
+    ] {
+        match go(&descriptor(f)) {
+            Err(InterpError::CpDescriptor { reason, desc, .. }) => {
+                assert!(reason.contains(what), "{what}: {reason}");
+                assert_eq!(
+                    f(desc),
+                    desc,
+                    "{what}: the descriptor reported is the one refused"
+                );
+            }
+            other => panic!("{what}: {other:?}"),
+        }
+    }
+    // The fields around them (base offset bits 49-51, the LBO mode's neighbours 53-60) are not
+    // read: a descriptor with them set copies as before.
+    assert!(go(&descriptor(&|v| v | 0b111 << 49 | 0xFF << 53)).is_ok());
     // No wait: the loads read cells the copy is still writing.
     let unwaited: String = good
         .lines()

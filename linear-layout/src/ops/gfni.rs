@@ -270,7 +270,10 @@ mod tests {
                         .fold(0u32, |acc, b| acc ^ columns[b]);
                     assert_eq!(out[k], u64::from(want), "{n_tables} tables, input {x:#x}");
                 }
-                assert!(out[done..].iter().all(|&o| o == u64::MAX), "past the steps: untouched");
+                assert!(
+                    out[done..].iter().all(|&o| o == u64::MAX),
+                    "past the steps: untouched"
+                );
             }
         }
         assert!(GfniMatrices::new(&[[0; 256]; 5]).is_none());
