@@ -26,7 +26,7 @@
 //!    alignment every `tcgen05.mma` layout accepts, the same for its `A` and `D` (PTX ISA 9.0
 //!    §9.7.16.10.5). Column starts need none (`docs/tmem-placement.md` cites why).
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::fmt;
 
 use linear_layout::address::MemorySpace;
@@ -172,7 +172,7 @@ fn check_into(program: &Program, plan: &Plan, out: &mut Vec<Violation>) {
         });
         return;
     }
-    let mut by_region: HashMap<usize, Vec<Buffer>> = HashMap::new();
+    let mut by_region: FxHashMap<usize, Vec<Buffer>> = FxHashMap::default();
     for (id, alloc) in program.allocations() {
         let Some(p) = plan.allocs.iter().find(|p| p.alloc == id) else {
             out.push(Violation::Incomplete {
@@ -495,8 +495,10 @@ fn check_swizzle(name: &str, num: u64, p: &crate::AllocPlan, out: &mut Vec<Viola
 /// Tree coordinates of every leaf: its path of (group kind, group size) from the root, and
 /// the phase pools (by pre-order number).
 struct Coordinates {
-    paths: HashMap<AllocId, Vec<Step>>,
-    pools: HashSet<usize>,
+    /// By allocation index; `None` for an allocation outside the tree.
+    paths: Vec<Option<Vec<Step>>>,
+    /// By group (pre-order number): whether it is a phase pool.
+    pools: Vec<bool>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -509,22 +511,39 @@ struct Step {
 
 impl Coordinates {
     fn new(program: &Program, tree: &ReuseGroup) -> Self {
-        let mut paths = HashMap::new();
+        let mut by_id = FxHashMap::default();
         let mut counter = 0;
-        Self::walk(tree, &mut Vec::new(), &mut counter, &mut paths);
-        let mut pools = HashSet::new();
+        Self::walk(tree, &mut Vec::new(), &mut counter, &mut by_id);
+        let mut pools = FxHashSet::default();
         let mut counter = 0;
-        Self::count(program, tree, &paths, &mut counter, &mut pools);
-        Coordinates { paths, pools }
+        Self::count(program, tree, &by_id, &mut counter, &mut pools);
+        let mut paths = vec![None; program.allocations().count()];
+        for (id, path) in by_id {
+            if let Some(slot) = paths.get_mut(id.index()) {
+                *slot = Some(path);
+            }
+        }
+        Coordinates {
+            paths,
+            pools: (0..counter).map(|g| pools.contains(&g)).collect(),
+        }
+    }
+
+    fn path(&self, a: AllocId) -> Option<&[Step]> {
+        self.paths.get(a.index()).and_then(|p| p.as_deref())
+    }
+
+    fn is_pool(&self, group: usize) -> bool {
+        self.pools.get(group).copied().unwrap_or(false)
     }
 
     /// Buffer groups of `g` (its children's common count, 1 for a pool), recording pools.
     fn count(
         program: &Program,
         g: &ReuseGroup,
-        paths: &HashMap<AllocId, Vec<Step>>,
+        paths: &FxHashMap<AllocId, Vec<Step>>,
         counter: &mut usize,
-        pools: &mut HashSet<usize>,
+        pools: &mut FxHashSet<usize>,
     ) -> u64 {
         let id = *counter;
         *counter += 1;
@@ -555,7 +574,7 @@ impl Coordinates {
         g: &ReuseGroup,
         path: &mut Vec<Step>,
         counter: &mut usize,
-        out: &mut HashMap<AllocId, Vec<Step>>,
+        out: &mut FxHashMap<AllocId, Vec<Step>>,
     ) {
         path.push(Step {
             group: *counter,
@@ -578,15 +597,12 @@ impl Coordinates {
         path.pop();
     }
 
-    /// Subtile digits of buffer `i` along `path` (outermost first) and its buffer group.
-    fn digits(path: &[Step], i: u64) -> (Vec<u64>, u64) {
-        let mut rest = i;
-        let mut digits = vec![0; path.len()];
-        for (d, s) in digits.iter_mut().zip(path).rev() {
-            *d = rest % s.group_size;
-            rest /= s.group_size;
-        }
-        (digits, rest)
+    /// The product of the group sizes along `steps` (saturating: a product past `u64::MAX`
+    /// exceeds every buffer index, which is all its uses need).
+    fn size(steps: &[Step]) -> u64 {
+        steps
+            .iter()
+            .fold(1u64, |p, s| p.saturating_mul(s.group_size))
     }
 
     /// Why `x` and `y` must not overlap, or `None` when the tree lets them.
@@ -594,7 +610,7 @@ impl Coordinates {
         if x.alloc == y.alloc {
             return Some("different buffers of one allocation");
         }
-        let (Some(px), Some(py)) = (self.paths.get(&x.alloc), self.paths.get(&y.alloc)) else {
+        let (Some(px), Some(py)) = (self.path(x.alloc), self.path(y.alloc)) else {
             return Some("an allocation outside the reuse tree");
         };
         let common = px
@@ -603,20 +619,26 @@ impl Coordinates {
             .take_while(|(a, b)| a.group == b.group)
             .count();
         let lca = common.checked_sub(1).and_then(|c| px.get(c))?;
-        if self.pools.contains(&lca.group) {
+        if self.is_pool(lca.group) {
             return None;
         }
-        let (dx, kx) = Self::digits(px, x.index);
-        let (dy, ky) = Self::digits(py, y.index);
+        // Buffer i's subtile digits along its path (outermost first) are i written in the
+        // mixed radix of the path's group sizes, and what is left above them is its buffer
+        // group. The first `common` steps are the same groups for both leaves, so the digits
+        // there and the buffer group agree exactly when the quotients by the sizes below the
+        // common part agree: modulo the common part's size (digits) and divided by it (group).
+        let common_size = px.get(..common).map_or(1, Self::size);
+        let above = |p: &[Step], i: u64| i / p.get(common..).map_or(1, Self::size);
+        let (qx, qy) = (above(px, x.index), above(py, y.index));
         // A pool between the common ancestor and a leaf is one buffer group to that ancestor:
         // all its children's buffers are its group 0.
-        let pooled = |p: &[Step]| p.iter().skip(common).any(|s| self.pools.contains(&s.group));
-        let kx = if pooled(px) { 0 } else { kx };
-        let ky = if pooled(py) { 0 } else { ky };
+        let pooled = |p: &[Step]| p.iter().skip(common).any(|s| self.is_pool(s.group));
+        let kx = if pooled(px) { 0 } else { qx / common_size };
+        let ky = if pooled(py) { 0 } else { qy / common_size };
         if kx != ky {
             return Some("different buffer groups");
         }
-        if dx.get(..common) != dy.get(..common) {
+        if qx % common_size != qy % common_size {
             return Some("different subtiles of a shared group");
         }
         match lca.kind {

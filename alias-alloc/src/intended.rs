@@ -17,8 +17,8 @@
 //! shared ancestors (innermost fastest) and buffer group `k` (of the tree, or of the pool child
 //! it sits in, with that child's `U_c`) — a [`BufferMap`].
 
+use rustc_hash::FxHashMap;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 use linear_layout::address::align_up_saturating;
 use linear_layout::BufferMap;
@@ -232,16 +232,16 @@ struct Sized {
 
 /// Sizes of a tree's nodes; each leaf's size and alignment are computed once.
 struct Sizer {
-    leaves: HashMap<AllocId, Sized>,
+    leaves: FxHashMap<AllocId, Sized>,
     counts: Counts,
     /// Offsets and size of each distinct group, solved once (keyed by the node's address,
     /// stable while the tree is borrowed).
-    distinct: RefCell<HashMap<*const ReuseGroup, (Vec<u64>, u64)>>,
+    distinct: RefCell<FxHashMap<*const ReuseGroup, (Vec<u64>, u64)>>,
 }
 
 impl Sizer {
     fn new(program: &Program, tree: &ReuseGroup, counts: Counts) -> Result<Self, AllocError> {
-        let mut leaves = HashMap::new();
+        let mut leaves = FxHashMap::default();
         for id in tree.allocations() {
             let a = program.allocation(id)?;
             leaves.insert(
@@ -256,7 +256,7 @@ impl Sizer {
         Ok(Sizer {
             leaves,
             counts,
-            distinct: RefCell::new(HashMap::new()),
+            distinct: RefCell::new(FxHashMap::default()),
         })
     }
 

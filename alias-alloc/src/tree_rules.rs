@@ -13,7 +13,7 @@
 //! `distinct` group, a subtiled `shared` group, or leaves whose count is not a multiple of
 //! their subtile group) are refused.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::{AllocError, AllocId, GroupKind, Member, Program, ReuseGroup, SpecId};
 
@@ -23,7 +23,7 @@ pub(crate) struct TreeFacts {
     /// Buffer groups: `num / group_size` of the first leaf.
     pub groups: u64,
     /// Product of the shared ancestors' group sizes, per leaf.
-    pub leaf_group_size: HashMap<AllocId, u64>,
+    pub leaf_group_size: FxHashMap<AllocId, u64>,
     /// Buffer groups of each leaf (`num / group size`).
     pub counts: Counts,
     /// The phase pools of the tree: the first allocation of each and its children's counts.
@@ -34,10 +34,10 @@ pub(crate) struct TreeFacts {
 /// ([`Counts::settle`]), so that a deep tree costs one visit per node, not one per path.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct Counts {
-    leaf: HashMap<AllocId, u64>,
+    leaf: FxHashMap<AllocId, u64>,
     /// Each group's count, keyed by the node's address (stable while its tree is borrowed;
     /// never dereferenced).
-    group: HashMap<*const ReuseGroup, u64>,
+    group: FxHashMap<*const ReuseGroup, u64>,
     /// Groups whose count was computed from their children: the work counted by the tests.
     visits: std::cell::Cell<u64>,
 }
@@ -105,7 +105,7 @@ pub(crate) fn check_tree(
 ) -> Result<(TreeFacts, Vec<AllocError>), AllocError> {
     let spec_name = program.spec(spec)?.name.clone();
     let mut issues = Vec::new();
-    let mut leaf_group_size = HashMap::new();
+    let mut leaf_group_size = FxHashMap::default();
     walk(
         program,
         &spec_name,
@@ -130,7 +130,7 @@ pub(crate) fn check_tree(
     counts.settle(tree);
     let mut pools = Vec::new();
     mixing(program, &spec_name, tree, &counts, &mut pools, &mut issues)?;
-    let in_tree: HashSet<AllocId> = leaves.into_iter().collect();
+    let in_tree: FxHashSet<AllocId> = leaves.into_iter().collect();
     for u in program.users(spec) {
         if !in_tree.contains(&u) {
             issues.push(AllocError::NotInTree {
@@ -222,7 +222,7 @@ fn walk(
     spec: &str,
     g: &ReuseGroup,
     gs: u64,
-    out: &mut HashMap<AllocId, u64>,
+    out: &mut FxHashMap<AllocId, u64>,
     issues: &mut Vec<AllocError>,
 ) {
     let inner = match g.kind {

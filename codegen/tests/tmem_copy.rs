@@ -195,6 +195,36 @@ fn copy_protocol_mistakes_are_errors() {
         go(&unfenced),
         Err(InterpError::UnfencedSharedWrite { .. })
     ));
+    // A fence covers its own thread's writes only: with thread 0 alone fencing, the copy's first
+    // chunk (bytes 0-15, threads 0-3's words) holds thread 1's unfenced word.
+    let one_fence = good.replace(
+        "fence.proxy.async.shared::cta;",
+        "@%p1 fence.proxy.async.shared::cta;",
+    );
+    match go(&one_fence) {
+        Err(InterpError::UnfencedSharedWrite { thread, writer, .. }) => {
+            assert_eq!((thread, writer), (0, 1))
+        }
+        other => panic!("{other:?}"),
+    }
+    // While the copy is in flight, the cells it does not write are free to read: a load of
+    // column 8 (the copy writes columns 0-3) between the commit and the wait is fine, one of
+    // column 0 is not.
+    let early_load = |column: u32| {
+        good.replace(
+            "L__wait_0:",
+            &format!(
+                "shl.b32 %r10, %r1, 21;\nadd.u32 %r11, %r3, %r10;\n\
+                 tcgen05.ld.sync.aligned.32x32b.x1.b32 {{%r12}}, [%r11+{column}];\n\
+                 tcgen05.wait::ld.sync.aligned;\nL__wait_0:"
+            ),
+        )
+    };
+    assert!(go(&early_load(8)).is_ok(), "{:?}", go(&early_load(8)));
+    match go(&early_load(0)) {
+        Err(InterpError::TmemCopyInFlight { column, .. }) => assert_eq!(column, 0),
+        other => panic!("{other:?}"),
+    }
     // No commit: the wait never completes.
     let uncommitted: String = good
         .lines()

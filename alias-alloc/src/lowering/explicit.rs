@@ -1,7 +1,7 @@
 //! Explicit buffer lowering: each allocation's buffer map composed with its element layout,
 //! an [`AddressMap`] — no index rewrite, no expanded alias.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use linear_layout::{AddressMap, BufferMap, Dim, LinearLayout};
 
@@ -33,7 +33,7 @@ type Bucket = (crate::Storage, crate::DType, Vec<u64>);
 #[derive(Debug, Clone, Default)]
 pub struct LoweringCache {
     /// By (storage, dtype, shape), the layouts built for it, each with its insertion stamp.
-    entries: HashMap<Bucket, Vec<(AllocLayout, AddressMap, u64)>>,
+    entries: FxHashMap<Bucket, Vec<(AllocLayout, AddressMap, u64)>>,
     /// Layouts held.
     count: usize,
     /// The next insertion stamp (the oldest entry has the smallest).

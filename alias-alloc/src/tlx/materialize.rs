@@ -2,7 +2,7 @@
 //! divisibility checks, scale and offset, alias shapes, index rewrites — plus the warnings
 //! that say where TLX's result differs from the documented meaning.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use linear_layout::BufferMap;
 
@@ -33,8 +33,8 @@ pub(crate) fn plan_tlx(program: &Program) -> Result<Placed, AllocError> {
         backings.push(b);
     }
     // Step 2.
-    let mut map: HashMap<crate::AllocId, TlxOffset> = HashMap::new();
-    let mut strides = HashMap::new();
+    let mut map: FxHashMap<crate::AllocId, TlxOffset> = FxHashMap::default();
+    let mut strides = FxHashMap::default();
     let mut done = Vec::new();
     for o in program.overlaps() {
         let spec = program.spec(o.spec)?;

@@ -1,7 +1,7 @@
 //! TLX step 2 (`BufferOffsetCalculation.cpp`): sizes, alignments and the offset walk over a
 //! reuse tree.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use linear_layout::address::align_up_saturating;
 
@@ -27,12 +27,12 @@ pub(crate) struct TlxTree {
     /// Columns mode (a TMEM tree).
     tm: bool,
     /// `(size, alignment)` of every leaf, computed once.
-    leaves: HashMap<AllocId, (u64, u64)>,
+    leaves: FxHashMap<AllocId, (u64, u64)>,
 }
 
 impl TlxTree {
     pub(crate) fn new(program: &Program, tree: &ReuseGroup, tm: bool) -> Result<Self, AllocError> {
-        let mut leaves = HashMap::new();
+        let mut leaves = FxHashMap::default();
         for id in tree.allocations() {
             let a = program.allocation(id)?;
             let fact = if tm {
@@ -128,11 +128,11 @@ pub fn offsets(
     program: &Program,
     tree: &ReuseGroup,
     storage: Storage,
-) -> Result<(u64, HashMap<AllocId, TlxOffset>), AllocError> {
+) -> Result<(u64, FxHashMap<AllocId, TlxOffset>), AllocError> {
     let t = TlxTree::new(program, tree, storage == Storage::Tmem)?;
     let root_align = t.align_group(tree)?;
     let units = align_up_saturating(t.size_group_in(tree, Some(root_align))?, root_align);
-    let mut out = HashMap::new();
+    let mut out = FxHashMap::default();
     let mut walk = Walk {
         tree: &t,
         root_align,
@@ -145,7 +145,7 @@ pub fn offsets(
 struct Walk<'a> {
     tree: &'a TlxTree,
     root_align: u64,
-    out: &'a mut HashMap<AllocId, TlxOffset>,
+    out: &'a mut FxHashMap<AllocId, TlxOffset>,
 }
 
 impl Walk<'_> {
