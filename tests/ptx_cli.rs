@@ -584,7 +584,7 @@ fn flash_attention_plan_emits_tcgen05_kernels_that_put_every_cell_where_the_map_
         };
         let id = parsed.program.alloc_id(&a.allocation).unwrap();
         let alloc = parsed.program.allocation(id).unwrap();
-        let AllocLayout::Tmem(tm, _) = alloc.resolved_layout().unwrap() else {
+        let AllocLayout::Tmem(tm, _) = alloc.resolved_layout().unwrap().into_owned() else {
             panic!("{}: no TMEM layout", a.allocation);
         };
         let case = test_support::tmem::Alloc {

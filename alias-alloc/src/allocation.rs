@@ -1,6 +1,8 @@
 //! [`Allocation`]: TLX's `local_alloc(shape, dtype, num, storage, reuse, layout)`, and what
 //! one of its buffers occupies.
 
+use std::borrow::Cow;
+
 use linear_layout::families::{
     NvmmaShared, SharedEncoding, SwizzledShared, TensorMemory, TensorMemoryScales,
 };
@@ -122,12 +124,12 @@ impl Allocation {
     }
 
     /// The layout with TLX's defaults resolved.
-    pub fn resolved_layout(&self) -> Result<AllocLayout, AllocError> {
+    pub fn resolved_layout(&self) -> Result<Cow<'_, AllocLayout>, AllocError> {
         match (&self.layout, self.storage) {
             (AllocLayout::Default, Storage::Tmem) => {
                 let (m, n) = self.tmem_tile()?;
                 if self.dtype.bits() < 16 && !self.dtype.is_fp8() {
-                    return Ok(AllocLayout::DummyTmem);
+                    return Ok(Cow::Owned(AllocLayout::DummyTmem));
                 }
                 // A tile past u32 is named as it is, not clamped into a block size.
                 let block = |v: u64, what: &str| {
@@ -137,7 +139,7 @@ impl Allocation {
                         ))
                     })
                 };
-                Ok(AllocLayout::Tmem(
+                Ok(Cow::Owned(AllocLayout::Tmem(
                     TensorMemory {
                         block_m: block(m, "rows")?,
                         block_n: block(n, "columns")?,
@@ -147,7 +149,7 @@ impl Allocation {
                         fp4_padded: false,
                     },
                     CtaMode::Default,
-                ))
+                )))
             }
             (AllocLayout::Default, _) if self.shape.len() >= 2 => {
                 // TLX's `local_alloc` on NVIDIA: `nv_mma_shared_layout_encoding.make_default`,
@@ -170,27 +172,29 @@ impl Allocation {
                     // NVMMA layout, so `NvmmaShared::new` refuses it). Planned by its size and
                     // its swizzle's alignment; it has no element layout (two elements share a
                     // byte), so no address map either.
-                    return Ok(AllocLayout::Shared(SharedEncoding::Nvmma(NvmmaShared {
-                        swizzle_byte_width: swizzle,
-                        element_bitwidth: bits,
-                        transposed: false,
-                        fp4_padded: false,
-                        cga_layout: vec![],
-                        rank: None,
-                    })));
+                    return Ok(Cow::Owned(AllocLayout::Shared(SharedEncoding::Nvmma(
+                        NvmmaShared {
+                            swizzle_byte_width: swizzle,
+                            element_bitwidth: bits,
+                            transposed: false,
+                            fp4_padded: false,
+                            cga_layout: vec![],
+                            rank: None,
+                        },
+                    ))));
                 }
                 NvmmaShared::new(swizzle, bits, false, false, vec![])
-                    .map(|n| AllocLayout::Shared(SharedEncoding::Nvmma(n)))
+                    .map(|n| Cow::Owned(AllocLayout::Shared(SharedEncoding::Nvmma(n))))
                     .map_err(|source| self.layout_error(source))
             }
             (AllocLayout::Default, _) => {
                 let rank = self.shape.len();
                 let order = (0..rank).rev().collect();
                 SwizzledShared::new(1, 1, 1, order, vec![])
-                    .map(|s| AllocLayout::Shared(SharedEncoding::Swizzled(s)))
+                    .map(|s| Cow::Owned(AllocLayout::Shared(SharedEncoding::Swizzled(s))))
                     .map_err(|source| self.layout_error(source))
             }
-            (l, _) => Ok(l.clone()),
+            (l, _) => Ok(Cow::Borrowed(l)),
         }
     }
 
@@ -228,14 +232,14 @@ impl Allocation {
     /// `[128, 4]` `ui8` tiles of the mxfp8 FA kernel, as its index rewrite shows.
     pub fn tmem_columns(&self) -> Result<u64, AllocError> {
         let (m, n) = self.tmem_tile()?;
-        match self.resolved_layout()? {
+        match &*self.resolved_layout()? {
             AllocLayout::DummyTmem | AllocLayout::TmemScales(_) => {
                 Ok(m.div_ceil(32).saturating_mul(n.div_ceil(4)))
             }
             AllocLayout::Tmem(tm, mode) => {
                 let one_cta = TensorMemory {
                     two_ctas: tm.two_ctas && !tm.cga_layout.is_empty(),
-                    col_stride: if mode == CtaMode::TwoCtaRhs {
+                    col_stride: if *mode == CtaMode::TwoCtaRhs {
                         1
                     } else {
                         tm.col_stride
@@ -249,8 +253,8 @@ impl Allocation {
                     .saturating_mul(u64::from(self.dtype.bits()))
                     .div_ceil(32)
                     .max(1);
-                let halved = mode == CtaMode::TwoCtaRhs
-                    || (mode == CtaMode::Default
+                let halved = *mode == CtaMode::TwoCtaRhs
+                    || (*mode == CtaMode::Default
                         && tm.two_ctas
                         && tm.cga_layout.is_empty()
                         && tm.block_m == 64);
@@ -266,10 +270,10 @@ impl Allocation {
     /// `StorageAliasSizeDefinition`: `blockM *= 2`).
     pub fn tmem_rows(&self) -> Result<u64, AllocError> {
         let (m, n) = self.tmem_tile()?;
-        match self.resolved_layout()? {
+        match &*self.resolved_layout()? {
             AllocLayout::Tmem(tm, mode) => TensorMemory {
                 two_ctas: tm.two_ctas && !tm.cga_layout.is_empty(),
-                ..tm
+                ..tm.clone()
             }
             .alloc_rows(&[m, n])
             .map(|rows| match mode {
@@ -301,7 +305,7 @@ impl Allocation {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn alignment(&self) -> Result<u64, AllocError> {
-        let (own, default) = match (self.storage, self.resolved_layout()?) {
+        let (own, default) = match (self.storage, &*self.resolved_layout()?) {
             (Storage::Tmem, _) => (1, 1),
             // A swizzled layout is a software swizzle of logical offsets: its base needs only
             // its widest access, `vec` contiguous elements (Triton's 16 is where it starts an
@@ -347,7 +351,7 @@ impl Allocation {
             return Ok(());
         }
         let (m, n) = self.tmem_tile()?;
-        if let AllocLayout::Tmem(tm, _) = self.resolved_layout()? {
+        if let AllocLayout::Tmem(tm, _) = &*self.resolved_layout()? {
             let bits = self.dtype.bits();
             if bits.saturating_mul(tm.col_stride) > 32 {
                 return Err(verifier(format!(

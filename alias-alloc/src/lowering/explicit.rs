@@ -1,15 +1,22 @@
 //! Explicit buffer lowering: each allocation's buffer map composed with its element layout,
 //! an [`AddressMap`] — no index rewrite, no expanded alias.
 
-use rustc_hash::FxHashMap;
+use std::hash::{Hash, Hasher};
+
+use rustc_hash::{FxHashMap, FxHasher};
 
 use linear_layout::{AddressMap, BufferMap, Dim, LinearLayout};
 
 use crate::error::map_err;
 use crate::{AllocError, AllocLayout, Allocation};
 
-/// What a cache bucket is keyed by: storage, element type, shape.
-type Bucket = (crate::Storage, crate::DType, Vec<u64>);
+/// A cache bucket's key: the hash of storage, element type and shape, computed from an
+/// allocation without copying its shape (a bucket's entries keep their full keys).
+fn bucket(a: &Allocation) -> u64 {
+    let mut h = FxHasher::default();
+    (a.storage, a.dtype, a.shape.as_slice()).hash(&mut h);
+    h.finish()
+}
 
 /// Element layouts the explicit lowering has built, kept by whoever plans: inverting a layout
 /// and compiling its evaluator is most of the cost of lowering a plan, and compilers re-plan
@@ -32,8 +39,8 @@ type Bucket = (crate::Storage, crate::DType, Vec<u64>);
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct LoweringCache {
-    /// By (storage, dtype, shape), the layouts built for it, each with its insertion stamp.
-    entries: FxHashMap<Bucket, Vec<(AllocLayout, AddressMap, u64)>>,
+    /// By [`bucket`], the layouts built for it, each with its full key and insertion stamp.
+    entries: FxHashMap<u64, Vec<(Key, AddressMap, u64)>>,
     /// Layouts held.
     count: usize,
     /// The next insertion stamp (the oldest entry has the smallest).
@@ -65,26 +72,26 @@ impl LoweringCache {
         self.count = 0;
     }
 
-    fn get(&self, key: &Key) -> Option<&AddressMap> {
+    fn get(&self, alloc: &Allocation) -> Option<&AddressMap> {
         self.entries
-            .get(&(key.storage, key.dtype, key.shape.clone()))?
+            .get(&bucket(alloc))?
             .iter()
-            .find(|(layout, _, _)| *layout == key.layout)
+            .find(|(key, _, _)| key.is(alloc))
             .map(|(_, m, _)| m)
     }
 
-    fn insert(&mut self, key: Key, map: AddressMap) {
+    fn insert(&mut self, alloc: &Allocation, map: AddressMap) {
         if self.count >= Self::CAPACITY {
             // Drop the oldest entry (a linear scan, once per CAPACITY insertions at most).
             let oldest = self
                 .entries
                 .iter()
-                .flat_map(|(k, v)| v.iter().map(move |(_, _, s)| (*s, k.clone())))
+                .flat_map(|(k, v)| v.iter().map(move |(_, _, s)| (*s, *k)))
                 .min_by_key(|(s, _)| *s);
             if let Some((stamp, k)) = oldest {
-                if let Some(bucket) = self.entries.get_mut(&k) {
-                    bucket.retain(|(_, _, s)| *s != stamp);
-                    if bucket.is_empty() {
+                if let Some(entries) = self.entries.get_mut(&k) {
+                    entries.retain(|(_, _, s)| *s != stamp);
+                    if entries.is_empty() {
                         self.entries.remove(&k);
                     }
                     self.count -= 1;
@@ -94,9 +101,9 @@ impl LoweringCache {
         self.stamp += 1;
         self.count += 1;
         self.entries
-            .entry((key.storage, key.dtype, key.shape))
+            .entry(bucket(alloc))
             .or_default()
-            .push((key.layout, map, self.stamp));
+            .push((Key::of(alloc), map, self.stamp));
     }
 }
 
@@ -126,13 +133,12 @@ pub fn address_map(
     if !alloc.shape.iter().all(|d| d.is_power_of_two()) {
         return Ok(None);
     }
-    let key = Key::of(alloc);
-    if let Some(m) = cache.get(&key) {
+    if let Some(m) = cache.get(alloc) {
         return Ok(Some(m.with_buffer(buffers)));
     }
     let map = build(alloc, buffers)?;
     if let Some(m) = &map {
-        cache.insert(key, m.clone());
+        cache.insert(alloc, m.clone());
     }
     Ok(map)
 }
@@ -147,6 +153,14 @@ struct Key {
 }
 
 impl Key {
+    /// Whether `a` has this key (no copy of its layout or shape).
+    fn is(&self, a: &Allocation) -> bool {
+        self.storage == a.storage
+            && self.dtype == a.dtype
+            && self.shape == a.shape
+            && self.layout == a.layout
+    }
+
     fn of(a: &Allocation) -> Self {
         Key {
             storage: a.storage,
@@ -179,14 +193,14 @@ fn build(alloc: &Allocation, buffers: BufferMap) -> Result<Option<AddressMap>, A
         let element = map_err(LinearLayout::from_bases(&none, &dims, true))?;
         return map_err(AddressMap::shared(buffers, bits, &element)).map(Some);
     }
-    match alloc.resolved_layout()? {
+    match &*alloc.resolved_layout()? {
         AllocLayout::Shared(enc) => {
-            AddressMap::from_shared_encoding(buffers, bits, &enc, &alloc.shape)
+            AddressMap::from_shared_encoding(buffers, bits, enc, &alloc.shape)
                 .map(Some)
                 .map_err(|e| alloc.layout_error(e))
         }
         AllocLayout::Tmem(tm, crate::CtaMode::Default) => {
-            AddressMap::tensor_memory(buffers, bits, &tm, &alloc.shape)
+            AddressMap::tensor_memory(buffers, bits, tm, &alloc.shape)
                 .map(Some)
                 .map_err(|e| alloc.layout_error(e))
         }

@@ -124,7 +124,7 @@ impl Writer {
             .chain(a.shape.iter().copied())
             .map(|d| d.to_string())
             .collect();
-        let (enc, space) = match a.resolved_layout()? {
+        let (enc, space) = match a.resolved_layout()?.into_owned() {
             AllocLayout::Shared(s) => {
                 let text = Encoding::Shared(s.clone()).to_mlir_for_rank(a.shape.len());
                 (self.alias(text, "shared"), "#smem")

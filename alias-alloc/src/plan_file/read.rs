@@ -222,7 +222,7 @@ impl Cx<'_> {
                             "cta_mode applies to tensor memory (storage = \"tmem\") only",
                         ));
                     }
-                    match alloc.resolved_layout()? {
+                    match alloc.resolved_layout()?.into_owned() {
                         AllocLayout::Tmem(tm, _) => AllocLayout::Tmem(tm, mode),
                         _ => return Err(self.err(span, entry, "cta_mode", format!("{dtype} gets TLX's dummy TMEM layout, which has no CTA mode; give a #ttng.tensor_memory_encoding layout"))),
                     }

@@ -108,7 +108,7 @@ fn write_alloc(out: &mut String, program: &Program, a: &Allocation) {
                 layout: AllocLayout::Default,
                 ..a.clone()
             };
-            let is_default = matches!(default.resolved_layout(),
+            let is_default = matches!(default.resolved_layout().map(std::borrow::Cow::into_owned),
                 Ok(AllocLayout::Tmem(d, _)) if d == *tm);
             if !(is_default && *mode != CtaMode::Default) {
                 let attr = Encoding::TensorMemory(tm.clone()).to_mlir();

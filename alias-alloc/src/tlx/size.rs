@@ -92,7 +92,7 @@ fn tmem_shape(program: &Program, users: &[crate::AllocId]) -> Result<(u64, u64),
         } else if eb < 4 {
             bn = bn.div_ceil(4 / eb);
         }
-        if let AllocLayout::Tmem(_, mode) = a.resolved_layout()? {
+        if let AllocLayout::Tmem(_, mode) = &*a.resolved_layout()? {
             match mode {
                 CtaMode::TwoCtaRhs => {
                     bn /= 2;

@@ -281,7 +281,7 @@ fn allocation_kernel(
         Ok(l) => l,
         Err(e) => return Ok(Err(PlanPtxError::Alloc(e))),
     };
-    let map = match (&a.address_map, &layout) {
+    let map = match (&a.address_map, &*layout) {
         (Some(map), _) => map,
         (None, AllocLayout::DummyTmem) => {
             return Ok(Err(unsupported(
@@ -300,7 +300,7 @@ fn allocation_kernel(
         }
         (None, _) => return Ok(Err(unsupported("no explicit address map"))),
     };
-    let kernel = match (alloc.storage, layout) {
+    let kernel = match (alloc.storage, layout.into_owned()) {
         (Storage::Tmem, AllocLayout::Tmem(tm, CtaMode::Default)) => {
             let tmem_error = |source| PlanPtxError::Tmem {
                 allocation: a.name.clone(),

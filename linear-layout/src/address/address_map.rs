@@ -329,9 +329,15 @@ impl AddressMap {
     /// # Ok::<(), linear_layout::LayoutError>(())
     /// ```
     pub fn with_buffer(&self, buffer: BufferMap) -> AddressMap {
+        // Field by field: the old buffer map is not cloned only to be dropped.
         AddressMap {
+            space: self.space,
             buffer,
-            ..self.clone()
+            element_bits: self.element_bits,
+            element: self.element.clone(),
+            eval: self.eval.clone(),
+            hardware: self.hardware.clone(),
+            encoding_alignment: self.encoding_alignment,
         }
     }
 

@@ -83,7 +83,7 @@ pub struct Evaluator {
     tables: Tables,
     /// `apply_many` on AVX-512 + GFNI, where the CPU has it and the layout fits 32 → 32 bits.
     gfni: Option<Arc<GfniMatrices>>,
-    out_log2: Vec<u32>,
+    out_log2: Arc<[u32]>,
 }
 
 /// The byte tables (shared: cloning an evaluator, or an `AddressMap` holding one, copies a
@@ -158,7 +158,12 @@ impl Evaluator {
         Ok(Evaluator {
             tables,
             gfni: gfni.map(Arc::new),
-            out_log2: layout.outs.iter().map(|o| o.log2).collect(),
+            out_log2: layout
+                .outs
+                .iter()
+                .map(|o| o.log2)
+                .collect::<Vec<_>>()
+                .into(),
         })
     }
 
