@@ -166,28 +166,8 @@ fn copies_are_the_peers_and_land_where_the_layout_says() {
 /// The interpreter catches the protocol mistakes a copy kernel can make.
 #[test]
 fn copy_protocol_mistakes_are_errors() {
-    let layout = LinearLayout::identity_1d(512, "offset", "flat")
-        .unwrap()
-        .reshape_outs(&[("dim3", 16), ("dim2", 32), ("dim1", 1), ("dim0", 1)])
-        .unwrap()
-        .transpose_outs(&["dim0", "dim1", "dim2", "dim3"])
-        .unwrap();
-    let map = AddressMap::shared(BufferMap::new(0, &[]).unwrap(), 8, &layout).unwrap();
-    let plan = TmemCopyPlan::for_scales(
-        &map,
-        &[1, 1, 32, 16],
-        &TensorMemoryScales::default(),
-        &[128, 4],
-    )
-    .unwrap();
-    let good = scales_copy_kernel("cp", &plan, 512).unwrap().to_string();
-    let params = || {
-        vec![
-            ParamValue::Buffer(vec![1; 512]),
-            ParamValue::Buffer(vec![0; 128 * 16]),
-        ]
-    };
-    let go = |text: &str| run(&parse(text).unwrap(), &Config::new(128), &params());
+    let (good, run_with) = copy_kernel();
+    let go = |text: &str| run_with(text, &[1; 512]);
     assert!(go(&good).is_ok());
     // No fence between the shared stores and the copy.
     let unfenced = good.replace("fence.proxy.async.shared::cta;", "");
@@ -348,4 +328,97 @@ fn both_qualifier_orders_parse() {
     }
     assert!(parse(&text("tcgen05.cp.cta_group::1.32x128b [%r0], %rd0;")).is_err());
     assert!(parse(&text("tcgen05.cp.cta_group::1.4x256b [%r0], %rd0;")).is_err());
+}
+
+/// Where a copy puts its data: row `r`, 16-byte chunk `c` of a `128x256b` copy is read at
+/// `start + 16·(r % 8) + SBO·(r / 8) + LBO·c` and lands in lane `r`, columns `4c … 4c + 3`;
+/// a copy issued by a thread of warp 2 that reaches past tensor memory or its allocation is an
+/// error naming warp 2 and the cell.
+#[test]
+fn copies_land_by_row_and_chunk_and_refuse_cells_outside() {
+    let (good, go) = copy_kernel();
+    let (lbo, sbo) = (128u64, 16u64);
+    let wide = good
+        .replace(
+            "tcgen05.cp.cta_group::1.32x128b.warpx4",
+            "tcgen05.cp.cta_group::1.128x256b",
+        )
+        .replace(
+            &(1u64 << 46 | 128 >> 4 << 32).to_string(),
+            &(1u64 << 46 | sbo >> 4 << 32 | lbo >> 4 << 16).to_string(),
+        );
+    assert_ne!(wide, good);
+    let src: Vec<u8> = (0..512).map(|i| (i * 7 % 251) as u8).collect();
+    let out = go(&wide, &src).unwrap();
+    for r in 0..128u32 {
+        for c in 0..2u32 {
+            for w in 0..4u32 {
+                let at = (16 * (r % 8) + sbo as u32 * (r / 8) + lbo as u32 * c + 4 * w) as usize;
+                let want = u32::from_le_bytes(src[at..at + 4].try_into().unwrap());
+                assert_eq!(
+                    out.tmem.get(r, 4 * c + w),
+                    Some(want),
+                    "row {r} chunk {c} word {w}"
+                );
+            }
+        }
+    }
+    // Issued by thread 70 (warp 2), to cells past the 512 columns, past the 128 lanes, past
+    // the 32 columns allocated.
+    let by_70 = good.replace("setp.eq.u32 %p1, %r0, 0;", "setp.eq.u32 %p1, %r0, 70;");
+    let at = |offset: u32| by_70.replace("[%r3], %rd5", &format!("[%r3+{offset}], %rd5"));
+    assert!(go(&at(0), &src).is_ok());
+    match go(&at(512), &src) {
+        Err(InterpError::TmemOutOfRange {
+            warp, lane, column, ..
+        }) => assert_eq!((warp, lane, column), (2, 0, 512)),
+        other => panic!("{other:?}"),
+    }
+    match go(&at(128 << 16), &src) {
+        Err(InterpError::TmemOutOfRange {
+            warp, lane, column, ..
+        }) => assert_eq!((warp, lane, column), (2, 128, 0)),
+        other => panic!("{other:?}"),
+    }
+    match go(&at(32), &src) {
+        Err(InterpError::TmemUnallocated { warp, column, .. }) => {
+            assert_eq!((warp, column), (2, 32))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+/// The scales copy kernel of `copy_protocol_mistakes_are_errors` (512 shared bytes from
+/// `src`, one `32x128b.warpx4` copy, read back by `tcgen05.ld`), and a runner for a variant.
+#[allow(clippy::type_complexity)]
+fn copy_kernel() -> (
+    String,
+    impl Fn(&str, &[u8]) -> Result<codegen::interp::Outcome, InterpError>,
+) {
+    let layout = LinearLayout::identity_1d(512, "offset", "flat")
+        .unwrap()
+        .reshape_outs(&[("dim3", 16), ("dim2", 32), ("dim1", 1), ("dim0", 1)])
+        .unwrap()
+        .transpose_outs(&["dim0", "dim1", "dim2", "dim3"])
+        .unwrap();
+    let map = AddressMap::shared(BufferMap::new(0, &[]).unwrap(), 8, &layout).unwrap();
+    let plan = TmemCopyPlan::for_scales(
+        &map,
+        &[1, 1, 32, 16],
+        &TensorMemoryScales::default(),
+        &[128, 4],
+    )
+    .unwrap();
+    let good = scales_copy_kernel("cp", &plan, 512).unwrap().to_string();
+    let go = |text: &str, src: &[u8]| {
+        run(
+            &parse(text).unwrap(),
+            &Config::new(128),
+            &[
+                ParamValue::Buffer(src.to_vec()),
+                ParamValue::Buffer(vec![0; 128 * 16]),
+            ],
+        )
+    };
+    (good, go)
 }
