@@ -197,17 +197,13 @@ pub(crate) fn bad_shape(
 }
 
 /// Bases `[unit·2^i, 0]` for `i < log2(n)`: `identity1D(n, in, dim0)` scaled by `unit`.
-pub(crate) fn dim0_bases(n: u64, unit: u64) -> Vec<[u64; 2]> {
-    (0..n.max(1).trailing_zeros())
-        .map(|i| [unit << i, 0])
-        .collect()
+pub(crate) fn dim0_bases(n: u64, unit: u64) -> impl Iterator<Item = [u64; 2]> {
+    (0..n.max(1).trailing_zeros()).map(move |i| [unit << i, 0])
 }
 
 /// Bases `[0, unit·2^i]` for `i < log2(n)`.
-pub(crate) fn dim1_bases(n: u64, unit: u64) -> Vec<[u64; 2]> {
-    (0..n.max(1).trailing_zeros())
-        .map(|i| [0, unit << i])
-        .collect()
+pub(crate) fn dim1_bases(n: u64, unit: u64) -> impl Iterator<Item = [u64; 2]> {
+    (0..n.max(1).trailing_zeros()).map(move |i| [0, unit << i])
 }
 
 /// Splits `[buffers…, M, N]` into the buffer count and the 2-D shape.
@@ -345,10 +341,14 @@ impl TensorMemory {
         let cta = [m / split[0], n / split[1]];
         let block_n = block_n.min(cta[1]);
         let padding = self.col_stride.trailing_zeros() + u32::from(self.fp4_padded);
-        let mut cols = vec![[0, 0]; padding as usize];
+        // At most 9 column and 8 row bits, and a few for the tile repeats: one allocation
+        // each.
+        let mut cols = Vec::with_capacity(16);
+        cols.extend(std::iter::repeat_n([0, 0], padding as usize));
         cols.extend(dim1_bases(block_n, 1));
         let (mut rows, tile) = if self.block_m == 64 && !self.two_ctas {
-            let mut rows = dim0_bases(16, 1);
+            let mut rows = Vec::with_capacity(8);
+            rows.extend(dim0_bases(16, 1));
             let (lane16, tile) = if cta[0] > 64 {
                 ([64, 0], [128, block_n])
             } else if cta[1] > block_n {
@@ -359,7 +359,7 @@ impl TensorMemory {
             rows.extend([lane16, [16, 0], [32, 0]]);
             (rows, tile)
         } else {
-            (dim0_bases(block_m, 1), [block_m, block_n])
+            (dim0_bases(block_m, 1).collect(), [block_m, block_n])
         };
         if self.block_m == 64 && self.two_ctas {
             // Two-CTA M=64: the 64 rows of each CTA are stacked in 128 lanes, the last column

@@ -88,7 +88,7 @@ impl TensorMemoryScales {
         let cta = [m / split[0], n / split[1]];
         // 32 rows, replicated over the four warps' lane slices; 4 scales per 32-bit column;
         // two 32-row halves of a 64-row block side by side.
-        let mut rows = dim0_bases(32, 1);
+        let mut rows: Vec<[u64; 2]> = dim0_bases(32, 1).collect();
         rows.extend([[0, 0], [0, 0]]);
         let mut cols = vec![[0, 1], [0, 2], [32, 0]];
         cols.extend(dim0_bases(cta[0].div_ceil(64), 64));
