@@ -125,3 +125,25 @@ fn a_barrier_address_is_aligned_and_in_shared_memory() {
         go(&outside)
     );
 }
+
+/// A wait that polls before the arrival it needs (warp 0 waits, then warp 1 commits in the
+/// same round) passes once it comes: a round with an arrival is progress, not a deadlock.
+#[test]
+fn a_wait_before_its_arrival_passes_once_it_comes() {
+    let body = format!(
+        "\tsetp.eq.u32 %p2, %r0, 32;\n\
+         \t@%p2 tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [%r1+8];\n{}",
+        wait(8, 0, "W0")
+    );
+    let text = kernel(1, &body).replace(".reqntid 32", ".reqntid 64");
+    assert_eq!(
+        run(&parse(&text).unwrap(), &Config::new(64), &[]).map(|_| ()),
+        Ok(())
+    );
+    // Without the arrival, the same wait is a deadlock of warp 0 (the first to wait).
+    let never = text.replace("setp.eq.u32 %p2, %r0, 32;", "setp.eq.u32 %p2, %r0, 99;");
+    assert!(matches!(
+        run(&parse(&never).unwrap(), &Config::new(64), &[]).map(|_| ()),
+        Err(InterpError::MbarrierDeadlock { warp: 0, .. })
+    ));
+}
