@@ -169,20 +169,26 @@ fn no_tree(
             *u,
             region,
             map_err(BufferMap::new(0, &[(a.num, unit)]))?,
+            None,
         )?);
     }
     Ok(total)
 }
 
 /// A leaf's plan from its buffer map; the reindexing exists when the map is in whole buffers.
+/// `sized`: its size and alignment where the tree's sizing has them already.
 fn leaf_plan(
     program: &Program,
     id: AllocId,
     region: usize,
     map: BufferMap,
+    sized: Option<Sized>,
 ) -> Result<AllocPlan, AllocError> {
     let a = program.allocation(id)?;
-    let unit = a.units_per_buffer()?;
+    let (unit, alignment) = match sized {
+        Some(s) => (s.size, s.align),
+        None => (a.units_per_buffer()?, a.alignment()?),
+    };
     let whole = unit > 0
         && map.base().is_multiple_of(unit)
         && map
@@ -212,7 +218,7 @@ fn leaf_plan(
         region,
         num: a.num,
         unit,
-        alignment: a.alignment()?,
+        alignment,
         explicit: map.clone(),
         placement: map,
         reindex,
@@ -379,7 +385,8 @@ impl Placer<'_, '_> {
                 let mut modes: Vec<(u64, u64)> = subtiles.iter().rev().copied().collect();
                 modes.push(groups);
                 let map = map_err(BufferMap::new(offset, &modes))?;
-                let plan = leaf_plan(self.program, *a, self.region, map)?;
+                let sized = self.sizer.member(m)?;
+                let plan = leaf_plan(self.program, *a, self.region, map, Some(sized))?;
                 self.out.push(plan);
                 Ok(())
             }
