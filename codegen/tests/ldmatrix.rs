@@ -190,3 +190,44 @@ fn misaligned_row_address_is_an_error() {
         "{err}"
     );
 }
+
+/// `stmatrix` writes through the generic proxy, each 16-bit half tagged with the thread whose
+/// fragment it was: a `tcgen05.cp` that reads the stored rows without a fence names that
+/// thread. Both warps store the same rows, warp 1 last (warp 0 waits at the barrier), so the
+/// first half of row 0 is lane 0 of warp 1's: thread 32.
+#[test]
+fn stmatrix_halves_are_written_by_their_own_thread() {
+    let mut b = Builder::new("st", Target::Sm100a).unwrap();
+    b.extern_shared("smem", 1024).unwrap();
+    let tid = b.special(SpecialReg::TidX).unwrap();
+    let lane = b.and(Width::B32, tid, 31).unwrap();
+    let off = b.shl(Width::B32, lane, 4).unwrap();
+    let base = b.shared_address("smem").unwrap();
+    let addr = b.add(IntType::U32, base, off).unwrap();
+    let frag = b.ldmatrix(MatrixCount::X4, false, addr).unwrap();
+    b.stmatrix(MatrixCount::X4, false, Address::new(addr, 2048), &frag)
+        .unwrap();
+    b.bar_sync(0).unwrap();
+    // A copy of the stored rows: descriptor start (smem + 2048) / 16, the fixed 0b001.
+    let stored = b.add(IntType::U32, base, 2048).unwrap();
+    let start = b.shr(IntType::U32, stored, 4).unwrap();
+    let start = b.cvt_u64_u32(start).unwrap();
+    let desc = b.or(Width::B64, start, 1i64 << 46).unwrap();
+    let taddr = b.mov(codegen::ptx::RegType::B32, 0).unwrap();
+    b.tcgen05_cp(codegen::ptx::CpShape::S32x128bWarpx4, taddr, desc)
+        .unwrap();
+    b.ret().unwrap();
+    let k = b.finish().unwrap();
+    let mut m = Machine::new(&k, Config::new(64).dynamic_shared(4096)).unwrap();
+    fill(&mut m);
+    let smem = m.shared_address("smem").unwrap();
+    match m.run(&[]) {
+        Err(InterpError::UnfencedSharedWrite {
+            thread,
+            writer,
+            address,
+            ..
+        }) => assert_eq!((thread, writer, address), (0, 32, smem + 2048)),
+        other => panic!("{other:?}"),
+    }
+}
