@@ -540,3 +540,36 @@ fn roundtrip_kernel_assembles_for_sm_100a() {
     let out = codegen::ptxas::assemble_with(&ptxas, &k.to_string(), "sm_100a").unwrap();
     assert!(out.registers.is_some(), "{}", out.stderr);
 }
+
+/// `tcgen05.alloc` is a warp's: the slot write is recorded, and a bad slot reported, under the
+/// warp's first thread (warp 2 here: thread 64).
+#[test]
+fn an_allocation_is_written_by_its_warps_first_thread() {
+    let kernel = |slot_offset: i32| {
+        let mut b = Builder::new("k", Target::Sm100a).unwrap();
+        let p = prologue(&mut b);
+        let is_warp2 = b.setp(CmpOp::Eq, IntType::U32, p.warp, 2).unwrap();
+        b.guarded(Guard::when(is_warp2), |b| {
+            b.tcgen05_alloc(Address::new(p.slot, slot_offset), 32)?;
+            b.tcgen05_dealloc(0, 32)?;
+            b.tcgen05_relinquish_alloc_permit()
+        })
+        .unwrap();
+        b.ret().unwrap();
+        b.finish().unwrap()
+    };
+    let out = run(&kernel(0), &Config::new(96), &[]).unwrap();
+    let allocs: Vec<_> = out
+        .trace
+        .iter()
+        .filter(|a| a.kind == AccessKind::TmemAllocWrite)
+        .map(|a| (a.thread, a.location))
+        .collect();
+    assert_eq!(allocs, vec![(64, Location::Shared(1024))]);
+    match run(&kernel(2), &Config::new(96), &[]) {
+        Err(InterpError::Misaligned {
+            thread, address, ..
+        }) => assert_eq!((thread, address), (64, 1026)),
+        other => panic!("{other:?}"),
+    }
+}
