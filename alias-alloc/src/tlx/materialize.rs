@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 
 use linear_layout::BufferMap;
 
-use super::offsets::{offsets, TlxOffset};
+use super::offsets::{offsets_and_sizes, TlxOffset};
 use super::size::{backing, TlxBacking};
 use crate::error::map_err;
 use crate::plan::Placed;
@@ -35,6 +35,8 @@ pub(crate) fn plan_tlx(program: &Program) -> Result<Placed, AllocError> {
     // Step 2.
     let mut map: FxHashMap<crate::AllocId, TlxOffset> = FxHashMap::default();
     let mut strides = FxHashMap::default();
+    // The TMEM leaves' columns, as the offset walk computed them.
+    let mut tmem_columns: FxHashMap<crate::AllocId, u64> = FxHashMap::default();
     let mut done = Vec::new();
     for o in program.overlaps() {
         let spec = program.spec(o.spec)?;
@@ -44,9 +46,12 @@ pub(crate) fn plan_tlx(program: &Program) -> Result<Placed, AllocError> {
             });
         }
         done.push(o.spec);
-        let (units, leaves) = offsets(program, &o.tree, spec.storage)?;
+        let (units, leaves, sizes) = offsets_and_sizes(program, &o.tree, spec.storage)?;
         strides.insert(o.spec, units);
         map.extend(leaves);
+        if spec.storage == Storage::Tmem {
+            tmem_columns.extend(sizes.into_iter().map(|(id, (cols, _))| (id, cols)));
+        }
     }
     // Step 3: backings first (an unused spec fails here), then each allocation in order.
     let mut specs = Vec::new();
@@ -117,7 +122,10 @@ pub(crate) fn plan_tlx(program: &Program) -> Result<Placed, AllocError> {
             continue;
         };
         let unit = match a.storage {
-            Storage::Tmem => a.tmem_columns()?,
+            Storage::Tmem => match tmem_columns.get(&id) {
+                Some(&cols) => cols,
+                None => a.tmem_columns()?,
+            },
             _ => a.tlx_unit_bytes(),
         };
         if unit == 0 {

@@ -129,6 +129,24 @@ pub fn offsets(
     tree: &ReuseGroup,
     storage: Storage,
 ) -> Result<(u64, FxHashMap<AllocId, TlxOffset>), AllocError> {
+    offsets_and_sizes(program, tree, storage).map(|(units, out, _)| (units, out))
+}
+
+/// [`offsets`], and each leaf's `(size, alignment)` in plan units as the walk took them (a
+/// TMEM leaf's are its columns), for a caller that needs them again.
+#[allow(clippy::type_complexity)]
+pub(crate) fn offsets_and_sizes(
+    program: &Program,
+    tree: &ReuseGroup,
+    storage: Storage,
+) -> Result<
+    (
+        u64,
+        FxHashMap<AllocId, TlxOffset>,
+        FxHashMap<AllocId, (u64, u64)>,
+    ),
+    AllocError,
+> {
     let t = TlxTree::new(program, tree, storage == Storage::Tmem)?;
     let root_align = t.align_group(tree)?;
     let units = align_up_saturating(t.size_group_in(tree, Some(root_align))?, root_align);
@@ -139,7 +157,7 @@ pub fn offsets(
         out: &mut out,
     };
     walk.group(tree, 0, units, 1, &[])?;
-    Ok((units, out))
+    Ok((units, out, t.leaves))
 }
 
 struct Walk<'a> {

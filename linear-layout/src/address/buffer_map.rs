@@ -152,8 +152,12 @@ impl BufferMap {
             op: "buffer_map",
             what: format!("the offset of buffer {i} of {self} does not fit a u64"),
         };
-        let mut acc = self.base;
-        for (digit, &(_, stride)) in self.digits(i)?.into_iter().zip(&self.modes) {
+        self.check_index(i)?;
+        // `digits(i)`, mode by mode, without collecting them.
+        let (mut acc, mut rest) = (self.base, i);
+        for &(size, stride) in &self.modes {
+            let digit = rest.checked_rem(size).unwrap_or(0);
+            rest = rest.checked_div(size).unwrap_or(0);
             acc = digit
                 .checked_mul(stride)
                 .and_then(|d| acc.checked_add(d))
