@@ -62,28 +62,15 @@ fn a_phase_completes_after_its_count_of_arrivals() {
         go(&kernel(2, &one))
     );
     // Every phase counts again: phase 1 of a count-2 barrier needs two more arrivals.
-    let next_two = format!(
-        "{}{}{}{}{}{}",
-        commit(0),
-        commit(0),
-        wait(0, 0, "W0"),
-        commit(0),
-        commit(0),
-        wait(0, 1, "W1")
-    );
-    assert_eq!(go(&kernel(2, &next_two)), Ok(()));
-    let next_one = format!(
-        "{}{}{}{}{}",
-        commit(0),
-        commit(0),
-        wait(0, 0, "W0"),
-        commit(0),
-        wait(0, 1, "W1")
-    );
-    assert!(matches!(
-        go(&kernel(2, &next_one)),
-        Err(InterpError::MbarrierDeadlock { .. })
-    ));
+    let phase0 = [commit(0), commit(0), wait(0, 0, "W0")].concat();
+    for (arrivals, passes) in [(2, true), (1, false)] {
+        let body = [phase0.clone(), commit(0).repeat(arrivals), wait(0, 1, "W1")].concat();
+        match go(&kernel(2, &body)) {
+            Ok(()) => assert!(passes, "{arrivals} arrivals completed phase 1"),
+            Err(InterpError::MbarrierDeadlock { .. }) => assert!(!passes),
+            other => panic!("{other:?}"),
+        }
+    }
 }
 
 #[test]
