@@ -531,3 +531,57 @@ fn tensor_memory_allocations_are_aligned_powers_of_two() {
         ]
     );
 }
+
+/// The host's view of shared memory (`write_shared` / `read_shared`) covers exactly the
+/// kernel's shared window: its last byte is in, one past it and the reserved bytes below it
+/// are `HostShared` errors naming the access.
+#[test]
+fn host_shared_access_covers_exactly_the_window() {
+    let mut b = Builder::new("k", Target::Sm90a).unwrap();
+    b.extern_shared("smem", 16).unwrap();
+    let k = b.finish().unwrap();
+    let mut m = Machine::new(&k, Config::new(32).dynamic_shared(64)).unwrap();
+    let (start, end) = (m.layout().start, m.layout().end);
+    assert_eq!(end - start, 64);
+    m.write_shared(end - 4, &[1, 2, 3, 4]).unwrap();
+    assert_eq!(m.read_shared(end - 4, 4).unwrap(), &[1, 2, 3, 4]);
+    assert_eq!(m.read_shared(start, 0).unwrap(), &[] as &[u8]);
+    for (address, len) in [(end - 3, 4), (end, 1), (start - 1, 1), (0, 4)] {
+        assert!(
+            matches!(
+                m.read_shared(address, len),
+                Err(InterpError::HostShared { address: a, len: l }) if (a, l) == (address, len)
+            ),
+            "read {len} at {address}"
+        );
+        assert!(
+            matches!(
+                m.write_shared(address, &vec![0; len]),
+                Err(InterpError::HostShared { address: a, len: l }) if (a, l) == (address, len)
+            ),
+            "write {len} at {address}"
+        );
+    }
+}
+
+/// A register class of more than 65536 registers is refused before the run, naming the
+/// class and the count; 65536 is accepted.
+#[test]
+fn register_files_hold_at_most_65536_per_class() {
+    let text = |n: u32| {
+        format!(
+            ".version 8.7\n.target sm_90a\n.address_size 64\n\n.visible .entry k()\n{{\n\
+             \t.reg .b32 %r<{n}>;\n\n\tmov.b32 %r{}, 0;\n\tret;\n}}\n",
+            n - 1
+        )
+    };
+    let k = codegen::ptx::parse(&text(1 << 16)).unwrap();
+    assert!(Machine::new(&k, Config::new(32)).is_ok());
+    let k = codegen::ptx::parse(&text((1 << 16) + 1)).unwrap();
+    match Machine::new(&k, Config::new(32)) {
+        Err(InterpError::RegisterFile { class, count }) => {
+            assert_eq!((class.as_str(), count), (".b32", 65537))
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
