@@ -420,3 +420,47 @@ fn immediate_operands_truncate_to_the_width() {
     });
     assert_eq!(v, 8);
 }
+
+/// `mov.b32 {lo, hi}, a` splits a word into its 16-bit halves and `mov.b32 d, {lo, hi}` joins
+/// two halves, the first in the low half: swapping them rotates the word by 16.
+#[test]
+fn pack_and_unpack_move_16_bit_halves() {
+    let v = eval1(|b| {
+        let x = c32(b, 0x1234_5678)?;
+        let (lo, hi) = (b.reg(RegType::B16), b.reg(RegType::B16));
+        b.push(codegen::ptx::Op::Unpack {
+            halves: [Some(lo), Some(hi)],
+            a: x,
+        })?;
+        let d = b.reg(RegType::B32);
+        b.push(codegen::ptx::Op::Pack {
+            d,
+            halves: [hi, lo],
+        })?;
+        Ok(d)
+    });
+    assert_eq!(v, 0x5678_1234);
+}
+
+/// 64-bit arithmetic reads its second operand at 64 bits (only a shift amount is 32-bit):
+/// a second operand past 2^32 counts in full.
+#[test]
+fn wide_arithmetic_reads_its_second_operand_whole() {
+    let (a, bb) = (3u64 << 40 | 7, 1u64 << 40 | 5);
+    let op = |f: &dyn Fn(&mut Builder, Reg, Reg) -> Result<Reg, codegen::ptx::PtxError>| {
+        eval1(|b| {
+            let (x, y) = (b.mov(RegType::B64, a)?, b.mov(RegType::B64, bb)?);
+            f(b, x, y)
+        })
+    };
+    assert_eq!(op(&|b, x, y| b.add(IntType::U64, x, y)), a + bb);
+    assert_eq!(op(&|b, x, y| b.sub(IntType::U64, x, y)), a - bb);
+    assert_eq!(
+        op(&|b, x, y| b.mul_lo(IntType::U64, x, y)),
+        a.wrapping_mul(bb)
+    );
+    assert_eq!(op(&|b, x, y| b.div(IntType::U64, x, y)), a / bb);
+    assert_eq!(op(&|b, x, y| b.rem(IntType::U64, x, y)), a % bb);
+    assert_eq!(op(&|b, x, y| b.and(Width::B64, x, y)), a & bb);
+    assert_eq!(op(&|b, x, y| b.xor(Width::B64, x, y)), a ^ bb);
+}
