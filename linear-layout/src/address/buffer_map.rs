@@ -125,14 +125,18 @@ impl BufferMap {
     /// ```
     pub fn digits(&self, i: u64) -> Result<Vec<u64>> {
         self.check_index(i)?;
+        Ok(self.digit_iter(i).collect())
+    }
+
+    /// `i`'s digit in each mode, first mode first (`i` already checked).
+    fn digit_iter(&self, i: u64) -> impl Iterator<Item = u64> + '_ {
         let mut rest = i;
-        let mut digits = Vec::with_capacity(self.modes.len());
-        for &(size, _) in &self.modes {
+        self.modes.iter().map(move |&(size, _)| {
             // `size >= 1` by construction; `checked_*` keeps this total anyway.
-            digits.push(rest.checked_rem(size).unwrap_or(0));
+            let digit = rest.checked_rem(size).unwrap_or(0);
             rest = rest.checked_div(size).unwrap_or(0);
-        }
-        Ok(digits)
+            digit
+        })
     }
 
     /// `base + B(i) = base + Σ ik·dk`, the start of buffer `i`.
@@ -153,11 +157,8 @@ impl BufferMap {
             what: format!("the offset of buffer {i} of {self} does not fit a u64"),
         };
         self.check_index(i)?;
-        // `digits(i)`, mode by mode, without collecting them.
-        let (mut acc, mut rest) = (self.base, i);
-        for &(size, stride) in &self.modes {
-            let digit = rest.checked_rem(size).unwrap_or(0);
-            rest = rest.checked_div(size).unwrap_or(0);
+        let mut acc = self.base;
+        for (digit, &(_, stride)) in self.digit_iter(i).zip(&self.modes) {
             acc = digit
                 .checked_mul(stride)
                 .and_then(|d| acc.checked_add(d))
