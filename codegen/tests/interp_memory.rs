@@ -82,6 +82,32 @@ fn vector_loads_need_natural_alignment() {
 }
 
 #[test]
+fn a_vector_load_traces_all_its_elements_little_endian() {
+    // The traced value of `ld.v4.b32` / `ld.v2.b16` is the whole vector as the bytes lie in
+    // memory (element i at bits 8·i·size), and each register gets its own element.
+    for (shift, ty, vec) in [(4, DataType::B32, 4), (2, DataType::B16, 2)] {
+        let k = thread_offset_kernel(shift, ty, vec, 0);
+        let mut m = Machine::new(&k, Config::new(32).dynamic_shared(512)).unwrap();
+        let bytes: Vec<u8> = (0..512u32).map(|i| (i * 37 + 11) as u8).collect();
+        m.write_shared(1024, &bytes).unwrap();
+        let out = m.run(&[]).unwrap();
+        let width = 1usize << shift;
+        assert_eq!(out.trace.len(), 32);
+        for a in &out.trace {
+            let start = width * a.thread as usize;
+            let mut expected = [0u8; 16];
+            expected[..width].copy_from_slice(&bytes[start..start + width]);
+            assert_eq!(
+                (a.kind, a.bytes, a.value),
+                (AccessKind::Load, width as u32, u128::from_le_bytes(expected)),
+                "thread {}",
+                a.thread
+            );
+        }
+    }
+}
+
+#[test]
 fn shared_accesses_must_stay_inside_the_declared_memory() {
     let k = thread_offset_kernel(4, DataType::B32, 4, 0);
     // 32 threads × 16 bytes need 512 bytes of dynamic shared memory.
