@@ -99,7 +99,11 @@ fn a_vector_load_traces_all_its_elements_little_endian() {
             expected[..width].copy_from_slice(&bytes[start..start + width]);
             assert_eq!(
                 (a.kind, a.bytes, a.value),
-                (AccessKind::Load, width as u32, u128::from_le_bytes(expected)),
+                (
+                    AccessKind::Load,
+                    width as u32,
+                    u128::from_le_bytes(expected)
+                ),
                 "thread {}",
                 a.thread
             );

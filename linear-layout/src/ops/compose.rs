@@ -62,40 +62,12 @@ impl LinearLayout {
         let n_out = outer.outs.len();
         let outer_bits = outer.total_in_dim_size_log2() as usize;
         if outer.total_out_dim_size_log2() <= 64 && n_out <= SMALL && outer_bits <= 64 {
-            // The outer columns packed into one word each (on the stack): one XOR per set
-            // bit, one unpack per result basis.
-            let mut offsets = [0u32; SMALL];
-            let mut at = 0u32;
-            for (slot, o) in offsets.iter_mut().zip(outer.outs.iter()) {
-                *slot = at;
-                at += o.log2;
-            }
-            let mut packed = [0u64; 64];
-            for (b, slot) in packed.iter_mut().enumerate().take(outer_bits) {
-                *slot = outer
-                    .basis_at(b)
-                    .iter()
-                    .zip(&offsets)
-                    .fold(0u64, |w, (&c, &off)| w | c.checked_shl(off).unwrap_or(0));
-            }
-            let mut bases = Vec::with_capacity(n_in * n_out);
-            for bit in 0..n_in {
-                let mut acc = 0u64;
-                for (&c, &start) in self.basis_at(bit).iter().zip(starts) {
-                    let mut rest = c;
-                    while rest != 0 {
-                        let b = rest.trailing_zeros() as usize;
-                        rest &= rest - 1;
-                        // `start + b < outer_bits ≤ 64` (the size check above): the mask
-                        // only spares the bounds check.
-                        acc ^= packed.get((start + b) & 63).copied().unwrap_or(0);
-                    }
-                }
-                bases.extend(outer.outs.iter().zip(&offsets).map(|(o, &off)| {
-                    let mask = u64::MAX.checked_shr(64 - o.log2).unwrap_or(0);
-                    acc.checked_shr(off).unwrap_or(0) & mask
-                }));
-            }
+            // Tables sized for the outer layout's width: no zeroing of unused ones.
+            let bases = match outer_bits.div_ceil(4) {
+                0..=4 => self.compose_by_nibbles::<4>(outer, starts),
+                5..=8 => self.compose_by_nibbles::<8>(outer, starts),
+                _ => self.compose_by_nibbles::<16>(outer, starts),
+            };
             return Ok(LinearLayout::from_parts(
                 self.ins.clone(),
                 outer.outs.clone(),
@@ -120,5 +92,83 @@ impl LinearLayout {
             outer.outs.clone(),
             bases,
         ))
+    }
+
+    /// The fast path's bases, for an outer layout of at most `4·N` input bits, at most
+    /// [`SMALL`] out-dims and 64 output bits: the outer layout as one word per input bit (its
+    /// out-dims packed side by side), then as `N` tables over 4 input bits at a time ("four
+    /// Russians": every XOR of four columns, 16 entries per nibble, one XOR each). Each of our
+    /// bases, packed at `starts` into the outer layout's flat input, is then one lookup per
+    /// nibble: no branch on the data.
+    ///
+    /// Shifts wrap: a component is below `2^log2` of its dim (a layout invariant) and every
+    /// dim ends at or below bit 64 (`start + log2 ≤ outer_bits ≤ 64`, the outer out-dims'
+    /// `offset + log2 ≤ 64`), so a shift by 64 only ever meets a component or mask of 0.
+    fn compose_by_nibbles<const N: usize>(
+        &self,
+        outer: &LinearLayout,
+        starts: &[usize],
+    ) -> Vec<u64> {
+        let mut offsets = [0u32; SMALL];
+        let mut masks = [0u64; SMALL];
+        let mut at = 0u32;
+        for ((off, mask), o) in offsets.iter_mut().zip(&mut masks).zip(outer.outs.iter()) {
+            *off = at;
+            *mask = u64::MAX.checked_shr(64 - o.log2).unwrap_or(0);
+            at += o.log2;
+        }
+        let n_out = outer.outs.len();
+        let (offsets, masks) = (
+            offsets.get(..n_out).unwrap_or(&[]),
+            masks.get(..n_out).unwrap_or(&[]),
+        );
+        let pack = |basis: &[u64], at: &[u32]| {
+            basis
+                .iter()
+                .zip(at)
+                .fold(0u64, |w, (&c, &off)| w | c.wrapping_shl(off))
+        };
+        let outer_bits = outer.total_in_dim_size_log2() as usize;
+        let mut tables = [[0u64; 16]; N];
+        for (k, table) in tables.iter_mut().enumerate() {
+            let mut c = [0u64; 4];
+            for (i, column) in c.iter_mut().enumerate() {
+                let b = 4 * k + i;
+                if b < outer_bits {
+                    *column = pack(outer.basis_at(b), offsets);
+                }
+            }
+            // Entry 4·h + l is the XOR of columns 0–1 chosen by l and columns 2–3 by h.
+            let [c0, c1, c2, c3] = c;
+            let low = [0, c0, c1, c0 ^ c1];
+            let high = [0, c2, c3, c2 ^ c3];
+            for (row, &h) in table.chunks_exact_mut(4).zip(&high) {
+                for (entry, &l) in row.iter_mut().zip(&low) {
+                    *entry = l ^ h;
+                }
+            }
+        }
+        let n_in = self.total_in_dim_size_log2() as usize;
+        let mut bases = Vec::with_capacity(n_in * n_out);
+        for bit in 0..n_in {
+            let x = self
+                .basis_at(bit)
+                .iter()
+                .zip(starts)
+                .fold(0u64, |w, (&c, &start)| w | c.wrapping_shl(start as u32));
+            // All N tables (those past the outer width are zero): a loop of fixed length.
+            let mut acc = 0u64;
+            for (k, table) in tables.iter().enumerate() {
+                let nibble = (x >> (4 * k)) & 15;
+                acc ^= table.get(nibble as usize).copied().unwrap_or(0);
+            }
+            bases.extend(
+                offsets
+                    .iter()
+                    .zip(masks)
+                    .map(|(&off, &mask)| acc.wrapping_shr(off) & mask),
+            );
+        }
+        bases
     }
 }
