@@ -395,6 +395,16 @@ proptest! {
         prop_assert!(b.total_in_dim_size_log2() > 64 && b.total_out_dim_size_log2() <= 64);
         check_compose_bases(&a, &b)?;
     }
+
+    /// Outer layouts of every input width from 0 to 64 bits onto at most 64 output bits: the
+    /// nibble tables of `compose`'s fast path (4, 8 and 16 of them) and their edges.
+    #[test]
+    fn compose_across_outer_widths(
+        (a, b) in compose_pair(sized(names(&MID_NAMES, 1, 4, false), 0..=15), sized(names(&OUT_NAMES, 1, 3, false), 0..=21))
+    ) {
+        prop_assert!(b.total_in_dim_size_log2() <= 64 && b.total_out_dim_size_log2() <= 64);
+        check_compose_bases(&a, &b)?;
+    }
 }
 
 // ----- 3, 5: inverses ----------------------------------------------------------------------

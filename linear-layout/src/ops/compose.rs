@@ -61,8 +61,13 @@ impl LinearLayout {
         let n_in = self.total_in_dim_size_log2() as usize;
         let n_out = outer.outs.len();
         let outer_bits = outer.total_in_dim_size_log2() as usize;
-        if outer.total_out_dim_size_log2() <= 64 && n_out <= SMALL && outer_bits <= 64 {
-            // Tables sized for the outer layout's width: no zeroing of unused ones.
+        // (A layout without out-dims has bases of no components: the general path.)
+        if outer.total_out_dim_size_log2() <= 64
+            && n_out <= SMALL
+            && outer_bits <= 64
+            && (1..=SMALL).contains(&self.outs.len())
+        {
+            // As many tables as the outer layout's width needs, rounded up to 4, 8 or 16.
             let bases = match outer_bits.div_ceil(4) {
                 0..=4 => self.compose_by_nibbles::<4>(outer, starts),
                 5..=8 => self.compose_by_nibbles::<8>(outer, starts),
@@ -122,24 +127,22 @@ impl LinearLayout {
             offsets.get(..n_out).unwrap_or(&[]),
             masks.get(..n_out).unwrap_or(&[]),
         );
-        let pack = |basis: &[u64], at: &[u32]| {
-            basis
-                .iter()
-                .zip(at)
-                .fold(0u64, |w, (&c, &off)| w | c.wrapping_shl(off))
-        };
         let outer_bits = outer.total_in_dim_size_log2() as usize;
-        let mut tables = [[0u64; 16]; N];
-        for (k, table) in tables.iter_mut().enumerate() {
-            let mut c = [0u64; 4];
-            for (i, column) in c.iter_mut().enumerate() {
-                let b = 4 * k + i;
-                if b < outer_bits {
-                    *column = pack(outer.basis_at(b), offsets);
-                }
+        // The outer columns, packed; those past its width stay zero.
+        let mut columns = [0u64; 64];
+        let mut slots = columns.iter_mut();
+        for_each_packed(&outer.bases, n_out, offsets, |word| {
+            if let Some(slot) = slots.next() {
+                *slot = word;
             }
+        });
+        let mut tables = [[0u64; 16]; N];
+        for (table, c) in tables.iter_mut().zip(columns.chunks_exact(4)) {
             // Entry 4·h + l is the XOR of columns 0–1 chosen by l and columns 2–3 by h.
-            let [c0, c1, c2, c3] = c;
+            let (c0, c1, c2, c3) = match *c {
+                [c0, c1, c2, c3] => (c0, c1, c2, c3),
+                _ => (0, 0, 0, 0),
+            };
             let low = [0, c0, c1, c0 ^ c1];
             let high = [0, c2, c3, c2 ^ c3];
             for (row, &h) in table.chunks_exact_mut(4).zip(&high) {
@@ -148,14 +151,12 @@ impl LinearLayout {
                 }
             }
         }
+        debug_assert!(outer_bits <= 4 * N);
         let n_in = self.total_in_dim_size_log2() as usize;
         let mut bases = Vec::with_capacity(n_in * n_out);
-        for bit in 0..n_in {
-            let x = self
-                .basis_at(bit)
-                .iter()
-                .zip(starts)
-                .fold(0u64, |w, (&c, &start)| w | c.wrapping_shl(start as u32));
+        let starts: [u32; SMALL] = std::array::from_fn(|j| starts.get(j).map_or(0, |&s| s as u32));
+        let starts = starts.get(..self.outs.len()).unwrap_or(&[]);
+        for_each_packed(&self.bases, self.outs.len(), starts, |x| {
             // All N tables (those past the outer width are zero): a loop of fixed length.
             let mut acc = 0u64;
             for (k, table) in tables.iter().enumerate() {
@@ -168,7 +169,27 @@ impl LinearLayout {
                     .zip(masks)
                     .map(|(&off, &mask)| acc.wrapping_shr(off) & mask),
             );
-        }
+        });
         bases
+    }
+}
+
+/// Calls `f` with each basis of a flat basis array (`n` components each) packed into one
+/// word, component `j` shifted left by `shifts[j]` (wrapping: see `compose_by_nibbles`); the
+/// usual widths of one and two components get loops of their own. With `n = 0` the array is
+/// empty and `f` is never called (for our bases, `compose` takes the general path then).
+fn for_each_packed(bases: &[u64], n: usize, shifts: &[u32], mut f: impl FnMut(u64)) {
+    match (n, shifts) {
+        (1, &[s0]) => bases.iter().for_each(|&c| f(c.wrapping_shl(s0))),
+        (2, &[s0, s1]) => bases.chunks_exact(2).for_each(|c| {
+            f(c.iter()
+                .zip([s0, s1])
+                .fold(0, |w, (&c, s)| w | c.wrapping_shl(s)))
+        }),
+        _ => bases.chunks_exact(n.max(1)).for_each(|c| {
+            f(c.iter()
+                .zip(shifts)
+                .fold(0, |w, (&c, &s)| w | c.wrapping_shl(s)))
+        }),
     }
 }
