@@ -5,7 +5,7 @@
 
 use codegen::interp::{run, AccessKind, Config, InterpError, Location, Machine, ParamValue};
 use codegen::ptx::{
-    Address, Builder, CmpOp, DataType, Guard, IntType, Kernel, ParamType, RegType, SpecialReg,
+    Address, Builder, CmpOp, DataType, Guard, IntType, Kernel, ParamType, Reg, RegType, SpecialReg,
     StateSpace, Target, Width,
 };
 
@@ -614,4 +614,24 @@ fn register_files_hold_at_most_65536_per_class() {
         }
         other => panic!("{:?}", other.map(|_| ())),
     }
+}
+
+#[test]
+fn a_register_the_kernel_does_not_declare_reads_as_none() {
+    // The kernel has one 32-bit and one 64-bit register; `%r1` is past its 32-bit registers
+    // and must not read as the 64-bit register stored after them.
+    let mut b = Builder::new("k", Target::Sm90a).unwrap();
+    let r = b.mov(RegType::B32, 7u32).unwrap();
+    let rd = b.mov(RegType::B64, 9u64).unwrap();
+    b.ret().unwrap();
+    let k = b.finish().unwrap();
+    let out = run(&k, &Config::new(32), &[]).unwrap();
+    assert_eq!(
+        (out.register(0, r), out.register(31, rd)),
+        (Some(7), Some(9))
+    );
+    assert_eq!(out.register(0, Reg::new(RegType::B32, 1)), None);
+    assert_eq!(out.register(0, Reg::new(RegType::B64, 1)), None);
+    assert_eq!(out.register(0, Reg::new(RegType::Pred, 0)), None);
+    assert_eq!(out.register(32, r), None);
 }
