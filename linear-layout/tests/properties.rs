@@ -1131,3 +1131,49 @@ proptest! {
         prop_assert_eq!(&divide_right(&a, &unit).unwrap(), &a);
     }
 }
+
+/// Every outer input width from 0 to 64 bits, each once (`compose` builds one table per 4 of
+/// them, with its own loop length up to 32 bits): the bases of `A∘B` against `B(A(x))`.
+#[test]
+fn compose_at_every_outer_width() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    let mut random = |bits: u32| {
+        // xorshift64*
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        let v = state.wrapping_mul(0x2545_F491_4F6C_DD1D);
+        if bits >= 64 {
+            v
+        } else {
+            v & ((1u64 << bits) - 1)
+        }
+    };
+    for width in 0..=64u32 {
+        let (x, y) = (width / 2, width - width / 2);
+        let inner = LinearLayout::from_bases(
+            &[("i", (0..12).map(|_| vec![random(x), random(y)]).collect())],
+            &[("x", 1u64 << x), ("y", 1u64 << y)],
+            false,
+        )
+        .unwrap();
+        let outer = LinearLayout::from_bases(
+            &[
+                ("x", (0..x).map(|_| vec![random(30), random(34)]).collect()),
+                ("y", (0..y).map(|_| vec![random(30), random(34)]).collect()),
+            ],
+            &[("p", 1u64 << 30), ("q", 1u64 << 34)],
+            false,
+        )
+        .unwrap();
+        let composed = inner.compose(&outer).unwrap();
+        for i in 0..12 {
+            let at = [(Dim::new("i"), 1u64 << i)];
+            assert_eq!(
+                composed.apply(&at).unwrap(),
+                outer.apply(&inner.apply(&at).unwrap()).unwrap(),
+                "outer width {width}, bit {i}"
+            );
+        }
+    }
+}

@@ -67,10 +67,18 @@ impl LinearLayout {
             && outer_bits <= 64
             && (1..=SMALL).contains(&self.outs.len())
         {
-            // As many tables as the outer layout's width needs, rounded up to 4, 8 or 16.
+            // As many tables as the outer layout's width needs (a loop of fixed length per
+            // basis), rounded up past 32 bits.
             let bases = match outer_bits.div_ceil(4) {
-                0..=4 => self.compose_by_nibbles::<4>(outer, starts),
-                5..=8 => self.compose_by_nibbles::<8>(outer, starts),
+                0..=1 => self.compose_by_nibbles::<1>(outer, starts),
+                2 => self.compose_by_nibbles::<2>(outer, starts),
+                3 => self.compose_by_nibbles::<3>(outer, starts),
+                4 => self.compose_by_nibbles::<4>(outer, starts),
+                5 => self.compose_by_nibbles::<5>(outer, starts),
+                6 => self.compose_by_nibbles::<6>(outer, starts),
+                7 => self.compose_by_nibbles::<7>(outer, starts),
+                8 => self.compose_by_nibbles::<8>(outer, starts),
+                9..=12 => self.compose_by_nibbles::<12>(outer, starts),
                 _ => self.compose_by_nibbles::<16>(outer, starts),
             };
             return Ok(LinearLayout::from_parts(
