@@ -340,10 +340,16 @@ fn divergent_barrier_is_an_error() {
     b.label("END").unwrap();
     b.ret().unwrap();
     let k = b.finish().unwrap();
-    assert!(matches!(
-        run(&k, &Config::new(32), &[]),
-        Err(InterpError::Divergent { warp: 0, .. })
-    ));
+    // Threads 3–31 reach the barrier (statement 3) while 0–2 have branched past it; the
+    // error names the warp, the statement and its instruction.
+    assert_eq!(
+        run(&k, &Config::new(32), &[]).unwrap_err(),
+        InterpError::Divergent {
+            warp: 0,
+            stmt: 3,
+            inst: "bar.sync".into()
+        }
+    );
 }
 
 #[test]
