@@ -11,7 +11,7 @@
 # 20–40 minutes; `SHARD=k/n` runs one shard of each (`cargo mutants --shard`). Mutants build
 # with the `mutants` profile (no debug info: faster links); a mutant whose tests run three times
 # as long as the unmutated tests' is counted as timed out (a mutant that loops forever).
-# `ITERATE=1` re-tests only what the runs before in OUT did not catch (after adding tests), and
+# `ITERATE=1` re-tests only what the runs before in OUT did not catch, timeouts included (after adding tests), and
 # the score line counts the earlier catches too. `DOCTESTS=1` runs the interpreter's mutants
 # under `cargo test` with its doctests (the doc examples are tests CI runs; slower), e.g. on an
 # iterating pass over what nextest missed. After the module's own code changed, run it
@@ -61,13 +61,15 @@ for entry in "${all[@]}"; do
   cargo mutants -p "$package" --test-package "$package" -f "$glob" $flags --no-shuffle \
     --profile mutants --timeout-multiplier 3 ${SHARD:+--shard "$SHARD"} ${ITERATE:+--iterate} -o "$out/$name" >"$out/$name.log" 2>&1 || true
   # The running totals (OUT/NAME.total.json): a run adds its catches to the earlier runs' and
-  # its misses replace theirs (an iterating run re-tests every mutant not caught before).
+  # its misses and timeouts replace theirs (an iterating run re-tests every mutant not caught
+  # before, the timed-out ones included).
   python3 - "$out/$name/mutants.out/outcomes.json" "$total" "$file" <<'PY'
 import json, os, sys
 run = json.load(open(sys.argv[1]))
 total = json.load(open(sys.argv[2])) if os.path.exists(sys.argv[2]) else {"caught": 0, "timeout": 0, "unviable": 0}
-for k in ("caught", "timeout", "unviable"):
+for k in ("caught", "unviable"):
     total[k] += run[k]
+total["timeout"] = run["timeout"]
 total["missed"] = run["missed"]
 json.dump(total, open(sys.argv[2], "w"))
 caught = total["caught"] + total["timeout"]
