@@ -40,6 +40,9 @@ all=(
   "codegen/src/interp/memory.rs linalias-codegen --test-tool=nextest"
   "codegen/src/interp/trace.rs linalias-codegen --test-tool=nextest"
   "codegen/src/interp/mod.rs linalias-codegen --test-tool=nextest"
+  # The hazard check's oracle: the explorer and the machine it branches (issue #25).
+  "alias-alloc/src/hazard/explore.rs linalias-alias-alloc"
+  "alias-alloc/src/hazard/machine.rs linalias-alias-alloc"
 )
 mkdir -p "$out"
 for entry in "${all[@]}"; do
