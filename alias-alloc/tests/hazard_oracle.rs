@@ -147,3 +147,31 @@ fn a_constant_phase_on_a_loop_wait_is_a_stale_wait() {
     let report = check(&p.trace().unwrap());
     assert_eq!(report.stale_waits.len(), 2, "{p:#?}"); // iterations 1 and 2
 }
+
+/// The explorer visits at most `budget` states: a budget of exactly the states a full
+/// exploration visits is enough, one less is a `Budget` error naming both. Two partitions of
+/// two events each have at most 3 × 3 positions to be in.
+#[test]
+fn the_explorer_stops_at_its_budget() {
+    use alias_alloc::hazard::{Cells, HazardError, Space, TraceBuilder};
+    let mut t = TraceBuilder::new();
+    let (p, c) = (t.partition("producer"), t.partition("consumer"));
+    let full = t.barrier("full", 1).unwrap();
+    let tile = Cells::range(Space::Smem, 0, 64);
+    t.access(p, "local_store", tile.clone(), true).unwrap();
+    t.arrive(p, "arrive_barrier", full, 1).unwrap();
+    t.wait(c, "wait_barrier", full, 0).unwrap();
+    t.access(c, "local_load", tile, false).unwrap();
+    let trace = t.build().unwrap();
+    let whole = explore(&trace, BUDGET).unwrap();
+    assert!(whole.races.is_empty() && whole.stuck.is_empty());
+    assert!((2..=9).contains(&whole.states), "{} states", whole.states);
+    assert_eq!(explore(&trace, whole.states).unwrap(), whole);
+    assert_eq!(
+        explore(&trace, whole.states - 1).unwrap_err(),
+        HazardError::Budget {
+            states: whole.states,
+            budget: whole.states - 1
+        }
+    );
+}
