@@ -41,8 +41,9 @@ all=(
   "codegen/src/interp/trace.rs linalias-codegen --test-tool=nextest"
   "codegen/src/interp/mod.rs linalias-codegen --test-tool=nextest"
   # The hazard check's oracle: the explorer and the machine it branches (issue #25).
-  "alias-alloc/src/hazard/explore.rs linalias-alias-alloc"
-  "alias-alloc/src/hazard/machine.rs linalias-alias-alloc"
+  # Under nextest too: the first failure ends a mutant's run, the slow property tests last.
+  "alias-alloc/src/hazard/explore.rs linalias-alias-alloc --test-tool=nextest"
+  "alias-alloc/src/hazard/machine.rs linalias-alias-alloc --test-tool=nextest"
 )
 mkdir -p "$out"
 for entry in "${all[@]}"; do
