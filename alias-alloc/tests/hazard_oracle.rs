@@ -175,3 +175,59 @@ fn the_explorer_stops_at_its_budget() {
         }
     );
 }
+
+/// A producer arrives twice on a barrier of count 1; the consumer waits for phase 0. If it
+/// waits between the arrives it passes; after both, the barrier is back at parity 0 and the
+/// wait never completes. Random executions find both, each run drawing from xorshift64
+/// (13, 7, 17): three draws per run here, the second choosing between the wait (even) and the
+/// second arrive (odd).
+#[test]
+fn sampling_draws_schedules_at_random() {
+    use alias_alloc::hazard::{random_run, sample, EventId, Machine, TraceBuilder};
+    let mut t = TraceBuilder::new();
+    let (p, c) = (t.partition("producer"), t.partition("consumer"));
+    let full = t.barrier("full", 1).unwrap();
+    let first = t.arrive(p, "arrive 0", full, 1).unwrap();
+    let second = t.arrive(p, "arrive 1", full, 1).unwrap();
+    let wait = t.wait(c, "wait_barrier", full, 0).unwrap();
+    let trace = t.build().unwrap();
+    assert_eq!(explore(&trace, BUDGET).unwrap().stuck, [wait].into());
+    // Which runs pass, from the generator alone: run i passes iff its second draw is even.
+    let passes = |state: u64, runs: usize| -> Vec<bool> {
+        let mut x = XorShift(state);
+        (0..runs)
+            .map(|_| {
+                let draws: Vec<u64> = (0..3)
+                    .map(|_| {
+                        x.next_u64();
+                        x.0
+                    })
+                    .collect();
+                draws[1].is_multiple_of(2)
+            })
+            .collect()
+    };
+    let successors = trace.successors();
+    let fresh = Machine::new(&trace);
+    let mut state = 1;
+    for (run, pass) in passes(1, 16).into_iter().enumerate() {
+        let m = random_run(fresh.restart(), &successors, &mut state);
+        let schedule: Vec<EventId> = if pass {
+            vec![first, wait, second]
+        } else {
+            vec![first, second]
+        };
+        assert_eq!((m.finished(), &m.schedule), (pass, &schedule), "run {run}");
+    }
+    // `sample` starts from `seed | 1` (xorshift stays at 0 from 0), counts every step and
+    // reports the wait stuck; an even seed and its odd neighbour draw the same runs.
+    for seed in [0, 1, 2, 3, 7] {
+        let runs = passes(seed | 1, 32);
+        assert!(runs.contains(&true) && runs.contains(&false), "seed {seed}");
+        let found = sample(&trace, 32, seed);
+        let steps: usize = runs.iter().map(|&pass| if pass { 3 } else { 2 }).sum();
+        assert_eq!(found.states, steps, "seed {seed}");
+        assert_eq!(found.stuck, [wait].into(), "seed {seed}");
+        assert!(found.races.is_empty() && found.faults.is_empty());
+    }
+}
