@@ -43,6 +43,7 @@ pub mod mlir;
 pub mod ops;
 pub mod text;
 pub mod views;
+pub mod word_echelon;
 
 pub use address::{Address, AddressMap, BufferMap};
 pub use dims::{Dim, DimSize};

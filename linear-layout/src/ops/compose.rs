@@ -2,10 +2,7 @@
 
 use crate::dims::names;
 use crate::error::{LayoutError, Result};
-use crate::layout::LinearLayout;
-
-/// Dims handled with stack arrays (more take the general path).
-const SMALL: usize = 8;
+use crate::layout::{for_each_packed, LinearLayout, SMALL};
 
 impl LinearLayout {
     /// `O ∘ L` where `self = L` and `outer = O`.
@@ -179,25 +176,5 @@ impl LinearLayout {
             );
         });
         bases
-    }
-}
-
-/// Calls `f` with each basis of a flat basis array (`n` components each) packed into one
-/// word, component `j` shifted left by `shifts[j]` (wrapping: see `compose_by_nibbles`); the
-/// usual widths of one and two components get loops of their own. With `n = 0` the array is
-/// empty and `f` is never called (for our bases, `compose` takes the general path then).
-fn for_each_packed(bases: &[u64], n: usize, shifts: &[u32], mut f: impl FnMut(u64)) {
-    match (n, shifts) {
-        (1, &[s0]) => bases.iter().for_each(|&c| f(c.wrapping_shl(s0))),
-        (2, &[s0, s1]) => bases.chunks_exact(2).for_each(|c| {
-            f(c.iter()
-                .zip([s0, s1])
-                .fold(0, |w, (&c, s)| w | c.wrapping_shl(s)))
-        }),
-        _ => bases.chunks_exact(n.max(1)).for_each(|c| {
-            f(c.iter()
-                .zip(shifts)
-                .fold(0, |w, (&c, &s)| w | c.wrapping_shl(s)))
-        }),
     }
 }

@@ -11,7 +11,8 @@
 use crate::dims::{names, Dim, DimSize};
 use crate::error::{LayoutError, Result};
 use crate::gf2::{Echelon, Gf2Vector};
-use crate::layout::{with_width, LinearLayout};
+use crate::layout::{for_each_packed, with_width, LinearLayout, SMALL};
+use crate::word_echelon::WordEchelon;
 
 /// How the in-dims of the outer layout may be used for each basis of the inner one.
 enum Strategy<'a> {
@@ -112,6 +113,9 @@ impl LinearLayout {
         }
         let out_bits = self.total_out_dim_size_log2() as usize;
         let in_bits = self.total_in_dim_size_log2() as usize;
+        if out_bits <= 64 && in_bits <= 64 && self.outs.len() <= SMALL {
+            return Ok(pseudoinvert_in_words(self));
+        }
         Ok(with_width!(out_bits, V => with_width!(in_bits, T => {
             pseudoinvert_in::<V, T>(self, out_bits, in_bits)
         })))
@@ -168,6 +172,41 @@ fn pseudoinvert_in<V: Gf2Vector, T: Gf2Vector>(
         for (d, &s) in a.ins.iter().zip(&starts) {
             bases.push(tag.get_bits(s, d.log2));
         }
+    }
+    LinearLayout::from_parts(a.outs.clone(), a.ins.clone(), bases)
+}
+
+/// Pushes the components of `tag`, a flat input of `ins` (at most 64 bits), one per dim.
+fn push_split(bases: &mut Vec<u64>, tag: u64, ins: &[DimSize]) {
+    let mut start = 0u32;
+    for d in ins {
+        bases.push(tag.wrapping_shr(start) & u64::MAX.checked_shr(64 - d.log2).unwrap_or(0));
+        start += d.log2;
+    }
+}
+
+/// [`pseudoinvert_in`] for layouts of at most 64 input and 64 output bits and [`SMALL`]
+/// out-dims: the columns packed
+/// in one pass, eliminated in a [`WordEchelon`]; the basis has full rank, so each output bit's
+/// preimage is the tag of the row it is the pivot of.
+fn pseudoinvert_in_words(a: &LinearLayout) -> LinearLayout {
+    let mut shifts = [0u32; SMALL];
+    let mut at = 0u32;
+    for (shift, o) in shifts.iter_mut().zip(a.outs.iter()) {
+        *shift = at;
+        at += o.log2;
+    }
+    let shifts = shifts.get(..a.outs.len()).unwrap_or(&[]);
+    let mut e = WordEchelon::new();
+    let mut bit = 0u32;
+    for_each_packed(&a.bases, a.outs.len(), shifts, |column| {
+        e.insert(column, 1u64.wrapping_shl(bit));
+        bit += 1;
+    });
+    let mut bases = Vec::with_capacity(at as usize * a.ins.len());
+    for y in 0..at as usize {
+        let tag = e.tag_of_pivot(y).unwrap_or(0);
+        push_split(&mut bases, tag, &a.ins);
     }
     LinearLayout::from_parts(a.outs.clone(), a.ins.clone(), bases)
 }
@@ -243,6 +282,18 @@ fn solve(
     strategy: Strategy<'_>,
     op: &'static str,
 ) -> Result<LinearLayout> {
+    solve_by(b, a, strategy, op, true)
+}
+
+/// [`solve`], taking [`solve_in_words`] where it applies only if `words` (the tests compare
+/// both paths).
+fn solve_by(
+    b: &LinearLayout,
+    a: &LinearLayout,
+    strategy: Strategy<'_>,
+    op: &'static str,
+    words: bool,
+) -> Result<LinearLayout> {
     // A's out-dims in B's order, each at least as large as B's.
     if a.outs.len() != b.outs.len() || b.outs.iter().any(|o| !a.has_out_dim(o.dim)) {
         return Err(LayoutError::DimsMismatch {
@@ -274,9 +325,109 @@ fn solve(
     };
     let out_bits: usize = rows.iter().map(|d| d.log2 as usize).sum();
     let a_bits = a.total_in_dim_size_log2() as usize;
+    let b_bits = b.total_in_dim_size_log2() as usize;
+    if words
+        && out_bits <= 64
+        && a_bits <= 64
+        && b_bits <= 64
+        && rows.len() <= SMALL
+        && !matches!(strategy, Strategy::Preferring(_))
+    {
+        return solve_in_words(b, a, &a_out_of_b, &rows, &identity, op);
+    }
     with_width!(out_bits, V => with_width!(a_bits, T => {
         solve_in::<V, T>(b, a, &a_out_of_b, &rows, &identity, &strategy, op)
     }))
+}
+
+/// The error for basis `i` of `B`'s in-dim `dim` (flattened bit `bit`) outside `A`'s image.
+fn not_in_image(b: &LinearLayout, op: &'static str, dim: Dim, i: usize, bit: usize) -> LayoutError {
+    LayoutError::NotInImage {
+        op,
+        in_dim: dim.to_string(),
+        value: 1u128 << i,
+        image: b
+            .outs
+            .iter()
+            .map(|o| o.dim.to_string())
+            .zip(b.basis_at(bit).iter().copied())
+            .collect(),
+    }
+}
+
+/// [`solve_in`] when `A`'s and `B`'s inputs and the rows each fit 64 bits and there are at most
+/// [`SMALL`] out-dims, without preferred dims: both layouts' columns packed in one pass each
+/// (in `B`'s out order), `A`'s eliminated in a [`WordEchelon`].
+fn solve_in_words(
+    b: &LinearLayout,
+    a: &LinearLayout,
+    a_out_of_b: &[usize],
+    rows: &[DimSize],
+    identity: &[Dim],
+    op: &'static str,
+) -> Result<LinearLayout> {
+    // Row `r` (B's out order) starts at bit `b_shifts[r]`; A's out-dim `a_out_of_b[r]` goes there.
+    let mut b_shifts = [0u32; SMALL];
+    let mut a_shifts = [0u32; SMALL];
+    let mut at = 0u32;
+    for ((shift, r), &j) in b_shifts.iter_mut().zip(rows).zip(a_out_of_b) {
+        *shift = at;
+        if let Some(a_shift) = a_shifts.get_mut(j) {
+            *a_shift = at;
+        }
+        at += r.log2;
+    }
+    let n = rows.len();
+    let (b_shifts, a_shifts) = (
+        b_shifts.get(..n).unwrap_or(&[]),
+        a_shifts.get(..n).unwrap_or(&[]),
+    );
+    // Every column of A, those of identity dims too: the rule gives an identity dim bits no
+    // other in-dim of either layout touches, so its rows never serve another basis.
+    let mut e = WordEchelon::new();
+    let mut bit = 0u32;
+    for_each_packed(&a.bases, n, a_shifts, |column| {
+        e.insert(column, 1u64.wrapping_shl(bit));
+        bit += 1;
+    });
+    let mut columns = [0u64; 64];
+    let mut slots = columns.iter_mut();
+    for_each_packed(&b.bases, n, b_shifts, |column| {
+        if let Some(slot) = slots.next() {
+            *slot = column;
+        }
+    });
+    let n_res = a.ins.len();
+    let mut bases = Vec::with_capacity(b.total_in_dim_size_log2() as usize * n_res);
+    let mut columns = columns.iter();
+    let mut bit = 0;
+    for d in b.ins.iter() {
+        let own = identity
+            .contains(&d.dim)
+            .then(|| a.ins.iter().position(|x| x.dim == d.dim))
+            .flatten();
+        for i in 0..d.log2 as usize {
+            let column = columns.next().copied().unwrap_or(0);
+            let tag = match own {
+                // An identity dim maps to itself in A's input.
+                Some(k) => (1u64 << i).wrapping_shl(a.in_offset(k) as u32),
+                None => {
+                    let (rest, tag) = e.reduce(column);
+                    if rest != 0 {
+                        return Err(not_in_image(b, op, d.dim, i, bit));
+                    }
+                    tag
+                }
+            };
+            push_split(&mut bases, tag, &a.ins);
+            bit += 1;
+        }
+    }
+    Ok(LinearLayout::from_parts(
+        b.ins.clone(),
+        a.ins.clone(),
+        bases,
+    ))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -380,17 +531,7 @@ fn solve_in<V: Gf2Vector, T: Gf2Vector>(
                 None => {
                     let (rest, t) = all.reduce(target);
                     if !rest.is_zero() {
-                        return Err(LayoutError::NotInImage {
-                            op,
-                            in_dim: d.dim.to_string(),
-                            value: 1u128 << i,
-                            image: b
-                                .outs
-                                .iter()
-                                .map(|o| o.dim.to_string())
-                                .zip(b.basis_at(bit).iter().copied())
-                                .collect(),
-                        });
+                        return Err(not_in_image(b, op, d.dim, i, bit));
                     }
                     t
                 }
@@ -406,4 +547,155 @@ fn solve_in<V: Gf2Vector, T: Gf2Vector>(
         a.ins.clone(),
         bases,
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small xorshift: the cases below are random but the same on every run.
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            self.next() % n
+        }
+    }
+
+    /// A random layout over `ins` (name, bits) into `outs` (name, bits).
+    fn random(rng: &mut Rng, ins: &[(&str, u32)], outs: &[(&str, u32)]) -> LinearLayout {
+        let bases: Vec<(&str, Vec<Vec<u64>>)> = ins
+            .iter()
+            .map(|&(d, n)| {
+                let dim = (0..n)
+                    .map(|_| {
+                        outs.iter()
+                            .map(|&(_, l)| rng.next() & ((1u64 << l) - 1))
+                            .collect()
+                    })
+                    .collect();
+                (d, dim)
+            })
+            .collect();
+        let outs: Vec<(&str, u64)> = outs.iter().map(|&(d, l)| (d, 1u64 << l)).collect();
+        LinearLayout::from_bases(&bases, &outs, false).unwrap()
+    }
+
+    /// `n` bases into `outs`, each the image under `a` of a random input of `a` (so inside its
+    /// image), its components listed in `outs`' order (`outs` names `a`'s out-dims, maybe
+    /// smaller: the image is cut to their sizes, still a basis of `a` on the smaller codomain
+    /// only when `a`'s own components fit).
+    fn from_image(rng: &mut Rng, a: &LinearLayout, n: u32, outs: &[(&str, u32)]) -> Vec<Vec<u64>> {
+        (0..n)
+            .map(|_| {
+                let mut x = rng.next();
+                let input: Vec<(Dim, u64)> = a
+                    .in_dims()
+                    .into_iter()
+                    .map(|(d, size)| {
+                        let v = x % size;
+                        x /= size;
+                        (d, v)
+                    })
+                    .collect();
+                let y = a.apply(&input).unwrap();
+                outs.iter()
+                    .map(|&(o, _)| y.iter().find(|(d, _)| d.name() == o).map_or(0, |p| p.1))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The word paths (one `u64` per column, a [`WordEchelon`]) give what the general path
+    /// (an [`Echelon`]) gives: the same layouts and the same errors, on outer layouts that
+    /// broadcast or are not injective or not surjective, inner layouts inside or outside their
+    /// image, with a larger outer codomain, and in-dims both share (Triton's identity dims).
+    #[test]
+    fn word_paths_agree_with_the_general_path() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let (mut solved, mut refused, mut identities, mut inverted) = (0, 0, 0, 0);
+        for case in 0..3000 {
+            let outs = [("dim0", rng.below(7) as u32), ("dim1", rng.below(7) as u32)];
+            let a_ins = [
+                ("offset", rng.below(9) as u32),
+                ("warp", rng.below(3) as u32),
+            ];
+            let a = random(&mut rng, &a_ins, &outs);
+            // B's out-dims in the other order, as large as A's (or smaller, on some cases).
+            let shrink = u32::from(case % 3 == 0);
+            let b_outs = [
+                ("dim1", outs[1].1.saturating_sub(shrink)),
+                ("dim0", outs[0].1),
+            ];
+            let b_ins = [
+                ("register", rng.below(4) as u32),
+                ("lane", rng.below(6) as u32),
+                ("warp", a_ins[1].1),
+            ];
+            let b = if case % 2 == 0 || shrink == 1 {
+                random(&mut rng, &b_ins, &b_outs)
+            } else {
+                let bases: Vec<(&str, Vec<Vec<u64>>)> = b_ins
+                    .iter()
+                    .map(|&(d, n)| {
+                        let copy = d == "warp" && case % 4 == 1;
+                        let dim = if copy {
+                            a.bases_of("warp")
+                                .unwrap()
+                                .into_iter()
+                                .map(|v| vec![v[1], v[0]])
+                                .collect()
+                        } else {
+                            from_image(&mut rng, &a, n, &b_outs)
+                        };
+                        (d, dim)
+                    })
+                    .collect();
+                let outs: Vec<(&str, u64)> = b_outs.iter().map(|&(d, l)| (d, 1u64 << l)).collect();
+                LinearLayout::from_bases(&bases, &outs, false).unwrap()
+            };
+            for lstsq in [false, true] {
+                let strategy = || {
+                    if lstsq {
+                        Strategy::Lstsq
+                    } else {
+                        Strategy::TritonIdentityDims
+                    }
+                };
+                let fast = solve_by(&b, &a, strategy(), "op", true);
+                let general = solve_by(&b, &a, strategy(), "op", false);
+                assert_eq!(fast, general, "case {case}: {b} over {a}");
+                if fast.is_ok() {
+                    solved += 1
+                } else {
+                    refused += 1
+                }
+            }
+            if !identity_dims(&b, &a, &[1, 0]).is_empty() {
+                identities += 1;
+            }
+            if a.is_surjective() {
+                inverted += 1;
+                let (out_bits, in_bits) = (
+                    a.total_out_dim_size_log2() as usize,
+                    a.total_in_dim_size_log2() as usize,
+                );
+                assert_eq!(
+                    pseudoinvert_in_words(&a),
+                    pseudoinvert_in::<u64, u64>(&a, out_bits, in_bits),
+                    "case {case}: {a}"
+                );
+            }
+        }
+        // Every kind of case came up often.
+        assert!(
+            solved > 1000 && refused > 1000 && identities > 200 && inverted > 300,
+            "{solved} {refused} {identities} {inverted}"
+        );
+    }
 }
