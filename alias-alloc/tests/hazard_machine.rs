@@ -1,0 +1,61 @@
+//! The mbarrier machine the explorer branches (`alias_alloc::hazard::Machine`), step by step on
+//! hand-built traces: which events may run, where a stuck execution waits, a named barrier's
+//! group, and a barrier's phases.
+#![allow(clippy::restriction)] // test code: a failed check panics
+
+use alias_alloc::hazard::{Cells, Machine, Space, TraceBuilder};
+
+/// `bar.sync 1, 2` in two partitions, the consumer's after a store: the sync runs only when
+/// both members may, appears once among the enabled events (by its first member), and runs
+/// both members at once.
+#[test]
+fn a_named_barrier_waits_for_every_member() {
+    let mut t = TraceBuilder::new();
+    let (p, c) = (t.partition("producer"), t.partition("consumer"));
+    let p_sync = t.named_barrier(p, "bar.sync 1", 1, 2).unwrap();
+    let store = t
+        .access(c, "local_store", Cells::range(Space::Smem, 0, 64), true)
+        .unwrap();
+    let c_sync = t.named_barrier(c, "bar.sync 1", 1, 2).unwrap();
+    let trace = t.build().unwrap();
+    let mut m = Machine::new(&trace);
+    assert!(!m.enabled(p_sync) && !m.enabled(c_sync));
+    assert_eq!(m.enabled_events(), vec![store]);
+    // Not run, predecessors run: the producer's sync and the store (the consumer's sync
+    // still waits for the store).
+    assert_eq!(m.blocked(), vec![p_sync, store]);
+    assert!(m.step(store));
+    assert!(m.ran(store) && !m.ran(p_sync));
+    assert_eq!(m.blocked(), vec![p_sync, c_sync]);
+    assert!(m.enabled(p_sync) && m.enabled(c_sync));
+    assert_eq!(m.enabled_events(), vec![p_sync]);
+    assert!(m.step(p_sync));
+    assert!(m.ran(p_sync) && m.ran(c_sync) && m.finished());
+    assert_eq!(m.blocked(), vec![]);
+    assert_eq!(m.schedule, vec![store, p_sync, c_sync]);
+}
+
+/// A barrier of count 1 completes a phase per arrival; a wait for phase 0 passes once phase
+/// 0 completed, and not after phase 1 also completed (the parity is back at 0).
+#[test]
+fn a_barrier_counts_its_phases() {
+    let mut t = TraceBuilder::new();
+    let (p, c) = (t.partition("producer"), t.partition("consumer"));
+    let full = t.barrier("full", 1).unwrap();
+    let first = t.arrive(p, "arrive 0", full, 1).unwrap();
+    let second = t.arrive(p, "arrive 1", full, 1).unwrap();
+    let wait = t.wait(c, "wait_barrier", full, 0).unwrap();
+    let trace = t.build().unwrap();
+    let mut m = Machine::new(&trace);
+    let phases = |m: &Machine<'_>| m.barrier(full).map(|b| (b.completed, b.pending));
+    assert_eq!(phases(&m), Some((0, 1)));
+    assert!(!m.enabled(wait));
+    assert!(m.step(first));
+    assert_eq!(phases(&m), Some((1, 1)));
+    assert!(m.enabled(wait));
+    assert!(m.step(second));
+    assert_eq!(phases(&m), Some((2, 1)));
+    assert!(!m.enabled(wait) && !m.step(wait));
+    assert_eq!(m.blocked(), vec![wait]);
+    assert!(!m.finished());
+}
