@@ -149,8 +149,7 @@ fn a_constant_phase_on_a_loop_wait_is_a_stale_wait() {
 }
 
 /// The explorer visits at most `budget` states: a budget of exactly the states a full
-/// exploration visits is enough, one less is a `Budget` error naming both. Two partitions of
-/// two events each have at most 3 × 3 positions to be in.
+/// exploration visits is enough, one less is a `Budget` error naming both.
 #[test]
 fn the_explorer_stops_at_its_budget() {
     use alias_alloc::hazard::{Cells, HazardError, Space, TraceBuilder};
@@ -165,7 +164,9 @@ fn the_explorer_stops_at_its_budget() {
     let trace = t.build().unwrap();
     let whole = explore(&trace, BUDGET).unwrap();
     assert!(whole.races.is_empty() && whole.stuck.is_empty());
-    assert!((2..=9).contains(&whole.states), "{} states", whole.states);
+    // Accesses run as soon as they may (they commute with everything), so only the arrive
+    // and the wait branch: the state after the store, and the one after the arrive.
+    assert_eq!(whole.states, 2);
     assert_eq!(explore(&trace, whole.states).unwrap(), whole);
     assert_eq!(
         explore(&trace, whole.states - 1).unwrap_err(),
