@@ -29,6 +29,8 @@ all=(
   "linear-layout/src/gf2.rs linalias-linear-layout"
   "linear-layout/src/ops/compose.rs linalias-linear-layout"
   "linear-layout/src/ops/invert.rs linalias-linear-layout"
+  "linear-layout/src/ops/packed.rs linalias-linear-layout"
+  "linear-layout/src/word_echelon.rs linalias-linear-layout"
   # The PTX interpreter, one file at a time (789 mutants in all). Its package's tests run under
   # nextest: 45 s instead of 97 s plus two minutes of doctests for a mutant no test catches
   # (the doctests are left out, so a catch only a doc example makes is not counted).

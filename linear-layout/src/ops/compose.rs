@@ -2,7 +2,8 @@
 
 use crate::dims::names;
 use crate::error::{LayoutError, Result};
-use crate::layout::{for_each_packed, LinearLayout, SMALL};
+use crate::layout::LinearLayout;
+use crate::ops::packed::{for_each_packed, SMALL};
 
 impl LinearLayout {
     /// `O ∘ L` where `self = L` and `outer = O`.

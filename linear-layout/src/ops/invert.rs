@@ -11,7 +11,8 @@
 use crate::dims::{names, Dim, DimSize};
 use crate::error::{LayoutError, Result};
 use crate::gf2::{Echelon, Gf2Vector};
-use crate::layout::{for_each_packed, with_width, LinearLayout, SMALL};
+use crate::layout::{with_width, LinearLayout};
+use crate::ops::packed::{for_each_packed, SMALL};
 use crate::word_echelon::WordEchelon;
 
 /// How the in-dims of the outer layout may be used for each basis of the inner one.

@@ -5,6 +5,7 @@ pub mod compose;
 pub mod divide;
 mod gfni;
 pub mod invert;
+pub(crate) mod packed;
 pub mod product;
 pub mod reshape;
 pub mod sublayout;
