@@ -59,3 +59,68 @@ fn a_barrier_counts_its_phases() {
     assert_eq!(m.blocked(), vec![wait]);
     assert!(!m.finished());
 }
+
+/// `run_greedy` runs what `allowed` lets through and nothing else, even the event it prefers,
+/// and a second run on the same machine picks up where the first stopped.
+#[test]
+fn greedy_runs_respect_allowed_and_resume() {
+    let mut t = TraceBuilder::new();
+    let (p, c) = (t.partition("producer"), t.partition("consumer"));
+    let full = t.barrier("full", 1).unwrap();
+    let tile = Cells::range(Space::Smem, 0, 64);
+    let store = t.access(p, "local_store", tile.clone(), true).unwrap();
+    let arrive = t.arrive(p, "arrive_barrier", full, 1).unwrap();
+    let wait = t.wait(c, "wait_barrier", full, 0).unwrap();
+    let load = t.access(c, "local_load", tile, false).unwrap();
+    let trace = t.build().unwrap();
+    let successors = trace.successors();
+    let mut m = Machine::new(&trace);
+    // The store is preferred but not allowed: nothing else may run before it.
+    m.run_greedy(&successors, |e| e != store, Some(store), |m| m.finished());
+    assert!(m.schedule.is_empty() && !m.ran(store));
+    // Up to the store, then the rest (the arrive's predecessor ran in the earlier run):
+    // waits first, as soon as they may pass.
+    m.run_greedy(&successors, |_| true, None, |m| m.ran(store));
+    assert_eq!(m.schedule, vec![store]);
+    m.run_greedy(&successors, |_| true, None, |m| m.finished());
+    assert_eq!(m.schedule, vec![store, arrive, wait, load]);
+    assert!(m.races.is_empty());
+}
+
+/// A chooser may pick an event that cannot run yet: it is set aside and the run goes on while
+/// some event in the ready sets may run, and stops when none may.
+#[test]
+fn a_pick_that_cannot_run_is_set_aside() {
+    let mut t = TraceBuilder::new();
+    let (p, c) = (t.partition("producer"), t.partition("consumer"));
+    let full = t.barrier("full", 1).unwrap();
+    let arrive = t.arrive(p, "arrive_barrier", full, 1).unwrap();
+    let wait = t.wait(c, "wait_barrier", full, 0).unwrap();
+    let trace = t.build().unwrap();
+    let successors = trace.successors();
+    // First the wait (its phase has not completed), then whatever may run.
+    let mut m = Machine::new(&trace);
+    let mut picks = 0;
+    m.run_with(
+        &successors,
+        |_| true,
+        |m| m.finished(),
+        |m, waits, others| {
+            picks += 1;
+            if picks == 1 {
+                return Some(wait);
+            }
+            waits.iter().chain(others).copied().find(|&e| m.enabled(e))
+        },
+    );
+    assert_eq!(m.schedule, vec![arrive, wait]);
+    // Always the wait, and the arrive is not allowed: nothing may run, the run stops.
+    let mut m = Machine::new(&trace);
+    m.run_with(
+        &successors,
+        |e| e != arrive,
+        |m| m.finished(),
+        |_, _, _| Some(wait),
+    );
+    assert!(m.schedule.is_empty() && !m.finished());
+}
