@@ -3,7 +3,7 @@
 //! group, and a barrier's phases.
 #![allow(clippy::restriction)] // test code: a failed check panics
 
-use alias_alloc::hazard::{Cells, Machine, Space, TraceBuilder};
+use alias_alloc::hazard::{Cells, Fault, Machine, Space, TraceBuilder};
 
 /// `bar.sync 1, 2` in two partitions, the consumer's after a store: the sync runs only when
 /// both members may, appears once among the enabled events (by its first member), and runs
@@ -123,4 +123,31 @@ fn a_pick_that_cannot_run_is_set_aside() {
         |_, _, _| Some(wait),
     );
     assert!(m.schedule.is_empty() && !m.finished());
+}
+
+/// An arrival past the count of the current phase is a fault (the arrive and the barrier);
+/// arrivals that exactly complete a phase are not.
+#[test]
+fn too_many_arrivals_is_a_fault() {
+    let mut t = TraceBuilder::new();
+    let (p, q) = (t.partition("producer"), t.partition("other producer"));
+    let full = t.barrier("full", 2).unwrap();
+    let exact = t.arrive(p, "arrive 2 of 2", full, 2).unwrap();
+    let over = t.arrive(q, "arrive 3 of 2", full, 3).unwrap();
+    let trace = t.build().unwrap();
+    let mut m = Machine::new(&trace);
+    assert!(m.step(exact));
+    assert!(m.faults.is_empty());
+    assert_eq!(
+        m.barrier(full).map(|b| (b.completed, b.pending)),
+        Some((1, 2))
+    );
+    assert!(m.step(over));
+    assert_eq!(
+        m.faults,
+        vec![Fault::TooManyArrivals {
+            event: over,
+            barrier: full
+        }]
+    );
 }
