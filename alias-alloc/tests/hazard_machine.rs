@@ -151,3 +151,38 @@ fn too_many_arrivals_is_a_fault() {
         }]
     );
 }
+
+/// The chooser is offered exactly the ready events: not run, every predecessor run (what
+/// `blocked` lists), waits apart from the rest — on a fresh machine and on one resumed.
+#[test]
+fn the_chooser_is_offered_the_ready_events() {
+    let mut t = TraceBuilder::new();
+    let (p, c) = (t.partition("producer"), t.partition("consumer"));
+    let full = t.barrier("full", 1).unwrap();
+    let tile = Cells::range(Space::Smem, 0, 64);
+    let store = t.access(p, "local_store", tile.clone(), true).unwrap();
+    t.arrive(p, "arrive_barrier", full, 1).unwrap();
+    let wait = t.wait(c, "wait_barrier", full, 0).unwrap();
+    t.access(c, "local_load", tile, false).unwrap();
+    let trace = t.build().unwrap();
+    let successors = trace.successors();
+    let mut m = Machine::new(&trace);
+    let mut offered = Vec::new();
+    let mut choose = |m: &Machine<'_>,
+                      waits: &std::collections::BTreeSet<_>,
+                      others: &std::collections::BTreeSet<_>| {
+        let ready: Vec<_> = waits.iter().chain(others).copied().collect();
+        let mut blocked = m.blocked();
+        blocked.sort();
+        let mut sorted = ready.clone();
+        sorted.sort();
+        assert_eq!(sorted, blocked);
+        assert!(waits.iter().all(|&w| w == wait) && !others.contains(&wait));
+        offered.push(ready.len());
+        ready.into_iter().find(|&e| m.enabled(e))
+    };
+    m.run_with(&successors, |_| true, |m| m.ran(store), &mut choose);
+    m.run_with(&successors, |_| true, |m| m.finished(), &mut choose);
+    assert!(m.finished());
+    assert_eq!(offered, vec![2, 2, 1, 1]);
+}
