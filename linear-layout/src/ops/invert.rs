@@ -587,6 +587,73 @@ mod tests {
         LinearLayout::from_bases(&bases, &outs, false).unwrap()
     }
 
+    /// Past the word paths' limits the general path answers: a preimage at input bits 65–68
+    /// (past 64 input bits), a layout of nine out-dims (past the eight kept on the stack), and
+    /// a codomain of 70 bits.
+    #[test]
+    fn past_the_word_limits_the_general_path_answers() {
+        // 60 input bits that map to nothing, then 10 whose bits 5–8 give the 4 output bits.
+        let zeros = vec![vec![0u64]; 60];
+        let high: Vec<Vec<u64>> = (0..10)
+            .map(|i| vec![if (5..9).contains(&i) { 1 << (i - 5) } else { 0 }])
+            .collect();
+        let wide =
+            LinearLayout::from_bases(&[("a", zeros), ("b", high)], &[("o", 16)], false).unwrap();
+        let want: Vec<Vec<u64>> = (5..9).map(|i| vec![0, 1 << i]).collect();
+        assert_eq!(wide.pseudoinvert().unwrap().bases_of("o").unwrap(), want);
+        let identity = LinearLayout::identity_1d(16, "o", "o").unwrap();
+        assert_eq!(
+            identity
+                .invert_and_compose(&wide)
+                .unwrap()
+                .bases_of("o")
+                .unwrap(),
+            want
+        );
+        assert_eq!(
+            lstsq(&wide, &identity).unwrap().bases_of("o").unwrap(),
+            want
+        );
+        // Nine out-dims of one bit each, reached by input bits 8, 7, …, 0.
+        let names = ["o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8"];
+        let bases: Vec<Vec<u64>> = (0..9)
+            .map(|i| (0..9).map(|j| u64::from(i + j == 8)).collect())
+            .collect();
+        let outs: Vec<(&str, u64)> = names.iter().map(|&n| (n, 2)).collect();
+        let nine = LinearLayout::from_bases(&[("i", bases)], &outs, false).unwrap();
+        let inverse = nine.pseudoinvert().unwrap();
+        for (j, n) in names.iter().enumerate() {
+            assert_eq!(
+                inverse.bases_of(*n).unwrap(),
+                vec![vec![1u64 << (8 - j)]],
+                "{n}"
+            );
+        }
+        assert_eq!(nine.invert().unwrap(), inverse);
+        let mut identity = LinearLayout::empty();
+        for n in names {
+            identity = identity
+                .product(&LinearLayout::identity_1d(2, n, n).unwrap())
+                .unwrap();
+        }
+        assert_eq!(identity.invert_and_compose(&nine).unwrap(), inverse);
+        assert_eq!(lstsq(&nine, &identity).unwrap(), inverse);
+        // Four input bits into a 70-bit codomain, at its bits 65–68: lane i is x's bit 3 − i.
+        let outs = [("p", 1u64 << 40), ("q", 1 << 30)];
+        let high = |i: u32| vec![0, 1u64 << (25 + i)];
+        let a =
+            LinearLayout::from_bases(&[("x", (0..4).map(high).collect())], &outs, false).unwrap();
+        let b =
+            LinearLayout::from_bases(&[("lane", (0..4).rev().map(high).collect())], &outs, false)
+                .unwrap();
+        let want: Vec<Vec<u64>> = (0..4).rev().map(|i| vec![1u64 << i]).collect();
+        assert_eq!(
+            b.invert_and_compose(&a).unwrap().bases_of("lane").unwrap(),
+            want
+        );
+        assert_eq!(lstsq(&a, &b).unwrap().bases_of("lane").unwrap(), want);
+    }
+
     /// `n` bases into `outs`, each the image under `a` of a random input of `a` (so inside its
     /// image), its components listed in `outs`' order (`outs` names `a`'s out-dims, maybe
     /// smaller: the image is cut to their sizes, still a basis of `a` on the smaller codomain
