@@ -614,6 +614,17 @@ mod tests {
             lstsq(&wide, &identity).unwrap().bases_of("o").unwrap(),
             want
         );
+        // The other way round: 70 input bits to solve for, those past 64 included.
+        let back: Vec<Vec<u64>> = (0..10)
+            .map(|i| vec![if (5..9).contains(&i) { 1 << (i - 5) } else { 0 }])
+            .collect();
+        assert_eq!(
+            wide.invert_and_compose(&identity)
+                .unwrap()
+                .bases_of("b")
+                .unwrap(),
+            back
+        );
         // Nine out-dims of one bit each, reached by input bits 8, 7, …, 0.
         let names = ["o0", "o1", "o2", "o3", "o4", "o5", "o6", "o7", "o8"];
         let bases: Vec<Vec<u64>> = (0..9)
