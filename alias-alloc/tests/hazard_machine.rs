@@ -4,6 +4,7 @@
 #![allow(clippy::restriction)] // test code: a failed check panics
 
 use alias_alloc::hazard::{Cells, Fault, Machine, Space, TraceBuilder};
+use test_support::pipelines::{arrived_twice, handoff};
 
 /// `bar.sync 1, 2` in two partitions, the consumer's after a store: the sync runs only when
 /// both members may, appears once among the enabled events (by its first member), and runs
@@ -39,13 +40,7 @@ fn a_named_barrier_waits_for_every_member() {
 /// 0 completed, and not after phase 1 also completed (the parity is back at 0).
 #[test]
 fn a_barrier_counts_its_phases() {
-    let mut t = TraceBuilder::new();
-    let (p, c) = (t.partition("producer"), t.partition("consumer"));
-    let full = t.barrier("full", 1).unwrap();
-    let first = t.arrive(p, "arrive 0", full, 1).unwrap();
-    let second = t.arrive(p, "arrive 1", full, 1).unwrap();
-    let wait = t.wait(c, "wait_barrier", full, 0).unwrap();
-    let trace = t.build().unwrap();
+    let (trace, full, [first, second, wait]) = arrived_twice().unwrap();
     let mut m = Machine::new(&trace);
     let phases = |m: &Machine<'_>| m.barrier(full).map(|b| (b.completed, b.pending));
     assert_eq!(phases(&m), Some((0, 1)));
@@ -64,15 +59,7 @@ fn a_barrier_counts_its_phases() {
 /// and a second run on the same machine picks up where the first stopped.
 #[test]
 fn greedy_runs_respect_allowed_and_resume() {
-    let mut t = TraceBuilder::new();
-    let (p, c) = (t.partition("producer"), t.partition("consumer"));
-    let full = t.barrier("full", 1).unwrap();
-    let tile = Cells::range(Space::Smem, 0, 64);
-    let store = t.access(p, "local_store", tile.clone(), true).unwrap();
-    let arrive = t.arrive(p, "arrive_barrier", full, 1).unwrap();
-    let wait = t.wait(c, "wait_barrier", full, 0).unwrap();
-    let load = t.access(c, "local_load", tile, false).unwrap();
-    let trace = t.build().unwrap();
+    let (trace, [store, arrive, wait, load]) = handoff().unwrap();
     let successors = trace.successors();
     let mut m = Machine::new(&trace);
     // The store is preferred but not allowed: nothing else may run before it.
@@ -156,15 +143,7 @@ fn too_many_arrivals_is_a_fault() {
 /// `blocked` lists), waits apart from the rest — on a fresh machine and on one resumed.
 #[test]
 fn the_chooser_is_offered_the_ready_events() {
-    let mut t = TraceBuilder::new();
-    let (p, c) = (t.partition("producer"), t.partition("consumer"));
-    let full = t.barrier("full", 1).unwrap();
-    let tile = Cells::range(Space::Smem, 0, 64);
-    let store = t.access(p, "local_store", tile.clone(), true).unwrap();
-    t.arrive(p, "arrive_barrier", full, 1).unwrap();
-    let wait = t.wait(c, "wait_barrier", full, 0).unwrap();
-    t.access(c, "local_load", tile, false).unwrap();
-    let trace = t.build().unwrap();
+    let (trace, [store, _, wait, _]) = handoff().unwrap();
     let successors = trace.successors();
     let mut m = Machine::new(&trace);
     let mut offered = Vec::new();

@@ -6,7 +6,7 @@
 
 use alias_alloc::hazard::{check, explore, Proof, Trace, Verdict};
 use proptest::prelude::*;
-use test_support::pipelines::{generate, shape, Mutation, Pipeline};
+use test_support::pipelines::{arrived_twice, generate, handoff, shape, Mutation, Pipeline};
 use test_support::random_tree::{Choices, XorShift};
 
 const BUDGET: usize = 200_000;
@@ -152,16 +152,8 @@ fn a_constant_phase_on_a_loop_wait_is_a_stale_wait() {
 /// exploration visits is enough, one less is a `Budget` error naming both.
 #[test]
 fn the_explorer_stops_at_its_budget() {
-    use alias_alloc::hazard::{Cells, HazardError, Space, TraceBuilder};
-    let mut t = TraceBuilder::new();
-    let (p, c) = (t.partition("producer"), t.partition("consumer"));
-    let full = t.barrier("full", 1).unwrap();
-    let tile = Cells::range(Space::Smem, 0, 64);
-    t.access(p, "local_store", tile.clone(), true).unwrap();
-    t.arrive(p, "arrive_barrier", full, 1).unwrap();
-    t.wait(c, "wait_barrier", full, 0).unwrap();
-    t.access(c, "local_load", tile, false).unwrap();
-    let trace = t.build().unwrap();
+    use alias_alloc::hazard::HazardError;
+    let (trace, _) = handoff().unwrap();
     let whole = explore(&trace, BUDGET).unwrap();
     assert!(whole.races.is_empty() && whole.stuck.is_empty());
     // Accesses run as soon as they may (they commute with everything), so only the arrive
@@ -184,14 +176,8 @@ fn the_explorer_stops_at_its_budget() {
 /// second arrive (odd).
 #[test]
 fn sampling_draws_schedules_at_random() {
-    use alias_alloc::hazard::{random_run, sample, EventId, Machine, TraceBuilder};
-    let mut t = TraceBuilder::new();
-    let (p, c) = (t.partition("producer"), t.partition("consumer"));
-    let full = t.barrier("full", 1).unwrap();
-    let first = t.arrive(p, "arrive 0", full, 1).unwrap();
-    let second = t.arrive(p, "arrive 1", full, 1).unwrap();
-    let wait = t.wait(c, "wait_barrier", full, 0).unwrap();
-    let trace = t.build().unwrap();
+    use alias_alloc::hazard::{random_run, sample, EventId, Machine};
+    let (trace, _, [first, second, wait]) = arrived_twice().unwrap();
     assert_eq!(explore(&trace, BUDGET).unwrap().stuck, [wait].into());
     // Which runs pass, from the generator alone: run i passes iff its second draw is even.
     let passes = |state: u64, runs: usize| -> Vec<bool> {

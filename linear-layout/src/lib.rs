@@ -45,6 +45,9 @@ pub mod text;
 pub mod views;
 pub mod word_echelon;
 
+#[cfg(test)]
+mod test_rng;
+
 pub use address::{Address, AddressMap, BufferMap};
 pub use dims::{Dim, DimSize};
 pub use dtype::DType;

@@ -229,6 +229,7 @@ mod x86 {
 mod tests {
     #![allow(clippy::restriction)] // test code: a failed check panics
     use super::{supported, transpose_8x8, GfniMatrices};
+    use crate::test_rng::XorShift;
 
     /// On a CPU with the instructions, the vector path computes the XOR of the selected
     /// columns for every table count (1–4 bytes of input) and batch length.
@@ -239,13 +240,8 @@ mod tests {
             assert!(GfniMatrices::new(&[[0; 256]; 2]).is_none());
             return;
         }
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
+        let mut rng = XorShift(0x2545_F491_4F6C_DD1D);
+        let mut next = || rng.next();
         for n_tables in 1..=4usize {
             let columns: Vec<u32> = (0..8 * n_tables).map(|_| next() as u32).collect();
             let tables: Vec<[u32; 256]> = columns

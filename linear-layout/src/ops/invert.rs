@@ -553,20 +553,7 @@ fn solve_in<V: Gf2Vector, T: Gf2Vector>(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A small xorshift: the cases below are random but the same on every run.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            self.next() % n
-        }
-    }
+    use crate::test_rng::XorShift as Rng;
 
     /// A random layout over `ins` (name, bits) into `outs` (name, bits).
     fn random(rng: &mut Rng, ins: &[(&str, u32)], outs: &[(&str, u32)]) -> LinearLayout {

@@ -10,7 +10,9 @@
 //! 1–3 slots and 2–4 iterations, where a second buffer aliases the ring's bytes as a `shared`
 //! reuse group makes it; then, more often than not, one seeded bug ([`Mutation`]).
 
-use alias_alloc::hazard::{Cells, HazardError, Space, TimelineId, Trace, TraceBuilder};
+use alias_alloc::hazard::{
+    BarrierId, Cells, EventId, HazardError, Space, TimelineId, Trace, TraceBuilder,
+};
 
 use crate::random_tree::Source;
 
@@ -542,4 +544,32 @@ pub fn generate(src: &mut impl Source) -> (Pipeline, Option<Mutation>) {
     let at = src.below(16);
     let changed = p.mutate(m, at);
     (p, changed.then_some(m))
+}
+
+/// The smallest correct hand-off: the producer stores a tile and arrives on `full` (count 1);
+/// the consumer waits for phase 0 and loads the tile. Returns the trace and
+/// `[store, arrive, wait, load]`.
+pub fn handoff() -> Result<(Trace, [EventId; 4]), HazardError> {
+    let mut t = TraceBuilder::new();
+    let (p, c) = (t.partition("producer"), t.partition("consumer"));
+    let full = t.barrier("full", 1)?;
+    let tile = Cells::range(Space::Smem, 0, 64);
+    let store = t.access(p, "local_store", tile.clone(), true)?;
+    let arrive = t.arrive(p, "arrive_barrier", full, 1)?;
+    let wait = t.wait(c, "wait_barrier", full, 0)?;
+    let load = t.access(c, "local_load", tile, false)?;
+    Ok((t.build()?, [store, arrive, wait, load]))
+}
+
+/// A wait that passes or hangs by schedule: the producer arrives twice on `full` (count 1), the
+/// consumer waits for phase 0 — it passes between the arrives, and never after both (the
+/// parity is back at 0). Returns the trace, `full` and `[first arrive, second arrive, wait]`.
+pub fn arrived_twice() -> Result<(Trace, BarrierId, [EventId; 3]), HazardError> {
+    let mut t = TraceBuilder::new();
+    let (p, c) = (t.partition("producer"), t.partition("consumer"));
+    let full = t.barrier("full", 1)?;
+    let first = t.arrive(p, "arrive 0", full, 1)?;
+    let second = t.arrive(p, "arrive 1", full, 1)?;
+    let wait = t.wait(c, "wait_barrier", full, 0)?;
+    Ok((t.build()?, full, [first, second, wait]))
 }
