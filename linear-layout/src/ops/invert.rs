@@ -187,9 +187,8 @@ fn push_split(bases: &mut Vec<u64>, tag: u64, ins: &[DimSize]) {
 }
 
 /// [`pseudoinvert_in`] for layouts of at most 64 input and 64 output bits and [`SMALL`]
-/// out-dims: the columns packed
-/// in one pass, eliminated in a [`WordEchelon`]; the basis has full rank, so each output bit's
-/// preimage is the tag of the row it is the pivot of.
+/// out-dims: the columns packed in one pass, eliminated in a [`WordEchelon`]; the basis has
+/// full rank, so each output bit's preimage is the tag of the row it is the pivot of.
 fn pseudoinvert_in_words(a: &LinearLayout) -> LinearLayout {
     let mut shifts = [0u32; SMALL];
     let mut at = 0u32;
