@@ -7,8 +7,9 @@
 //! have up to 63 bits, and any number of dims may be combined.
 
 use std::hash::{Hash, Hasher};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
+use crate::dim_list::DimList;
 use crate::dims::{names, Dim, DimSize};
 use crate::error::{LayoutError, Result};
 use crate::gf2::{Echelon, Gf2Vector};
@@ -36,10 +37,10 @@ pub type DimBases = Vec<Vec<u64>>;
 /// ```
 #[derive(Clone)]
 pub struct LinearLayout {
-    /// Shared, so that results reusing an operand's dims (compose, invert_and_compose…) clone
-    /// a pointer instead of allocating.
-    pub(crate) ins: Arc<[DimSize]>,
-    pub(crate) outs: Arc<[DimSize]>,
+    /// Interned, so that results reusing an operand's dims (compose, invert_and_compose…)
+    /// copy a pointer: no allocation, no reference count.
+    pub(crate) ins: DimList,
+    pub(crate) outs: DimList,
     /// `bases[bit * outs.len() + j]`: component in out-dim `j` of flattened input bit `bit`.
     pub(crate) bases: Vec<u64>,
     rank: OnceLock<u32>,
@@ -93,8 +94,8 @@ impl LinearLayout {
     /// Builds a layout from parts that are valid by construction (internal operations).
     /// The invariants are checked here, in debug builds, and nowhere else.
     pub(crate) fn from_parts(
-        ins: impl Into<Arc<[DimSize]>>,
-        outs: impl Into<Arc<[DimSize]>>,
+        ins: impl Into<DimList>,
+        outs: impl Into<DimList>,
         bases: Vec<u64>,
     ) -> Self {
         let (ins, outs) = (ins.into(), outs.into());
@@ -109,12 +110,12 @@ impl LinearLayout {
 
     /// Builds a layout from untrusted parts, checking every invariant.
     pub(crate) fn try_from_parts(
-        ins: impl Into<Arc<[DimSize]>>,
-        outs: impl Into<Arc<[DimSize]>>,
+        ins: impl Into<DimList>,
+        outs: impl Into<DimList>,
         bases: Vec<u64>,
         require_surjective: bool,
     ) -> Result<Self> {
-        let (ins, outs): (Arc<[DimSize]>, Arc<[DimSize]>) = (ins.into(), outs.into());
+        let (ins, outs): (DimList, DimList) = (ins.into(), outs.into());
         check_parts(&ins, &outs, &bases)?;
         let l = LinearLayout {
             ins,

@@ -33,6 +33,7 @@
 
 pub mod address;
 pub mod analysis;
+mod dim_list;
 pub mod dims;
 pub mod dtype;
 pub mod error;

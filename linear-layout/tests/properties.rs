@@ -1133,8 +1133,9 @@ proptest! {
     }
 }
 
-/// Every outer input width from 0 to 64 bits, each once (`compose` builds one table per 4 of
-/// them, with its own loop length up to 32 bits): the bases of `A∘B` against `B(A(x))`.
+/// Every outer input width from 0 to 64 bits (`compose` builds one table per 4 of them, with
+/// its own loop length up to 32 bits), each with one, two and three dims on either side (the
+/// kernels of one and two dims, and the general one): the bases of `A∘B` against `B(A(x))`.
 #[test]
 fn compose_at_every_outer_width() {
     let mut state = 0x9E37_79B9_7F4A_7C15u64;
@@ -1150,23 +1151,60 @@ fn compose_at_every_outer_width() {
             v & ((1u64 << bits) - 1)
         }
     };
+    // `total` bits over `n` dims, as evenly as may be.
+    let split = |total: u32, n: u32| -> Vec<u32> {
+        (0..n)
+            .map(|k| total / n + u32::from(k < total % n))
+            .collect()
+    };
     for width in 0..=64u32 {
-        let (x, y) = (width / 2, width - width / 2);
-        let inner = LinearLayout::from_bases(
-            &[("i", (0..12).map(|_| vec![random(x), random(y)]).collect())],
-            &[("x", 1u64 << x), ("y", 1u64 << y)],
-            false,
-        )
-        .unwrap();
-        let outer = LinearLayout::from_bases(
-            &[
-                ("x", (0..x).map(|_| vec![random(30), random(34)]).collect()),
-                ("y", (0..y).map(|_| vec![random(30), random(34)]).collect()),
-            ],
-            &[("p", 1u64 << 30), ("q", 1u64 << 34)],
-            false,
-        )
-        .unwrap();
-        check_compose_bases(&inner, &outer).unwrap_or_else(|e| panic!("outer width {width}: {e}"));
+        for (mids, outs) in [(1, 1), (1, 2), (2, 1), (2, 2), (3, 2), (2, 3), (3, 3)] {
+            if mids == 1 && width == 64 {
+                continue; // one dim of 64 bits: past the size limit
+            }
+            let mid: Vec<(String, u32)> = split(width, mids)
+                .into_iter()
+                .enumerate()
+                .map(|(k, b)| (format!("m{k}"), b))
+                .collect();
+            let out: Vec<(String, u32)> = split(if outs == 1 { 63 } else { 64 }, outs)
+                .into_iter()
+                .enumerate()
+                .map(|(k, b)| (format!("o{k}"), b))
+                .collect();
+            let inner = LinearLayout::from_bases(
+                &[(
+                    "i",
+                    (0..12)
+                        .map(|_| mid.iter().map(|&(_, b)| random(b)).collect())
+                        .collect(),
+                )],
+                &mid.iter()
+                    .map(|(d, b)| (d.as_str(), 1u64 << b))
+                    .collect::<Vec<_>>(),
+                false,
+            )
+            .unwrap();
+            let outer = LinearLayout::from_bases(
+                &mid.iter()
+                    .rev()
+                    .map(|(d, b)| {
+                        (
+                            d.as_str(),
+                            (0..*b)
+                                .map(|_| out.iter().map(|&(_, o)| random(o)).collect())
+                                .collect(),
+                        )
+                    })
+                    .collect::<Vec<_>>(),
+                &out.iter()
+                    .map(|(d, b)| (d.as_str(), 1u64 << b))
+                    .collect::<Vec<_>>(),
+                false,
+            )
+            .unwrap();
+            check_compose_bases(&inner, &outer)
+                .unwrap_or_else(|e| panic!("outer width {width}, {mids} × {outs} dims: {e}"));
+        }
     }
 }

@@ -174,7 +174,7 @@ fn pseudoinvert_in<V: Gf2Vector, T: Gf2Vector>(
             bases.push(tag.get_bits(s, d.log2));
         }
     }
-    LinearLayout::from_parts(a.outs.clone(), a.ins.clone(), bases)
+    LinearLayout::from_parts(a.outs, a.ins, bases)
 }
 
 /// Pushes the components of `tag`, a flat input of `ins` (at most 64 bits), one per dim.
@@ -208,7 +208,7 @@ fn pseudoinvert_in_words(a: &LinearLayout) -> LinearLayout {
         let tag = e.tag_of_pivot(y).unwrap_or(0);
         push_split(&mut bases, tag, &a.ins);
     }
-    LinearLayout::from_parts(a.outs.clone(), a.ins.clone(), bases)
+    LinearLayout::from_parts(a.outs, a.ins, bases)
 }
 
 /// Least squares over GF(2): `X` with `A(X(x)) = B(x)` and every free variable 0 (Triton's
@@ -423,11 +423,7 @@ fn solve_in_words(
             bit += 1;
         }
     }
-    Ok(LinearLayout::from_parts(
-        b.ins.clone(),
-        a.ins.clone(),
-        bases,
-    ))
+    Ok(LinearLayout::from_parts(b.ins, a.ins, bases))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -542,11 +538,7 @@ fn solve_in<V: Gf2Vector, T: Gf2Vector>(
             bases.extend_from_slice(&row);
         }
     }
-    Ok(LinearLayout::from_parts(
-        b.ins.clone(),
-        a.ins.clone(),
-        bases,
-    ))
+    Ok(LinearLayout::from_parts(b.ins, a.ins, bases))
 }
 
 #[cfg(test)]

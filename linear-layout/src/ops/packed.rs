@@ -15,9 +15,9 @@ pub(crate) fn for_each_packed(bases: &[u64], n: usize, shifts: &[u32], mut f: im
     match (n, shifts) {
         (1, &[s0]) => bases.iter().for_each(|&c| f(c.wrapping_shl(s0))),
         (2, &[s0, s1]) => bases.chunks_exact(2).for_each(|c| {
-            f(c.iter()
-                .zip([s0, s1])
-                .fold(0, |w, (&c, s)| w | c.wrapping_shl(s)))
+            if let [c0, c1] = *c {
+                f(c0.wrapping_shl(s0) | c1.wrapping_shl(s1));
+            }
         }),
         _ => bases.chunks_exact(n.max(1)).for_each(|c| {
             f(c.iter()

@@ -56,7 +56,7 @@ impl LinearLayout {
             }
             ins.push(dim);
         }
-        Ok(LinearLayout::from_parts(ins, self.outs.clone(), bases))
+        Ok(LinearLayout::from_parts(ins, self.outs, bases))
     }
 
     /// Reorders the out-dims, permuting every basis accordingly.
@@ -81,7 +81,7 @@ impl LinearLayout {
             })
             .collect();
         let outs: Vec<DimSize> = perm.iter().map(|&(_, d)| d).collect();
-        Ok(LinearLayout::from_parts(self.ins.clone(), outs, bases))
+        Ok(LinearLayout::from_parts(self.ins, outs, bases))
     }
 
     /// Flattens every input bit in order and re-splits them into the given dims (power-of-two
@@ -105,11 +105,7 @@ impl LinearLayout {
                 got,
             });
         }
-        Ok(LinearLayout::from_parts(
-            ins,
-            self.outs.clone(),
-            self.bases.clone(),
-        ))
+        Ok(LinearLayout::from_parts(ins, self.outs, self.bases.clone()))
     }
 
     /// Flattens every output bit in order and re-splits the values into the given dims.
@@ -145,7 +141,7 @@ impl LinearLayout {
                 }
             }
         });
-        Ok(LinearLayout::from_parts(self.ins.clone(), outs, bases))
+        Ok(LinearLayout::from_parts(self.ins, outs, bases))
     }
 
     /// One in-dim named after the first, holding every input bit.
@@ -166,7 +162,7 @@ impl LinearLayout {
                         dim: first.dim,
                         log2,
                     }],
-                    self.outs.clone(),
+                    self.outs,
                     self.bases.clone(),
                 ))
             }
@@ -211,11 +207,7 @@ impl LinearLayout {
         }
         let mut ins = self.ins.to_vec();
         ins.remove(k);
-        Ok(LinearLayout::from_parts(
-            ins,
-            self.outs.clone(),
-            self.bases.clone(),
-        ))
+        Ok(LinearLayout::from_parts(ins, self.outs, self.bases.clone()))
     }
 
     /// Removes a size-1 out-dim. Errors: [`LayoutError::NotSizeOne`], [`LayoutError::UnknownDim`].
@@ -292,7 +284,7 @@ impl LinearLayout {
                 }
             })
             .collect();
-        Ok(LinearLayout::from_parts(ins, self.outs.clone(), bases))
+        Ok(LinearLayout::from_parts(ins, self.outs, bases))
     }
 
     /// Shrinks an out-dim; basis components that no longer fit become 0 (Triton's rule).
@@ -336,7 +328,7 @@ impl LinearLayout {
                 }
             })
             .collect();
-        Ok(LinearLayout::from_parts(self.ins.clone(), outs, bases))
+        Ok(LinearLayout::from_parts(self.ins, outs, bases))
     }
 
     /// Renames an in-dim. Errors: [`LayoutError::DuplicateDim`] if `new` is already an in-dim.
@@ -360,11 +352,7 @@ impl LinearLayout {
                 }
             })
             .collect();
-        Ok(LinearLayout::from_parts(
-            ins,
-            self.outs.clone(),
-            self.bases.clone(),
-        ))
+        Ok(LinearLayout::from_parts(ins, self.outs, self.bases.clone()))
     }
 
     /// The layout on the in-dims of both (ours first) over identical out-dims:
@@ -391,7 +379,7 @@ impl LinearLayout {
         ins.extend_from_slice(&other.ins);
         let mut bases = self.bases.clone();
         bases.extend_from_slice(&other.bases);
-        LinearLayout::try_from_parts(ins, self.outs.clone(), bases, false)
+        LinearLayout::try_from_parts(ins, self.outs, bases, false)
     }
 
     /// The layout `x ↦ (self(x), other(x))` over identical in-dims.
@@ -415,6 +403,6 @@ impl LinearLayout {
                     .copied()
             })
             .collect();
-        LinearLayout::try_from_parts(self.ins.clone(), outs, bases, false)
+        LinearLayout::try_from_parts(self.ins, outs, bases, false)
     }
 }
