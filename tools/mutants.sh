@@ -27,7 +27,7 @@ all=(
   "packing/src/bound.rs linalias-packing --all-features"
   "alias-alloc/src/checker.rs linalias-alias-alloc"
   "linear-layout/src/gf2.rs linalias-linear-layout"
-  "linear-layout/src/ops/compose.rs linalias-linear-layout"
+  "linear-layout/src/ops/compose.rs linalias-linear-layout --test-tool=nextest"
   "linear-layout/src/ops/invert.rs linalias-linear-layout"
   "linear-layout/src/ops/packed.rs linalias-linear-layout"
   "linear-layout/src/word_echelon.rs linalias-linear-layout"
