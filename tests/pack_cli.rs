@@ -465,6 +465,28 @@ fn max_nodes_gives_the_same_answer_every_run() {
     assert!(err.contains("cannot be used with"), "{err}");
 }
 
+/// A trace too large for the search (idealloc's S_1: 43 million pairs of buffers live
+/// together) is packed by the greedy rules, and the report says the size ended it, not the
+/// budget: a larger `--budget-ms` changes nothing.
+#[test]
+fn a_trace_too_large_for_the_search_says_so() {
+    let file = format!(
+        "{}/packing/tests/data/idealloc/S_1.csv",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let json: Value =
+        serde_json::from_str(&ok(&["pack", &file, "--budget-ms", "60000", "--json"])).unwrap();
+    assert_eq!(
+        json["limit"],
+        serde_json::json!({"reason": "size", "conflict_pairs": 43_218_991u64, "max_search_pairs": 16_777_216u64, "nodes": 0})
+    );
+    let text = ok(&["pack", &file, "--budget-ms", "60000"]);
+    assert!(
+        text.contains("not proved optimal: 43218991 pairs of buffers live together, past the search's 16777216"),
+        "{text}"
+    );
+}
+
 /// A repeated id names both CSV lines, counted as the file counts them (#29: "rows 0 and 1",
 /// 0-based, beside 1-based lines).
 #[test]

@@ -13,7 +13,7 @@ use packing::bound::{live_bound, LiveBound};
 use packing::chart::placement_svg;
 use packing::check::{check, Violation};
 use packing::csv::{read_csv, write_csv};
-use packing::exact::{minimize, SolveOptions};
+use packing::exact::{minimize, SolveOptions, MAX_SEARCH_PAIRS};
 use packing::greedy::{best_fit_by_size_until, first_fit_by_lifetime};
 use packing::{diagnose, Placement, Problem};
 use serde_json::{json, Value};
@@ -33,6 +33,8 @@ struct Outcome {
     proven_optimal: bool,
     /// Search nodes (the exact solver only).
     nodes: Option<u64>,
+    /// The exact search did not run: the instance's conflicting pairs, past the limit.
+    search_skipped: Option<u64>,
     elapsed: Duration,
     /// The exact solver's explanation of why the capacity cannot be met, if it has one.
     explanation: Option<diagnose::Infeasibility>,
@@ -207,6 +209,7 @@ fn solve(problem: &Problem, algo: PackAlgo, limit: Limit) -> Result<Outcome, pac
             peak,
             proven_optimal: peak == lb,
             nodes: None,
+            search_skipped: None,
             elapsed,
             explanation: None,
             stopped: None,
@@ -252,6 +255,7 @@ fn solve(problem: &Problem, algo: PackAlgo, limit: Limit) -> Result<Outcome, pac
                 peak: solution.peak,
                 proven_optimal: solution.proven_optimal || solution.peak == lb,
                 nodes: Some(solution.nodes),
+                search_skipped: solution.search_skipped,
                 elapsed: solution.elapsed,
                 explanation,
                 placement: solution.placement,
@@ -348,6 +352,14 @@ impl Report<'_> {
             });
         }
         match (self.algo, self.outcome.proven_optimal, self.outcome.nodes) {
+            (PackAlgo::Exact, false, Some(nodes)) if self.outcome.search_skipped.is_some() => {
+                json!({
+                    "reason": "size",
+                    "conflict_pairs": self.outcome.search_skipped,
+                    "max_search_pairs": MAX_SEARCH_PAIRS,
+                    "nodes": nodes,
+                })
+            }
             (PackAlgo::Exact, false, Some(nodes)) => {
                 let by_nodes = self.max_nodes.is_some_and(|m| nodes >= m);
                 json!({ "reason": if by_nodes { "nodes" } else { "budget" }, "nodes": nodes })
@@ -481,9 +493,15 @@ impl Report<'_> {
             out,
             "{}",
             if self.outcome.proven_optimal {
-                "proved optimal"
+                "proved optimal".to_owned()
+            } else if let Some(pairs) = self.outcome.search_skipped {
+                format!(
+                    "not proved optimal: {pairs} pairs of buffers live together, past the \
+                     search's {MAX_SEARCH_PAIRS}; the best greedy rule's placement (a larger \
+                     --budget-ms changes nothing)"
+                )
             } else {
-                "not proved optimal"
+                "not proved optimal".to_owned()
             }
         )?;
         writeln!(out, "checker: ok")?;

@@ -139,6 +139,10 @@ pub struct Solution {
     pub nodes: u64,
     /// Wall-clock time spent.
     pub elapsed: Duration,
+    /// `Some(pairs)` when the search did not run because the instance holds more
+    /// time-conflicting pairs than [`MAX_SEARCH_PAIRS`] (its size, not the budget, ended it:
+    /// a larger budget changes nothing); the placement is then the best greedy rule's.
+    pub search_skipped: Option<u64>,
 }
 
 /// The answer of [`fits`].
@@ -392,7 +396,10 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     // Greedy time: nothing left to prove, no time left, or an instance too large to build
     // (its conflict lists would pass the memory the search may use).
     let out_of_time = deadline.is_some_and(|d| Instant::now() >= d);
-    if greedy_peak <= bound || out_of_time || conflict_pairs(problem) > MAX_SEARCH_PAIRS {
+    let too_large = (greedy_peak > bound && !out_of_time)
+        .then(|| conflict_pairs(problem))
+        .filter(|&pairs| pairs > MAX_SEARCH_PAIRS);
+    if greedy_peak <= bound || out_of_time || too_large.is_some() {
         let lower_bound = bound.min(greedy_peak);
         return Ok(Solution {
             placement: incumbent,
@@ -401,6 +408,7 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
             proven_optimal: greedy_peak == lower_bound,
             nodes: 0,
             elapsed: start.elapsed(),
+            search_skipped: too_large,
         });
     }
     let prepared = Prepared::new(problem)?;
@@ -533,5 +541,6 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
         proven_optimal: peak == lower_bound,
         nodes: effort.nodes,
         elapsed: start.elapsed(),
+        search_skipped: None,
     })
 }
