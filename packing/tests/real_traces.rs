@@ -51,27 +51,18 @@ fn we_answer_at_or_below_idealloc() {
             "{name}: {} against idealloc's {idealloc}",
             s.peak
         );
-        if name != "S_1" {
+        if name == "S_1" {
+            // 43 million pairs of buffers live together, past what the search may hold: the
+            // answer is the settled greedy placement's, and the solution says why the search
+            // did not run (a larger budget would change nothing).
+            const { assert!(43_218_991 > MAX_SEARCH_PAIRS) };
+            assert_eq!(s.search_skipped, Some(43_218_991));
+            assert_eq!(s.nodes, 0);
+            // Settled both ways: 0.35 % above the bound (the greedy rules alone: 1.58 %).
+            assert!(s.peak <= 1_503_831_439, "{}", s.peak);
+        } else {
             assert!(s.proven_optimal && s.peak == bound, "{name}: {}", s.peak);
+            assert_eq!(s.search_skipped, None);
         }
     }
-}
-
-/// S_1 holds 43 million pairs of buffers live together, past what the search may hold: the
-/// answer is the best greedy rule's, and the solution says why the search did not run (a
-/// larger budget would change nothing).
-#[test]
-fn a_trace_past_the_search_size_says_so() {
-    let p = trace("S_1");
-    let unbounded = SolveOptions {
-        budget: None,
-        ..SolveOptions::default()
-    };
-    let s = minimize(&p, &unbounded).unwrap();
-    assert_eq!(s.search_skipped, Some(43_218_991));
-    const { assert!(43_218_991 > MAX_SEARCH_PAIRS) };
-    assert_eq!(s.nodes, 0);
-    assert!(!s.proven_optimal);
-    let small = minimize(&trace("G_1"), &unbounded).unwrap();
-    assert_eq!(small.search_skipped, None);
 }
