@@ -665,7 +665,10 @@ mod tests {
                 );
             }
             let settled = settle(&plain, &tall, None).unwrap();
-            assert!(crate::check::check(&plain, &settled).is_empty(), "seed {seed}");
+            assert!(
+                crate::check::check(&plain, &settled).is_empty(),
+                "seed {seed}"
+            );
             assert!(settled.peak(&plain).unwrap() <= tall.peak(&plain).unwrap());
             lowered += usize::from(settled.peak(&plain).unwrap() < tall.peak(&plain).unwrap());
         }
