@@ -23,7 +23,7 @@ use crate::dims::DimSize;
 type Table = HashSet<&'static [DimSize], FxBuildHasher>;
 
 /// An interned list of dims; reads as a slice.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct DimList(&'static [DimSize]);
 
 fn global() -> &'static RwLock<Table> {
@@ -90,12 +90,6 @@ impl Hash for DimList {
     }
 }
 
-impl std::fmt::Debug for DimList {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
 impl From<&[DimSize]> for DimList {
     fn from(dims: &[DimSize]) -> DimList {
         DimList::new(dims)
@@ -105,12 +99,6 @@ impl From<&[DimSize]> for DimList {
 impl From<Vec<DimSize>> for DimList {
     fn from(dims: Vec<DimSize>) -> DimList {
         DimList::new(&dims)
-    }
-}
-
-impl From<&Vec<DimSize>> for DimList {
-    fn from(dims: &Vec<DimSize>) -> DimList {
-        DimList::new(dims)
     }
 }
 
