@@ -339,7 +339,7 @@ fn peak_of(inst: &Instance, local: &[u64]) -> u64 {
 
 /// The lowest peak found within the budget (module docs), never above the greedy rules'
 /// (the three sweeps always; best fit by size when it finishes within the budget; each
-/// settled both ways by [`settle`](super::greedy::settle) while time remains), with a
+/// settled both ways by [`settle`] while time remains), with a
 /// proved lower bound. The problem's capacity is not a constraint here
 /// (compare `peak` with it, or call [`fits`]).
 ///
