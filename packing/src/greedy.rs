@@ -443,9 +443,10 @@ fn aligned(x: u64, b: &Buffer) -> Result<u64, PackError> {
     align_up(x, b.alignment).ok_or_else(|| PackError::Overflow { id: b.id.clone() })
 }
 
-/// The aligned start of the smallest gap of `busy` (sorted by start) that holds `b` (ties: the
-/// lowest), else the aligned top of `busy`.
-fn smallest_fit(busy: &[(u64, u64)], b: &Buffer) -> Result<u64, PackError> {
+/// The aligned offset `rule` picks among the gaps of `busy` (sorted by start) that hold `b` —
+/// the smallest gap (ties: the lowest) or the lowest — else the aligned top of `busy`. The
+/// gaps are read as they come ([`pick`] over [`gaps_between`] without the vector).
+fn fit_among(busy: &[(u64, u64)], b: &Buffer, rule: Rule) -> Result<u64, PackError> {
     let mut top = 0u64;
     let mut best: Option<(u64, u64)> = None;
     for &(start, end) in busy {
@@ -453,6 +454,9 @@ fn smallest_fit(busy: &[(u64, u64)], b: &Buffer) -> Result<u64, PackError> {
         // candidate worth its division).
         if start > top {
             if let Some(candidate) = fit_in(top, start, b) {
+                if rule == Rule::Lowest {
+                    return Ok(candidate);
+                }
                 let gap = start - candidate;
                 if best.is_none_or(|(g, _)| gap < g) {
                     best = Some((gap, candidate));
@@ -467,19 +471,14 @@ fn smallest_fit(busy: &[(u64, u64)], b: &Buffer) -> Result<u64, PackError> {
     }
 }
 
-/// The lowest gap between the placed buffers `busy` (in offset order) that holds `b`, else
-/// the aligned top of them.
+/// [`fit_among`] the smallest gap: best fit by size's choice.
+fn smallest_fit(busy: &[(u64, u64)], b: &Buffer) -> Result<u64, PackError> {
+    fit_among(busy, b, Rule::Smallest)
+}
+
+/// [`fit_among`] the lowest gap: where [`settle`] drops a buffer.
 fn lowest_fit(busy: &[(u64, u64)], b: &Buffer) -> Result<u64, PackError> {
-    let mut top = 0u64;
-    for &(start, end) in busy {
-        if start > top {
-            if let Some(candidate) = fit_in(top, start, b) {
-                return Ok(candidate);
-            }
-        }
-        top = top.max(end);
-    }
-    aligned(top, b)
+    fit_among(busy, b, Rule::Lowest)
 }
 
 /// `placement`'s free buffers dropped as low as they go, in the order of their offsets (fixed
@@ -512,9 +511,8 @@ const SETTLE_STALLS: usize = 2;
 /// `SETTLE_STALLS` rounds in a row without a lower peak, `SETTLE_ROUNDS` in all, or at the
 /// deadline (a round cut short is dropped): the same answer on any machine when the deadline
 /// does not cut it. Each round costs as much as [`best_fit_by_size`]: `O(n·k)` for `k`
-/// buffers live together. On idealloc's public traces the sweeps' placements come down
-/// from 8.4 % above the lower bound to 0.35 % (S_1) and from 2.2 % to 0.26 % (Y_1)
-/// (`docs/benchmarks.md`).
+/// buffers live together. On idealloc's public traces it takes `minimize` below idealloc's
+/// own answers (`docs/benchmarks.md`).
 ///
 /// Errors: [`PackError::Overflow`] naming a buffer whose offset would pass `u64`.
 ///

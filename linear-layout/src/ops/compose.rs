@@ -189,7 +189,7 @@ struct Split {
 impl Split {
     /// Fills in `l`'s split in place, or returns `false`. In place: a `Split` returned by
     /// value was copied with wide loads right after its narrow stores, a store-forwarding
-    /// stall that cost a fifth of `compose/10`.
+    /// stall that `perf annotate` put first in `compose/10`'s profile.
     fn fill(&mut self, l: &LinearLayout) -> bool {
         self.n = l.outs.len();
         self.in_bits = l.total_in_dim_size_log2() as usize;

@@ -337,6 +337,21 @@ fn peak_of(inst: &Instance, local: &[u64]) -> u64 {
         .unwrap_or(0)
 }
 
+/// `placement` settled both ways ([`settle`]), kept in `settled` when lower than what it holds.
+fn settle_into(
+    problem: &Problem,
+    placement: &Placement,
+    deadline: Option<Instant>,
+    settled: &mut Option<(Placement, u64)>,
+) -> Result<(), PackError> {
+    let placement = settle(problem, placement, deadline)?;
+    let peak = placement.peak(problem)?;
+    if settled.as_ref().is_none_or(|&(_, best)| peak < best) {
+        *settled = Some((placement, peak));
+    }
+    Ok(())
+}
+
 /// The lowest peak found within the budget (module docs), never above the greedy rules'
 /// (the three sweeps always; best fit by size when it finishes within the budget; each
 /// settled both ways by [`settle`] while time remains), with a
@@ -389,21 +404,16 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     // its course, and its anytime answers on MiniMalloc's D and J came out higher), and the
     // answer is the lower of the two.
     let mut settled: Option<(Placement, u64)> = None;
-    let mut settle_from = |placement: &Placement| -> Result<(), PackError> {
-        let placement = settle(problem, placement, deadline)?;
-        let peak = placement.peak(problem)?;
-        if settled.as_ref().is_none_or(|&(_, best)| peak < best) {
-            settled = Some((placement, peak));
-        }
-        Ok(())
+    let open = |settled: &Option<(Placement, u64)>| {
+        greedy_peak > bound && settled.as_ref().is_none_or(|&(_, p)| p > bound)
     };
-    if greedy_peak > bound {
-        settle_from(&incumbent)?;
+    if open(&settled) {
+        settle_into(problem, &incumbent, deadline, &mut settled)?;
     }
-    if greedy_peak > bound {
+    if open(&settled) {
         match best_fit_by_size_until(problem, deadline) {
             Ok(placement) => {
-                settle_from(&placement)?;
+                settle_into(problem, &placement, deadline, &mut settled)?;
                 let peak = placement.peak(problem)?;
                 if peak < greedy_peak {
                     (incumbent, greedy_peak) = (placement, peak);
