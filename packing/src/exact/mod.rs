@@ -23,6 +23,14 @@
 //! makes the inference strongest) and deciders on a ladder of capacities between the bounds
 //! (the problem's capacity, eight evenly spaced ones, and four just below the incumbent).
 //!
+//! **Perfect packings.** When every instant has the same live units `C` (a tiling problem:
+//! the generated perfect packings, guillotine or pinwheel), a placement of
+//! height `C` leaves nothing unused, and a search over the tiling's normal form
+//! (`skyline`: bottom-up, branching on which buffer fills a well's corner) finds it where
+//! canonical placements drown: it runs first in every round of [`minimize`], and [`fits`]
+//! at exactly `C` is decided by it alone. Out of nodes, its largest partial tiling,
+//! completed by the greedy rules, still competes for the anytime answer.
+//!
 //! **Determinism.** Every choice depends on node counts only. A wall-clock `budget` decides
 //! when to stop and nothing else, so the same input with the same `node_limit` (and no
 //! budget, or a budget that is not reached) gives the same output on any machine.
@@ -44,6 +52,7 @@ mod instance;
 mod memo;
 mod order;
 mod search;
+mod skyline;
 
 use std::time::{Duration, Instant};
 
@@ -52,6 +61,7 @@ use super::greedy::{best_fit_by_size_until, settle, SWEEPS};
 use super::{PackError, Placement, Problem};
 use decide::{Decider, Decision, Effort};
 use instance::{fixed_collision, Instance, Prepared};
+use skyline::{Perfect, Tiling};
 
 /// How much work the solver may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,6 +235,16 @@ pub fn fits(problem: &Problem, capacity: u64, options: &SolveOptions) -> Result<
     // Tight placements have heights on the grain: a tighter capacity, the same answer.
     let g = granularity(problem);
     let capacity = capacity / g * g;
+    // At the height that every instant fills, fitting is tiling: the skyline search decides.
+    let perfect =
+        Perfect::new(problem, options.memo_slots / 2).filter(|p| p.capacity() == capacity);
+    if let Some(mut search) = perfect {
+        return Ok(match search.search(&mut effort, u64::MAX) {
+            Tiling::Found(placement) => Fit::Yes(placement),
+            Tiling::Refuted => Fit::No,
+            Tiling::Unknown => Fit::Unknown,
+        });
+    }
     let mut offsets = prepared.base.clone();
     let mut unknown = false;
     for inst in &prepared.instances {
@@ -506,7 +526,35 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
         .map(|c| c / grain * grain)
         .into_iter()
         .collect();
+    // A problem whose every instant is full at the bound is a tiling problem: the skyline
+    // search (`skyline`) runs first in every round, on four times the allowance (it solved
+    // every committed perfect and pinwheel instance; the canonical search alone, two of
+    // the ten pinwheels).
+    let mut perfect = Perfect::new(problem, slots / 2).filter(|p| p.capacity() == lo);
     while lo < hi && !effort.exhausted() {
+        if let Some(search) = perfect.as_mut() {
+            match search.search(&mut effort, allowance.saturating_mul(4)) {
+                Tiling::Found(placement) => {
+                    let peak = placement.peak(problem)?;
+                    return Ok(Solution {
+                        placement,
+                        peak,
+                        lower_bound: lo.min(peak),
+                        proven_optimal: peak <= lo,
+                        nodes: effort.nodes,
+                        elapsed: start.elapsed(),
+                        search_skipped: None,
+                    });
+                }
+                Tiling::Refuted => {
+                    perfect = None;
+                    lo = lo.saturating_add(grain);
+                    groups.iter_mut().for_each(|g| g.low = None);
+                    continue;
+                }
+                Tiling::Unknown => {}
+            }
+        }
         match probe_all(&mut groups, lo, None, allowance, &mut effort, slots) {
             Some(true) => {
                 hi = peak(&groups);
@@ -572,6 +620,15 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     let placement = Placement { offsets };
     let peak = placement.peak(problem)?;
     let (placement, peak) = lowest(placement, peak, settled);
+    // A tiling search that found none still leaves its largest partial tiling.
+    let completed = match perfect.as_ref() {
+        Some(search) => search.complete(problem)?,
+        None => None,
+    };
+    let (placement, peak) = match completed {
+        Some((q, p)) if p < peak => (q, p),
+        _ => (placement, peak),
+    };
     let lower_bound = lo.min(peak);
     Ok(Solution {
         placement,
