@@ -87,8 +87,11 @@ struct Skyline {
     left: usize,
     /// Offsets by problem index (0 for empty buffers).
     offsets: Vec<u64>,
-    /// Hash of the state: placed pieces and (column, height) pairs.
+    /// Hash of the state: the sum of each placed piece's random key and of each column's
+    /// random weight times its height (wrapping), so a placement changes it in O(1).
     key: u128,
+    /// Prefix sums of the columns' weights.
+    weights: Vec<u128>,
     failed: FxHashSet<u128>,
     max_failed: usize,
     /// Scratch: columns from which a chain reaches a well's end.
@@ -129,11 +132,6 @@ fn mix(mut z: u64) -> u64 {
 fn key_of(x: u64) -> u128 {
     let a = mix(x);
     (u128::from(a) << 64) | u128::from(mix(a ^ 0x5151_5151_5151_5151))
-}
-
-/// The key of column `c` at height `h`.
-fn column_key(c: usize, h: u64) -> u128 {
-    key_of((c as u64).rotate_left(40) ^ mix(h))
 }
 
 impl Skyline {
@@ -204,10 +202,21 @@ impl Skyline {
             .iter()
             .map(|&l| if l == 0 { capacity } else { 0 })
             .collect();
-        let key = height
-            .iter()
-            .enumerate()
-            .fold(0, |k, (c, &h)| k ^ column_key(c, h));
+        let mut weights = Vec::with_capacity(columns + 1);
+        let mut sum = 0u128;
+        weights.push(sum);
+        for c in 0..columns {
+            sum = sum.wrapping_add(key_of(c as u64 ^ 0xC01u64.rotate_right(12)) | 1);
+            weights.push(sum);
+        }
+        let key = height.iter().enumerate().fold(0u128, |k, (c, &h)| {
+            let w = weights
+                .get(c + 1)
+                .copied()
+                .unwrap_or(0)
+                .wrapping_sub(weights.get(c).copied().unwrap_or(0));
+            k.wrapping_add(w.wrapping_mul(u128::from(h)))
+        });
         Some(Skyline {
             capacity,
             left: pieces.len(),
@@ -217,6 +226,7 @@ impl Skyline {
             height,
             pieces,
             key,
+            weights,
             failed: FxHashSet::default(),
             max_failed,
             reach: vec![false; columns + 1],
@@ -234,12 +244,23 @@ impl Skyline {
         let Some(hs) = self.height.get_mut(p.first..p.end) else {
             return;
         };
-        for (c, h) in (p.first..).zip(hs.iter_mut()) {
-            let old = column_key(c, *h);
+        for h in hs.iter_mut() {
             *h = if raise { *h + p.size } else { *h - p.size };
-            self.key ^= old ^ column_key(c, *h);
         }
-        self.key ^= key_of(!(i as u64));
+        let span = self
+            .weights
+            .get(p.end)
+            .copied()
+            .unwrap_or(0)
+            .wrapping_sub(self.weights.get(p.first).copied().unwrap_or(0));
+        let change = span
+            .wrapping_mul(u128::from(p.size))
+            .wrapping_add(key_of(!(i as u64)));
+        self.key = if raise {
+            self.key.wrapping_add(change)
+        } else {
+            self.key.wrapping_sub(change)
+        };
         if let Some(flag) = self.placed.get_mut(i) {
             *flag = raise;
         }
