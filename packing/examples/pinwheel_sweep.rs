@@ -54,6 +54,8 @@ fn main() -> Result<(), Error> {
         total += time;
         worst_ratio = worst_ratio.max(ratio);
     }
-    println!("\n{proved} of {count} at the bound; worst peak ÷ LB {worst_ratio:.4}; {total:.1} s in all");
+    println!(
+        "\n{proved} of {count} at the bound; worst peak ÷ LB {worst_ratio:.4}; {total:.1} s in all"
+    );
     Ok(())
 }
