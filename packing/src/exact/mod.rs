@@ -28,8 +28,8 @@
 //! height `C` leaves nothing unused, and a search over the tiling's normal form
 //! (`skyline`: bottom-up, branching on which buffer fills a well's corner) finds it where
 //! canonical placements drown: it runs first in every round of [`minimize`], and [`fits`]
-//! at exactly `C` is decided by it alone. Out of nodes, its largest partial tiling,
-//! completed by the greedy rules, still competes for the anytime answer.
+//! at exactly `C` is decided by it alone. Out of nodes, its largest partial tilings,
+//! completed by the greedy rules, still compete for the anytime answer.
 //!
 //! **Determinism.** Every choice depends on node counts only. A wall-clock `budget` decides
 //! when to stop and nothing else, so the same input with the same `node_limit` (and no

@@ -539,46 +539,38 @@ impl Perfect {
         self.directions[0].capacity
     }
 
-    /// The largest partial tiling either direction reached: the offsets of its buffers by
-    /// problem index, `None` for the buffers it had not placed (and empty buffers).
-    pub(crate) fn deepest(&self) -> &[Option<u64>] {
-        let [a, b] = &self.directions;
-        if b.deepest.0 > a.deepest.0 {
-            &b.deepest.1
-        } else {
-            &a.deepest.1
-        }
-    }
-
-    /// The largest partial tiling completed by the greedy rules (its buffers pinned, the
-    /// rest placed around them by each rule, the lowest kept): an anytime answer close to
-    /// the bound when the tiling is nearly done. `None` before any dive placed a buffer.
+    /// The largest partial tiling of each direction, completed by the greedy rules (its
+    /// buffers pinned, the rest placed around them by each rule), the lowest kept: an
+    /// anytime answer close to the bound when a tiling is nearly done. `None` before any dive
+    /// placed a buffer.
     ///
     /// Errors: as the greedy rules' ([`PackError::Overflow`]).
     pub(crate) fn complete(
         &self,
         problem: &Problem,
     ) -> Result<Option<(Placement, u64)>, PackError> {
-        let partial = self.deepest();
-        if partial.iter().all(Option::is_none) {
-            return Ok(None);
-        }
-        let mut buffers = problem.buffers().to_vec();
-        for (b, o) in buffers.iter_mut().zip(partial) {
-            if let Some(o) = *o {
-                *b = b.clone().fixed_at(o)?;
-            }
-        }
-        let pinned = Problem::new(buffers, problem.capacity())?;
         let mut best: Option<(Placement, u64)> = None;
-        for rule in SWEEPS
-            .into_iter()
-            .chain([best_fit_by_size as fn(&Problem) -> _])
-        {
-            let placement = rule(&pinned)?;
-            let peak = placement.peak(problem)?;
-            if best.as_ref().is_none_or(|&(_, p)| peak < p) {
-                best = Some((placement, peak));
+        for side in &self.directions {
+            let partial = &side.deepest.1;
+            if partial.iter().all(Option::is_none) {
+                continue;
+            }
+            let mut buffers = problem.buffers().to_vec();
+            for (b, o) in buffers.iter_mut().zip(partial) {
+                if let Some(o) = *o {
+                    *b = b.clone().fixed_at(o)?;
+                }
+            }
+            let pinned = Problem::new(buffers, problem.capacity())?;
+            for rule in SWEEPS
+                .into_iter()
+                .chain([best_fit_by_size as fn(&Problem) -> _])
+            {
+                let placement = rule(&pinned)?;
+                let peak = placement.peak(problem)?;
+                if best.as_ref().is_none_or(|&(_, p)| peak < p) {
+                    best = Some((placement, peak));
+                }
             }
         }
         Ok(best)
