@@ -146,9 +146,9 @@ fn a_slot_shift_whose_hang_needs_a_phase_completed_twice_is_caught() {
     );
 }
 
-/// Loops are unrolled for one parameter set (4 laps by default). Twice as many laps — two full
-/// phase periods of the largest ring (3 slots) after the first lap — change no verdict on any
-/// real kernel: still no hazard, no unknown, and no wait that may overrun.
+/// Loops are unrolled for one parameter set (4 laps by default). Twice as many laps — every
+/// slot of a ring of up to 4 buffers taken twice, and the first two of a ring of 6 — change
+/// no verdict on any real kernel: still no hazard, no unknown, and no wait that may overrun.
 #[test]
 fn eight_laps_change_no_verdict() {
     for k in KERNELS {
