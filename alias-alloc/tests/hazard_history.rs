@@ -46,7 +46,9 @@ fn the_pre_fix_kernel_races_on_m_and_the_fix_is_verified() {
             _ => None,
         })
         .collect();
-    assert_eq!(witnesses.len(), 2, "{:?}", report.pairs.len());
+    // Once per MMA group at each tile after the first: 3 tiles at N_CTX = 640 (the 5 laps its
+    // rings of 4 barriers need).
+    assert_eq!(witnesses.len(), 4, "{:?}", report.pairs.len());
     let label = |e: alias_alloc::hazard::EventId| before.trace.events[e.0].label.clone();
     for w in &witnesses {
         let (a, b) = (label(w.first), label(w.second));
@@ -70,7 +72,7 @@ fn the_pre_fix_kernel_races_on_m_and_the_fix_is_verified() {
     }
     assert!(report.happens_before.never_complete.is_empty() && report.hang.is_none());
 
-    verified("fa_fwd_pr739_after", 3111);
+    verified("fa_fwd_pr739_after", 10743);
 }
 
 #[test]

@@ -146,7 +146,8 @@ fn a_slot_shift_whose_hang_needs_a_phase_completed_twice_is_caught() {
     );
 }
 
-/// Loops are unrolled for one parameter set (4 laps by default). Twice as many laps — every
+/// Loops are unrolled for one parameter set (4 laps by default, R + 1 for a ring of R barriers
+/// when that is more). Eight laps — every
 /// slot of a ring of up to 4 buffers taken twice, and the first two of a ring of 6 — change
 /// no verdict on any real kernel: still no hazard, no unknown, and no wait that may overrun.
 #[test]
@@ -250,4 +251,41 @@ fn the_2cta_kernel_runs_as_a_cluster_of_two() {
         .any(|e| e.label.starts_with("ttng.tc_gen5_mma")
             && kt.trace.timelines[e.timeline.0].name.starts_with("cta1.")));
     assert!(check(&kt.trace).all_verified());
+}
+
+/// A ring of R barriers is unrolled for at least R + 1 laps, so that its first slot comes round
+/// again: `fa_clc`'s rings of 4 run 5 laps (`N_CTX` = 640). A seeded bug whose effect needs
+/// that — the wait on the `qk` ring's barrier at line 631 made to wait on phase 0 always —
+/// is flagged there, and goes unflagged at the 4 laps the reader used to take.
+#[test]
+fn rings_longer_than_the_default_laps_come_round() {
+    let text = dump("fa_clc", "before");
+    let kt = read_kernel(&text, &ReadOptions::default()).unwrap();
+    assert_eq!(kt.params.get("N_CTX"), Some(&640));
+    let explicit = ReadOptions {
+        params: [("N_CTX".to_string(), 512)].into_iter().collect(),
+        ..ReadOptions::default()
+    };
+    assert_eq!(
+        read_kernel(&text, &explicit).unwrap().params.get("N_CTX"),
+        Some(&512)
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    let line = lines[630];
+    assert!(line.contains("ttng.wait_barrier %20, %phase_52"), "{line}");
+    let indent = &line[..line.len() - line.trim_start().len()];
+    let mut mutant: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    mutant[630] = line.replace("%phase_52,", "%const_phase,");
+    mutant.insert(
+        630,
+        format!("{indent}%const_phase = arith.constant 0 : i32"),
+    );
+    let mutant = mutant.join("\n");
+    let flagged = |opts: &ReadOptions| {
+        let kt = read_kernel(&mutant, opts).unwrap();
+        let r = check(&kt.trace);
+        r.hazards().count() > 0 || !r.happens_before.never_complete.is_empty() || r.hang.is_some()
+    };
+    assert!(flagged(&ReadOptions::default()));
+    assert!(!flagged(&explicit));
 }

@@ -62,7 +62,7 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = PlanMode::Tlx)]
     pub mode: PlanMode,
     /// An integer parameter of the kernel, e.g. `--param N_CTX=512` (default: a loop bound
-    /// 4 laps of its step, any other 1).
+    /// 4 laps of its step, or R + 1 where a ring of R barriers is longer; any other 1).
     #[arg(long, value_name = "NAME=V", value_parser = parse_param::<i64>)]
     pub param: Vec<(String, i64)>,
     /// Also run N random executions (seeded) and report what they run into: every race and

@@ -34,6 +34,8 @@ pub struct ReadOptions {
     pub params: BTreeMap<String, i64>,
     /// A parameter left out that bounds a loop (`scf.for … to %N_CTX step 128`, or to
     /// `N_CTX / 128` step 1; through the partitions' captures) is `laps · 128`; any other is 1.
+    /// [`read_kernel`] raises it to `R + 1` where a `memdesc_index` picks among `R` barriers
+    /// (a ring of `R` slots), so that every slot's reuse is in the trace.
     pub laps: i64,
     /// `tt.get_program_id`.
     pub program_id: i64,
@@ -1473,6 +1475,21 @@ fn constant(m: &Module, v: ValueId) -> Option<i64> {
 /// `scf.for … to %N_CTX step 128` gives `N_CTX → 128`, `to %n` with `%n = N_CTX / 128` and
 /// step 1 the same. The way back goes through the partitions' captures, divisions by a
 /// constant, the first factor of a product and additions of a constant.
+/// The most barriers a `memdesc_index` picks among: the longest ring. A ring's barriers are
+/// its one sure sign — a `memdesc_index` also picks rows of buffers that are no ring.
+fn longest_ring(m: &Module) -> u64 {
+    m.walk()
+        .into_iter()
+        .filter_map(|id| match m.typed(id) {
+            Ok(Some(TypedOp::MemdescIndex { src, .. })) => memdesc_of(m, src),
+            _ => None,
+        })
+        .filter(|d| d.element == "i64")
+        .filter_map(|d| d.shape.first().copied())
+        .max()
+        .unwrap_or(1)
+}
+
 fn loop_bounds(m: &Module) -> BTreeMap<ValueId, i64> {
     let mut out = BTreeMap::new();
     for id in m.walk() {
@@ -1604,6 +1621,12 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
     let bounds = loop_bounds(m);
     let mut opts = opts.clone();
     opts.default_warps = km.attributes.num_warps.unwrap_or(4);
+    // A ring of R slots comes round to a slot again R laps on: unroll at least R + 1.
+    opts.laps = opts.laps.max(
+        i64::try_from(longest_ring(m))
+            .unwrap_or(i64::MAX)
+            .saturating_add(1),
+    );
     let opts = &opts;
     let mut interp = Interp {
         m,
