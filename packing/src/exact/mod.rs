@@ -530,9 +530,10 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     // search (`skyline`) runs first in every round, on sixteen times the allowance: its nodes
     // are several times cheaper than the canonical search's, and only a tiling proves the
     // bound.
+    // It searches while a tiling could still be optimal (the lower bound at its height).
     let mut perfect = Perfect::new(problem, slots / 2).filter(|p| p.capacity() == lo);
     while lo < hi && !effort.exhausted() {
-        if let Some(search) = perfect.as_mut() {
+        if let Some(search) = perfect.as_mut().filter(|p| p.capacity() == lo) {
             match search.search(&mut effort, allowance.saturating_mul(16)) {
                 Tiling::Found(placement) => {
                     let peak = placement.peak(problem)?;
@@ -547,8 +548,7 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
                     });
                 }
                 Tiling::Refuted => {
-                    perfect = None;
-                    lo = lo.saturating_add(grain);
+                    lo = search.capacity().saturating_add(grain);
                     groups.iter_mut().for_each(|g| g.low = None);
                     continue;
                 }

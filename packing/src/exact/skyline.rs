@@ -689,6 +689,32 @@ mod tests {
         assert!(!canonical_fits(&p, 2));
     }
 
+    /// `minimize` and `fits`, which take the search's refutations as proofs, agree with the
+    /// canonical search on small flat problems, among them some whose cheap bound is the
+    /// strip's width and yet no tiling exists.
+    #[test]
+    fn minimize_and_fits_agree_with_the_canonical_search() {
+        use super::super::{fits, minimize, Fit, SolveOptions};
+        let options = SolveOptions {
+            budget: None,
+            node_limit: None,
+            ..SolveOptions::default()
+        };
+        let mut bound_fooled = 0;
+        for seed in 1..200u64 {
+            let p = cut(seed, 6, 7, 3 + (seed % 9) as usize);
+            let optimum = (6..).find(|&c| canonical_fits(&p, c)).unwrap_or(0);
+            let s = minimize(&p, &options).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!((s.peak, s.proven_optimal), (optimum, true), "seed {seed}");
+            let fit = fits(&p, 6, &options).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(matches!(fit, Fit::Yes(_)), optimum == 6, "seed {seed}");
+            if optimum > 6 && crate::bound::lower_bound(&p) == 6 {
+                bound_fooled += 1;
+            }
+        }
+        assert!(bound_fooled > 5, "{bound_fooled}");
+    }
+
     #[test]
     fn refuses_problems_that_are_not_flat() {
         let b = |id: &str, l, u, s| Buffer::new(id, l, u, s).unwrap_or_else(|e| panic!("{e}"));
