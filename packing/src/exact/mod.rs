@@ -529,9 +529,13 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     // A problem whose every instant is full at the bound is a tiling problem: the skyline
     // search (`skyline`) runs first in every round, on sixteen times the allowance: its nodes
     // are several times cheaper than the canonical search's, and only a tiling proves the
-    // bound.
-    // It searches while a tiling could still be optimal (the lower bound at its height).
+    // bound. It searches while a tiling could still be optimal (the lower bound at its
+    // height).
     let mut perfect = Perfect::new(problem, slots / 2).filter(|p| p.capacity() == lo);
+    // Then a twentieth of the budget is kept for completing its partial tilings at the end.
+    if perfect.is_some() {
+        effort.deadline = deadline.map(|d| d - d.saturating_duration_since(start) / 20);
+    }
     while lo < hi && !effort.exhausted() {
         if let Some(search) = perfect.as_mut().filter(|p| p.capacity() == lo) {
             match search.search(&mut effort, allowance.saturating_mul(16)) {
@@ -620,9 +624,10 @@ pub fn minimize(problem: &Problem, options: &SolveOptions) -> Result<Solution, P
     let placement = Placement { offsets };
     let peak = placement.peak(problem)?;
     let (placement, peak) = lowest(placement, peak, settled);
-    // A tiling search that found none still leaves its largest partial tiling.
+    // A tiling search that found none still leaves its largest partial tilings.
+    effort.deadline = deadline;
     let completed = match perfect.as_ref() {
-        Some(search) => search.complete(problem)?,
+        Some(search) => search.complete(problem, deadline)?,
         None => None,
     };
     let (placement, peak) = match completed {

@@ -27,10 +27,12 @@
 //! Only for problems of that shape: no fixed offsets, and every instant with live units has
 //! the same total. Anything else is `None` from [`Perfect::new`].
 
+use std::time::Instant;
+
 use rustc_hash::FxHashSet;
 
 use super::decide::Effort;
-use crate::greedy::{best_fit_by_size, SWEEPS};
+use crate::greedy::{best_fit_by_size_until, SWEEPS};
 use crate::{PackError, Placement, Problem};
 
 /// A buffer of the search; times are columns (elementary intervals between consecutive
@@ -540,16 +542,24 @@ impl Perfect {
     }
 
     /// The largest partial tiling of each direction, completed by the greedy rules (its
-    /// buffers pinned, the rest placed around them by each rule), the lowest kept: an
-    /// anytime answer close to the bound when a tiling is nearly done. `None` before any dive
-    /// placed a buffer.
+    /// buffers pinned, the rest placed around them by the sweeps, and by best fit by size
+    /// while `deadline` allows), the lowest kept: an anytime answer close to the bound when a
+    /// tiling is nearly done. `None` before any dive placed a buffer.
     ///
     /// Errors: as the greedy rules' ([`PackError::Overflow`]).
     pub(crate) fn complete(
         &self,
         problem: &Problem,
+        deadline: Option<Instant>,
     ) -> Result<Option<(Placement, u64)>, PackError> {
         let mut best: Option<(Placement, u64)> = None;
+        let mut keep = |placement: Placement| -> Result<(), PackError> {
+            let peak = placement.peak(problem)?;
+            if best.as_ref().is_none_or(|&(_, p)| peak < p) {
+                best = Some((placement, peak));
+            }
+            Ok(())
+        };
         for side in &self.directions {
             let partial = &side.deepest.1;
             if partial.iter().all(Option::is_none) {
@@ -562,15 +572,13 @@ impl Perfect {
                 }
             }
             let pinned = Problem::new(buffers, problem.capacity())?;
-            for rule in SWEEPS
-                .into_iter()
-                .chain([best_fit_by_size as fn(&Problem) -> _])
-            {
-                let placement = rule(&pinned)?;
-                let peak = placement.peak(problem)?;
-                if best.as_ref().is_none_or(|&(_, p)| peak < p) {
-                    best = Some((placement, peak));
-                }
+            for sweep in SWEEPS {
+                keep(sweep(&pinned)?)?;
+            }
+            match best_fit_by_size_until(&pinned, deadline) {
+                Ok(placement) => keep(placement)?,
+                Err(PackError::Deadline { .. }) => {}
+                Err(e) => return Err(e),
             }
         }
         Ok(best)
@@ -779,7 +787,7 @@ mod tests {
                 nodes: 0,
             };
             let _ = search.search(&mut effort, 5);
-            let Ok(Some((placement, peak))) = search.complete(&p) else {
+            let Ok(Some((placement, peak))) = search.complete(&p, None) else {
                 panic!("seed {seed}: nothing placed");
             };
             let v = check(&p.clone().with_capacity(None), &placement);
