@@ -122,12 +122,10 @@ fn luby(mut k: u64) -> u64 {
     }
 }
 
-/// SplitMix64's finaliser: hash keys and reshuffles.
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+/// SplitMix64's step (the golden-ratio increment, then `memo`'s finaliser): hash keys and
+/// reshuffles.
+fn mix(z: u64) -> u64 {
+    super::memo::mix(z.wrapping_add(0x9E37_79B9_7F4A_7C15))
 }
 
 /// Two independent 64-bit hashes of `x`, as one key.
