@@ -163,3 +163,66 @@ fn the_early_arrive_of_pr_739_is_flagged_and_its_fix_verified() {
     );
     test_support::golden::check(format!("{ROOT}/docs/pictures/pr739_witness.svg"), &svg);
 }
+
+/// `--sweep`: `fa_clc` with its wait at line 631 on a constant phase is verified at the default
+/// trip count (4 laps) and races at the odd ones; the sweep runs every residue modulo 6, exits 1
+/// and names the first trip count that flags it, in text and JSON. A parameter given is not
+/// swept.
+#[test]
+fn the_sweep_flags_a_bug_of_odd_trip_counts() {
+    let text = std::fs::read_to_string(format!(
+        "{ROOT}/alias-alloc/tests/data/tlx_kernels/fa_clc/before.mlir"
+    ))
+    .unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    assert!(
+        lines[630].contains("ttng.wait_barrier %20, %phase_52"),
+        "{}",
+        lines[630]
+    );
+    lines[630] = lines[630].replace("%phase_52,", "%const_phase,");
+    lines.insert(630, "        %const_phase = arith.constant 0 : i32".into());
+    let dir = std::env::temp_dir().join(format!("check-cli-sweep-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("fa_clc_const_phase.mlir");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let path = path.to_str().unwrap();
+
+    let (code, _, _) = run(&["check", path]);
+    assert_eq!(code, 0);
+    let (code, out, err) = run(&["check", path, "--sweep"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        out.lines().next().unwrap().ends_with(
+            "N_CTX over 6 trip counts, 4 to 9 laps: every residue modulo 6 (rings of 3 barriers)"
+        ),
+        "{out}"
+    );
+    let runs: Vec<&str> = out.lines().skip(1).take(6).collect();
+    for (laps, line) in (4..10).zip(&runs) {
+        assert!(line.starts_with(&format!("N_CTX={}", laps * 128)), "{line}");
+        assert_eq!(line.contains(" 0 hazards"), laps % 2 == 0, "{line}");
+    }
+    assert!(out.contains("--- N_CTX=640\n"), "{out}");
+    assert!(err.ends_with(
+        "6 trip counts: 3 verified, 3 with a hazard or protocol finding, 0 with unknowns; first at N_CTX=640\n"
+    ), "{err}");
+    let (code, out, _) = run(&["check", path, "--sweep", "--json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["period"], 6);
+    assert_eq!(v["laps"], serde_json::json!([4, 5, 6, 7, 8, 9]));
+    assert_eq!(v["runs"].as_array().unwrap().len(), 6);
+    assert_eq!(v["runs"][1]["params"]["N_CTX"], 640);
+    assert_eq!(v["summary"]["first_finding"], "N_CTX=640");
+
+    let (code, out, _) = run(&["check", path, "--sweep", "--param", "N_CTX=768"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .ends_with("one run: N_CTX given, not swept (rings of 3 barriers)"),
+        "{out}"
+    );
+}

@@ -8,6 +8,9 @@ random executions of the same semantics as independent evidence. A mutant is
 
 * *flagged* when the static check finds a hazard (with its replayed witness) or a protocol
   fault;
+* *flagged at another trip count* when the check verifies it at the default trip count but
+  ``linalias check --sweep`` (every residue of the trip counts modulo the period of the
+  kernel's rings) finds a hazard or protocol fault at another;
 * *missed* when it does not, but a random execution races or hangs (a real bug the static
   check did not report);
 * *clean* when neither the static check nor 50 random executions find anything (benign as far
@@ -195,8 +198,8 @@ def balance(lines):
 SAMPLES = 50
 
 
-def run(linalias, path):
-    r = subprocess.run([linalias, "check", str(path), "--json", "--sample", str(SAMPLES)],
+def run(linalias, path, *extra):
+    r = subprocess.run([linalias, "check", str(path), "--json", *extra],
                        capture_output=True, text=True)
     try:
         report = json.loads(r.stdout) if r.stdout.strip() else None
@@ -236,7 +239,14 @@ def judge(linalias, opname, j, mutated, base, tmp):
     fd, name = tempfile.mkstemp(suffix=".mlir", dir=tmp)
     with os.fdopen(fd, "w") as f:
         f.write("\n".join(mutated))
-    code, report = run(linalias, name)
+    code, report = run(linalias, name, "--sample", str(SAMPLES))
+    if code == 0:
+        # Verified at the default trip count: every other residue (`--sweep`).
+        swept, sweep = run(linalias, name, "--sweep")
+        if swept == 1:
+            pattern = periodicity(linalias, name, sweep)
+            os.unlink(name)
+            return "swept", pattern
     os.unlink(name)
     if code == 2:
         return "invalid", None
@@ -252,6 +262,30 @@ def judge(linalias, opname, j, mutated, base, tmp):
     if sampled.get("stuck") or sampled.get("verified_but_raced"):
         return "missed", "missed"
     return "clean", "clean"
+
+
+def periodicity(linalias, path, sweep):
+    """The trip counts (laps) that flag a mutant over two periods of its rings, and whether they
+    repeat with the period: the step from the swept residues to longer trip counts that the
+    sweep rests on, tested."""
+    period, first = sweep["period"], sweep["laps"][0]
+    params = sweep["runs"][0]["params"]
+    steps = {n: params[n] // first for n in sweep["swept"]}
+    flagged, undecided = [], []
+    for laps in range(first, first + 2 * period):
+        args = [a for n, step in steps.items() for a in ("--param", f"{n}={step * laps}")]
+        code, _ = run(linalias, path, *args)
+        if code == 1:
+            flagged.append(laps)
+        elif code == 3:
+            undecided.append(laps)  # e.g. a trace past the reader's event limit
+    periodic = all((t in flagged) == (t + period in flagged)
+                   for t in range(first, first + period)
+                   if t not in undecided and t + period not in undecided)
+    verdict = "yes" if periodic else "**no**"
+    if undecided:
+        verdict += f" (undecided at {', '.join(map(str, undecided))})"
+    return (", ".join(map(str, flagged)), first, first + 2 * period - 1, period, verdict)
 
 
 def survey(linalias):
@@ -286,23 +320,28 @@ def survey(linalias):
             row[kind] += 1
             if listing == "clean":
                 listed.append(("clean", opname) + site[:2] + (why,))
+            elif kind == "swept":
+                listed.append(("swept", opname) + site[:2] + (listing,))
             elif listing:
                 listed.append((listing, opname) + site)
     return rows, listed
 
 
 def table(rows, listed):
-    out = ["", "| operator | mutants | flagged | missed (a random execution races or hangs) | "
+    out = ["", "| operator | mutants | flagged | flagged at another trip count (`--sweep`) | "
+           "missed (a random execution races or hangs) | "
            f"clean (nothing in {SAMPLES} random executions) | unknown | equivalent (not counted) | "
            "flagged by count balancing | invalid (not counted) |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           "|---|---|---|---|---|---|---|---|---|---|"]
     total = Counter()
     for op in OPERATORS:
         r = rows.get(op, Counter())
         total.update(r)
-        out.append(f"| {op} | {r['mutants']} | {r['flagged']} | {r['missed']} | {r['clean']} | "
+        out.append(f"| {op} | {r['mutants']} | {r['flagged']} | {r['swept']} | {r['missed']} | "
+                   f"{r['clean']} | "
                    f"{r['unknown']} | {r['equivalent']} | {r['baseline']} | {r['invalid']} |")
-    out.append(f"| all | {total['mutants']} | {total['flagged']} | {total['missed']} | "
+    out.append(f"| all | {total['mutants']} | {total['flagged']} | {total['swept']} | "
+               f"{total['missed']} | "
                f"{total['clean']} | {total['unknown']} | {total['equivalent']} | "
                f"{total['baseline']} | {total['invalid']} |")
     for kind, title in (("missed", "Missed"), ("unknown", "Unknown")):
@@ -312,6 +351,15 @@ def table(rows, listed):
         out += ["", f"{title}:", ""]
         for _, opname, kernel, line, text in items:
             out.append(f"- {opname}, {kernel} line {line}: `{text}`")
+    swept = [x for x in listed if x[0] == "swept"]
+    if swept:
+        out += ["", "Flagged at another trip count: the laps that flag each over two periods of "
+                "its rings (`--param`), and whether they repeat with the period:", "",
+                "| operator | kernel | line | flagged at (laps) | of | period | repeats |",
+                "|---|---|---|---|---|---|---|"]
+        for _, opname, kernel, line, (laps, a, b, period, verdict) in swept:
+            out.append(f"| {opname} | {kernel} | {line} | {laps} | {a}–{b} | {period} | "
+                       f"{verdict} |")
     clean = [x for x in listed if x[0] == "clean"]
     if clean:
         out += ["", "Clean, by reason:", "", "| reason | operator | kernel: lines |", "|---|---|---|"]

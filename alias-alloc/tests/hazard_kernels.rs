@@ -3,7 +3,7 @@
 //! table in `docs/hazard-check.md` is this test's output (`BLESS=1` rewrites it).
 #![allow(clippy::restriction)] // test code: a failed check panics
 
-use alias_alloc::hazard::{check, read_kernel, ReadOptions};
+use alias_alloc::hazard::{check, read_kernel, CheckReport, ReadOptions, SweepReport, TripCounts};
 use test_support::tlx_kernels::{dump, KERNELS};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -11,8 +11,8 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 #[test]
 fn the_real_kernels_have_no_hazard_and_every_refusal_names_its_op() {
     let mut table = String::from(
-        "\n| kernel | threads | events | pairs | verified | hazards | unknown | protocol findings | refused |\n\
-         |---|---|---|---|---|---|---|---|---|\n",
+        "\n| kernel | threads | events | pairs | verified | hazards | unknown | protocol findings | refused | swept (no hazard at any) |\n\
+         |---|---|---|---|---|---|---|---|---|---|\n",
     );
     for k in KERNELS {
         let text = dump(k, "before");
@@ -20,7 +20,7 @@ fn the_real_kernels_have_no_hazard_and_every_refusal_names_its_op() {
             Err(e) => {
                 let reason = e.to_string();
                 assert!(reason.starts_with("line "), "{k}: {reason}");
-                table.push_str(&format!("| {k} | | | | | | | | {reason} |\n"));
+                table.push_str(&format!("| {k} | | | | | | | | {reason} | |\n"));
             }
             Ok(kt) => {
                 let r = check(&kt.trace);
@@ -40,10 +40,11 @@ fn the_real_kernels_have_no_hazard_and_every_refusal_names_its_op() {
                     .count();
                 let protocol = hb.never_complete.len() + hb.tx_mismatch.len();
                 table.push_str(&format!(
-                    "| {k} | {partitions} | {} | {} | {} | {hazards} | {unknown} | {protocol} | |\n",
+                    "| {k} | {partitions} | {} | {} | {} | {hazards} | {unknown} | {protocol} | | {} |\n",
                     kt.trace.events.len(),
                     r.pairs.len(),
                     r.pairs.len() - hazards - unknown,
+                    swept(k, &text),
                 ));
             }
         }
@@ -54,6 +55,31 @@ fn the_real_kernels_have_no_hazard_and_every_refusal_names_its_op() {
         "<!-- kernels:end -->",
         &format!("{table}\n"),
     );
+}
+
+/// The kernel at every residue of its trip counts ([`TripCounts`]): no hazard, no unknown and
+/// no wait that may overrun at any; the table's cell.
+fn swept(k: &str, text: &str) -> String {
+    let opts = ReadOptions::default();
+    let trips = TripCounts::new(text, &opts).unwrap();
+    if trips.swept.is_empty() {
+        return "not swept: no parameter bounds a loop".into();
+    }
+    let sweep = SweepReport::new(k, text, &opts, trips, 0).unwrap();
+    for (laps, run) in sweep.trips.laps.iter().zip(&sweep.runs) {
+        let r = &run.report;
+        assert_eq!(r.hazards().count(), 0, "{k} at {laps} laps: a hazard");
+        assert_eq!(r.unknowns().count(), 0, "{k} at {laps} laps: an unknown");
+        assert!(
+            r.happens_before.may_overrun.is_empty(),
+            "{k} at {laps} laps"
+        );
+    }
+    let (a, b) = (
+        sweep.trips.laps[0],
+        sweep.trips.laps[sweep.trips.laps.len() - 1],
+    );
+    format!("{a}–{b} laps, {} runs", sweep.runs.len())
 }
 
 #[test]
@@ -146,34 +172,6 @@ fn a_slot_shift_whose_hang_needs_a_phase_completed_twice_is_caught() {
     );
 }
 
-/// Loops are unrolled for one parameter set (4 laps by default, R + 1 for a ring of R barriers
-/// when that is more). Eight laps — every
-/// slot of a ring of up to 4 buffers taken twice, and the first two of a ring of 6 — change
-/// no verdict on any real kernel: still no hazard, no unknown, and no wait that may overrun.
-#[test]
-fn eight_laps_change_no_verdict() {
-    for k in KERNELS {
-        let text = dump(k, "before");
-        let opts = ReadOptions {
-            laps: 8,
-            ..ReadOptions::default()
-        };
-        let kt = match read_kernel(&text, &opts) {
-            Ok(kt) => kt,
-            Err(e) => {
-                // Refused at 8 laps only where it is refused at 4, for the same reason.
-                let at4 = read_kernel(&text, &ReadOptions::default()).err();
-                assert_eq!(at4.map(|e| e.to_string()), Some(e.to_string()), "{k}");
-                continue;
-            }
-        };
-        let r = check(&kt.trace);
-        assert_eq!(r.hazards().count(), 0, "{k}");
-        assert_eq!(r.unknowns().count(), 0, "{k}");
-        assert!(r.happens_before.may_overrun.is_empty(), "{k}");
-    }
-}
-
 /// `ttg.memdesc_subslice` views of shared memory cover their own bytes, through the buffer's
 /// layout: the forward kernel's two MMAs on the halves of one `kv` tile (rows 0..64 and 64..128
 /// of a 128x128 bf16 tile in two 64-column swizzle blocks) read disjoint bytes, together the
@@ -253,23 +251,22 @@ fn the_2cta_kernel_runs_as_a_cluster_of_two() {
     assert!(check(&kt.trace).all_verified());
 }
 
-/// A ring of R barriers is unrolled for at least R + 1 laps, so that its first slot comes round
-/// again: `fa_clc`'s rings of 4 run 5 laps (`N_CTX` = 640). A seeded bug whose effect needs
-/// that — the wait on the `qk` ring's barrier at line 631 made to wait on phase 0 always —
-/// is flagged there, and goes unflagged at the 4 laps the reader used to take.
+/// A wait's phase matters once a ring comes round, and where a loop counter runs on across
+/// tiles, which phase a tile starts on depends on the trip count. `fa_clc`'s wait at line 631
+/// (on `%20`, a barrier of its own: phase `accum_cnt_qk & 1`) made to wait on phase 0 always
+/// waits in step while every tile starts on an even count — 4 laps a tile, the default — and
+/// races at odd trip counts: the sweep (every residue modulo 6, the period of its rings of 3)
+/// flags it at 5, 7 and 9 laps and at no other.
 #[test]
-fn rings_longer_than_the_default_laps_come_round() {
+fn a_constant_phase_races_at_odd_trip_counts_only() {
     let text = dump("fa_clc", "before");
+    let trips = TripCounts::new(&text, &ReadOptions::default()).unwrap();
+    // The four `p_fulls` barriers are each taken by a constant index: no ring.
+    assert_eq!(trips.rings, vec![3]);
+    assert_eq!(trips.period, 6);
+    assert_eq!(trips.laps, vec![4, 5, 6, 7, 8, 9]);
     let kt = read_kernel(&text, &ReadOptions::default()).unwrap();
-    assert_eq!(kt.params.get("N_CTX"), Some(&640));
-    let explicit = ReadOptions {
-        params: [("N_CTX".to_string(), 512)].into_iter().collect(),
-        ..ReadOptions::default()
-    };
-    assert_eq!(
-        read_kernel(&text, &explicit).unwrap().params.get("N_CTX"),
-        Some(&512)
-    );
+    assert_eq!(kt.params.get("N_CTX"), Some(&512));
     let lines: Vec<&str> = text.lines().collect();
     let line = lines[630];
     assert!(line.contains("ttng.wait_barrier %20, %phase_52"), "{line}");
@@ -281,11 +278,24 @@ fn rings_longer_than_the_default_laps_come_round() {
         format!("{indent}%const_phase = arith.constant 0 : i32"),
     );
     let mutant = mutant.join("\n");
-    let flagged = |opts: &ReadOptions| {
-        let kt = read_kernel(&mutant, opts).unwrap();
-        let r = check(&kt.trace);
-        r.hazards().count() > 0 || !r.happens_before.never_complete.is_empty() || r.hang.is_some()
-    };
-    assert!(flagged(&ReadOptions::default()));
-    assert!(!flagged(&explicit));
+    let opts = ReadOptions::default();
+    let sweep = SweepReport::new("fa_clc", &mutant, &opts, trips, 0).unwrap();
+    let flagged: Vec<i64> = sweep
+        .trips
+        .laps
+        .iter()
+        .zip(&sweep.runs)
+        .filter(|(_, r)| r.exit_code() == 1)
+        .map(|(&laps, _)| laps)
+        .collect();
+    assert_eq!(flagged, vec![5, 7, 9]);
+    assert_eq!(sweep.exit_code(), 1);
+    assert!(
+        sweep.summary().ends_with("first at N_CTX=640"),
+        "{}",
+        sweep.summary()
+    );
+    // The default run is the first of the sweep: it verifies the mutant.
+    let kt = read_kernel(&mutant, &opts).unwrap();
+    assert_eq!(CheckReport::new("fa_clc", kt, 0).exit_code(), 0);
 }

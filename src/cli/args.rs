@@ -62,7 +62,8 @@ pub struct CheckArgs {
     #[arg(long, value_enum, default_value_t = PlanMode::Tlx)]
     pub mode: PlanMode,
     /// An integer parameter of the kernel, e.g. `--param N_CTX=512` (default: a loop bound
-    /// 4 laps of its step, or R + 1 where a ring of R barriers is longer; any other 1).
+    /// 4 laps of its step, or R + 1 where a ring of R barriers is longer; any other 1; see
+    /// --sweep).
     #[arg(long, value_name = "NAME=V", value_parser = parse_param::<i64>)]
     pub param: Vec<(String, i64)>,
     /// Also run N random executions (seeded) and report what they run into: every race and
@@ -73,6 +74,11 @@ pub struct CheckArgs {
     /// time, the racing accesses, the missing wait.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<std::path::PathBuf>,
+    /// Check every residue of the loops' trip counts modulo the period of the kernel's ring
+    /// slots and phases (lcm of 2 and 2R for each ring of R barriers): each parameter that
+    /// bounds a loop and is not given runs that many consecutive trip counts.
+    #[arg(long)]
+    pub sweep: bool,
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,

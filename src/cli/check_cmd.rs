@@ -1,9 +1,11 @@
 //! `linalias check KERNEL.mlir [--mode tlx|intended] [--param NAME=V] [--sample N] [--svg FILE]
-//! [--json]`: the hazard
+//! [--sweep] [--json]`: the hazard
 //! check of `alias_alloc::hazard` on a kernel's TTGIR, one line per pair of allocations whose
 //! accesses overlap, a witness for each hazard, the protocol findings and a summary.
 
-use alias_alloc::hazard::{read_kernel, CheckReport, HazardError, ReadOptions};
+use alias_alloc::hazard::{
+    read_kernel, CheckReport, HazardError, KernelTrace, ReadOptions, SweepReport, TripCounts,
+};
 use alias_alloc::Mode;
 
 use crate::cli::args::{CheckArgs, PlanMode};
@@ -28,35 +30,10 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
     {
         return Err(CliError::input("--param", format!("{name} is given twice")));
     }
-    let k = match read_kernel(&text, &opts) {
-        Ok(k) => k,
-        Err(e @ (HazardError::Module { .. } | HazardError::NoSuchParam { .. })) => {
-            let arg = if matches!(e, HazardError::NoSuchParam { .. }) {
-                "--param"
-            } else {
-                "KERNEL.mlir"
-            };
-            return Err(CliError::input(arg, format!("{file}: {e}")));
-        }
-        Err(
-            e @ (HazardError::IndexOutOfRange { .. }
-            | HazardError::Uninitialized { .. }
-            | HazardError::Reinitialized { .. }),
-        ) => {
-            return Err(CliError::Findings {
-                report: String::new(),
-                summary: format!("{file}: {e}"),
-                code: 1,
-            })
-        }
-        Err(e) => {
-            return Err(CliError::Findings {
-                report: String::new(),
-                summary: format!("{file}: the check cannot decide: {e}"),
-                code: 3,
-            })
-        }
-    };
+    if args.sweep {
+        return sweep(&args, &file, &text, &opts);
+    }
+    let k = read(&file, &text, &opts, "")?;
     let report = CheckReport::new(&file, k, args.sample);
     let text = if args.json {
         format!("{:#}\n", report.json())
@@ -70,6 +47,83 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
         0 => Ok(text),
         code => Err(CliError::Findings {
             report: text,
+            summary: format!("{file}: {}", report.summary()),
+            code,
+        }),
+    }
+}
+
+/// Reads the kernel, its refusals mapped to exit codes: 2 for an unreadable file or parameter,
+/// 1 for a fault the reader meets (an index past its ring, a barrier used uninitialised or
+/// initialised twice), 3 for what the check cannot decide. `at` names the trip count of a
+/// sweep's run.
+fn read(file: &str, text: &str, opts: &ReadOptions, at: &str) -> Result<KernelTrace, CliError> {
+    match read_kernel(text, opts) {
+        Ok(k) => Ok(k),
+        Err(e @ (HazardError::Module { .. } | HazardError::NoSuchParam { .. })) => {
+            let arg = if matches!(e, HazardError::NoSuchParam { .. }) {
+                "--param"
+            } else {
+                "KERNEL.mlir"
+            };
+            Err(CliError::input(arg, format!("{file}: {e}")))
+        }
+        Err(
+            e @ (HazardError::IndexOutOfRange { .. }
+            | HazardError::Uninitialized { .. }
+            | HazardError::Reinitialized { .. }),
+        ) => Err(CliError::Findings {
+            report: String::new(),
+            summary: format!("{file}{at}: {e}"),
+            code: 1,
+        }),
+        Err(e) => Err(CliError::Findings {
+            report: String::new(),
+            summary: format!("{file}{at}: the check cannot decide: {e}"),
+            code: 3,
+        }),
+    }
+}
+
+/// `--sweep`: every trip count of [`TripCounts`], one line each, the first finding in full.
+fn sweep(args: &CheckArgs, file: &str, text: &str, opts: &ReadOptions) -> Result<String, CliError> {
+    let trips = TripCounts::new(text, opts)
+        .map_err(|e| CliError::input("KERNEL.mlir", format!("{file}: {e}")))?;
+    let mut runs = Vec::new();
+    for o in trips.options(opts) {
+        let at: Vec<String> = trips
+            .swept
+            .keys()
+            .filter_map(|n| Some(format!("{n}={}", o.params.get(n)?)))
+            .collect();
+        let at = if at.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", at.join(" "))
+        };
+        runs.push(CheckReport::new(
+            file,
+            read(file, text, &o, &at)?,
+            args.sample,
+        ));
+    }
+    let report = SweepReport {
+        file: file.to_owned(),
+        trips,
+        runs,
+    };
+    let out = if args.json {
+        format!("{:#}\n", report.json())
+    } else {
+        report.text()
+    };
+    if let Some(path) = &args.svg {
+        crate::cli::picture::write(path, &report.svg())?;
+    }
+    match report.exit_code() {
+        0 => Ok(out),
+        code => Err(CliError::Findings {
+            report: out,
             summary: format!("{file}: {}", report.summary()),
             code,
         }),

@@ -410,7 +410,6 @@ fn params_text(k: &KernelTrace) -> String {
         .join(" ")
 }
 
-/// Runs `linalias check`.
 /// A kernel checked: its trace, the verdicts, and what the report says of them.
 pub struct CheckReport {
     /// The kernel's name in the report (its file).

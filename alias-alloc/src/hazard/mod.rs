@@ -13,6 +13,7 @@
 //! | the bytes a shared-memory subslice covers ([`subslice_bytes`]) | `subslice.rs` |
 //! | the TMEM cells one warp group of a partition touches ([`tmem_group_cells`]) | `warp_group.rs` |
 //! | an execution drawn as swimlanes ([`swimlanes`]) | `swimlanes.rs` |
+//! | the check at every residue of the trip counts ([`TripCounts`], [`SweepReport`]) | `sweep.rs` |
 //! | what is refused ([`HazardError`]) | `error.rs` |
 //!
 //! ```
@@ -44,6 +45,7 @@ mod happens_before;
 mod machine;
 mod read;
 mod subslice;
+mod sweep;
 mod swimlanes;
 mod trace;
 mod verdict;
@@ -57,6 +59,7 @@ pub use happens_before::{happens_before, HappensBefore};
 pub use machine::{BarrierState, Fault, Machine};
 pub use read::{read_kernel, KernelTrace, Origin, ReadOptions};
 pub use subslice::subslice_bytes;
+pub use sweep::{SweepReport, TripCounts};
 pub use swimlanes::{swimlanes, Picture, WINDOW};
 pub use trace::{
     Barrier, BarrierId, Cells, Event, EventId, EventKind, Space, SyncGroup, Timeline, TimelineId,

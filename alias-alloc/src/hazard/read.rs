@@ -35,7 +35,9 @@ pub struct ReadOptions {
     /// A parameter left out that bounds a loop (`scf.for … to %N_CTX step 128`, or to
     /// `N_CTX / 128` step 1; through the partitions' captures) is `laps · 128`; any other is 1.
     /// [`read_kernel`] raises it to `R + 1` where a `memdesc_index` picks among `R` barriers
-    /// (a ring of `R` slots), so that every slot's reuse is in the trace.
+    /// with an index that is not constant (a ring of `R` slots), so that every slot's reuse is
+    /// in the trace. One trip count is one case: [`TripCounts`](super::TripCounts) gives the
+    /// laps that cover every residue modulo the period of the rings.
     pub laps: i64,
     /// `tt.get_program_id`.
     pub program_id: i64,
@@ -1471,26 +1473,67 @@ fn constant(m: &Module, v: ValueId) -> Option<i64> {
         .flatten()
 }
 
-/// The function parameters that bound a loop, with the factor each is divided by on the way:
-/// `scf.for … to %N_CTX step 128` gives `N_CTX → 128`, `to %n` with `%n = N_CTX / 128` and
-/// step 1 the same. The way back goes through the partitions' captures, divisions by a
-/// constant, the first factor of a product and additions of a constant.
-/// The most barriers a `memdesc_index` picks among: the longest ring. A ring's barriers are
-/// its one sure sign — a `memdesc_index` also picks rows of buffers that are no ring.
-fn longest_ring(m: &Module) -> u64 {
+/// The most barriers a `memdesc_index` picks among with an index that is not a constant: the
+/// longest ring. A ring's barriers are its one sure sign — a `memdesc_index` also picks rows of
+/// buffers that are no ring — and a ring's slot moves: an array of barriers each taken by a
+/// constant index (the forward kernels' four `p_fulls`) is four barriers, not a ring of four.
+pub(super) fn longest_ring(m: &Module) -> u64 {
+    rings(m).into_iter().max().unwrap_or(1)
+}
+
+/// The sizes of the barrier rings: arrays of barriers a `memdesc_index` picks among with an
+/// index that is not a constant (through the partitions' captures).
+pub(super) fn rings(m: &Module) -> std::collections::BTreeSet<u64> {
     m.walk()
         .into_iter()
         .filter_map(|id| match m.typed(id) {
-            Ok(Some(TypedOp::MemdescIndex { src, .. })) => memdesc_of(m, src),
+            Ok(Some(TypedOp::MemdescIndex { src, index })) if !is_constant(m, index) => {
+                memdesc_of(m, src)
+            }
             _ => None,
         })
         .filter(|d| d.element == "i64")
         .filter_map(|d| d.shape.first().copied())
-        .max()
-        .unwrap_or(1)
+        .filter(|&r| r > 1)
+        .collect()
 }
 
-fn loop_bounds(m: &Module) -> BTreeMap<ValueId, i64> {
+/// Whether `v` is a constant, or a partition's capture of one.
+fn is_constant(m: &Module, v: ValueId) -> bool {
+    let mut v = v;
+    for _ in 0..8 {
+        if constant(m, v).is_some() {
+            return true;
+        }
+        match captured(m, v) {
+            Some(c) => v = c,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// What a partition's block argument captures: the value `ttg.warp_specialize` passes in.
+fn captured(m: &Module, v: ValueId) -> Option<ValueId> {
+    let ValueDef::BlockArgument { block, index } = m.value(v)?.def() else {
+        return None;
+    };
+    let owner = m
+        .block(block)
+        .map(|b| b.parent())
+        .and_then(|r| m.region(r))
+        .map(|r| r.parent())?;
+    match m.typed(owner) {
+        Ok(Some(TypedOp::WarpSpecialize { captures, .. })) => captures.get(index).copied(),
+        _ => None,
+    }
+}
+
+/// The function parameters that bound a loop, with the factor each is divided by on the way:
+/// `scf.for … to %N_CTX step 128` gives `N_CTX → 128`, `to %n` with `%n = N_CTX / 128` and
+/// step 1 the same. The way back goes through the partitions' captures, divisions by a
+/// constant, the first factor of a product and additions of a constant.
+pub(super) fn loop_bounds(m: &Module) -> BTreeMap<ValueId, i64> {
     let mut out = BTreeMap::new();
     for id in m.walk() {
         let Ok(Some(TypedOp::For { upper, step, .. })) = m.typed(id) else {
@@ -1503,19 +1546,7 @@ fn loop_bounds(m: &Module) -> BTreeMap<ValueId, i64> {
                 break;
             };
             let next = match def {
-                ValueDef::BlockArgument { block, index } => {
-                    let owner = m
-                        .block(block)
-                        .map(|b| b.parent())
-                        .and_then(|r| m.region(r))
-                        .map(|r| r.parent());
-                    owner.and_then(|o| match m.typed(o) {
-                        Ok(Some(TypedOp::WarpSpecialize { captures, .. })) => {
-                            captures.get(index).copied()
-                        }
-                        _ => None,
-                    })
-                }
+                ValueDef::BlockArgument { .. } => captured(m, v),
                 ValueDef::Result { op, .. } => m.op(op).and_then(|o| {
                     let (a, b) = (o.operands().first().copied()?, o.operands().get(1).copied());
                     match o.name() {
@@ -1540,6 +1571,32 @@ fn loop_bounds(m: &Module) -> BTreeMap<ValueId, i64> {
         out.entry(v).or_insert(scale);
     }
     out
+}
+
+/// The kernel's parameters that bound a loop (`N_CTX`), each with the step one lap of its loop
+/// takes ([`loop_bounds`] on the function's arguments).
+pub(super) fn bounding_params(m: &Module) -> BTreeMap<String, i64> {
+    let bounds = loop_bounds(m);
+    let Some(func) = m
+        .walk()
+        .into_iter()
+        .find(|&o| m.op(o).and_then(Operation::kind) == Some(OpKind::Func))
+    else {
+        return BTreeMap::new();
+    };
+    let Ok(Some(TypedOp::Func { body })) = m.typed(func) else {
+        return BTreeMap::new();
+    };
+    m.region(body)
+        .and_then(|r| r.blocks().first().copied())
+        .and_then(|b| m.block(b))
+        .map(|b| {
+            b.arguments()
+                .iter()
+                .filter_map(|a| Some((m.value(*a)?.name().to_string(), *bounds.get(a)?)))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Reads `text` (a kernel's TTGIR before `tlx-storage-alias-lowering`) into the trace of one
