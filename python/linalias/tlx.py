@@ -212,6 +212,37 @@ class Check:
         return self.svg
 
 
+class Sweep:
+    """A kernel's hazard check at every residue of its loops' trip counts modulo the period of
+    its barrier rings: what ``linalias check --sweep --json`` reports, as attributes."""
+
+    def __init__(self, report: dict, text: str, svg: str, exit_code: int):
+        self.report, self.text, self.svg, self.exit_code = report, text, svg, exit_code
+
+    period = property(lambda self: self.report["period"])
+    laps = property(lambda self: self.report["laps"])
+    swept = property(lambda self: self.report["swept"])
+    runs = property(lambda self: self.report["runs"])
+
+    @property
+    def verified(self) -> bool:
+        """Every pair verified at every trip count, no protocol finding (exit code 0)."""
+        return self.exit_code == 0
+
+    @property
+    def summary(self) -> str:
+        return self.text.rstrip("\n").rsplit("\n", 1)[-1].removeprefix("summary: ")
+
+    def __repr__(self):
+        return f"<linalias.tlx.Sweep {self.summary}>"
+
+    def __str__(self):
+        return self.text
+
+    def _repr_svg_(self):
+        return self.svg
+
+
 class Kernel:
     """One kernel's TLX calls (inside ``with kernel:``), or a TTGIR dump / plan file read
     whole; ``plan`` plans it."""
@@ -302,6 +333,17 @@ class Kernel:
         report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples)
         return Check(json.loads(report), text, svg, code)
 
+    def sweep(self, mode: str = "tlx", params: Optional[dict] = None, samples: int = 0) -> Sweep:
+        """``check`` at every residue of the loops' trip counts modulo the period of the
+        kernel's barrier rings (``linalias check --sweep``): each parameter that bounds a loop
+        and is not in ``params`` runs that many consecutive trip counts."""
+        if not self._module:
+            raise _linalias.ParseError(
+                "the hazard check reads a kernel's TTGIR (Kernel.from_ttgir): TLX calls alone have no "
+                "partitions, barriers or accesses to check")
+        report, text, svg, code = _linalias.sweep_report(self._text, mode, dict(params or {}), samples)
+        return Sweep(json.loads(report), text, svg, code)
+
     def plan(self, mode: str = "intended", target: Optional[str] = None, budget_ms: int = 1000) -> Plan:
         """Plans the kernel in ``mode`` (``"tlx"``: fbtriton 3.7.4's placement bit for bit;
         ``"intended"``: the documented meaning of the reuse tree), for ``target`` (default: the
@@ -315,5 +357,5 @@ class Kernel:
         return plan
 
 
-__all__ = ["Kernel", "Plan", "Check", "LinaliasWarning", "storage_kind", "reuse_group_type", "storage_alias_spec",
+__all__ = ["Kernel", "Plan", "Check", "Sweep", "LinaliasWarning", "storage_kind", "reuse_group_type", "storage_alias_spec",
            "local_alloc", "reuse_group", "buffered_tensor"]

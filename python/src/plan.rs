@@ -6,7 +6,9 @@ use std::time::Duration;
 
 use pyo3::prelude::*;
 
-use alias_alloc::hazard::{read_kernel, CheckReport, HazardError, ReadOptions};
+use alias_alloc::hazard::{
+    read_kernel, CheckReport, HazardError, ReadOptions, SweepReport, TripCounts,
+};
 use alias_alloc::mlir::read_module;
 use alias_alloc::plan_file::PlanFile;
 use alias_alloc::report::PlanOutcome;
@@ -81,11 +83,45 @@ pub fn check_report(
         params,
         ..ReadOptions::default()
     };
-    let kernel = read_kernel(text, &opts).map_err(|e| match e {
+    let kernel = read_kernel(text, &opts).map_err(hazard_error)?;
+    let report = CheckReport::new(file, kernel, samples);
+    Ok((
+        report.json().to_string(),
+        report.text(),
+        report.svg(),
+        report.exit_code(),
+    ))
+}
+
+/// What the reader refuses: an unreadable module or parameter is a `ParseError`, the rest an
+/// `AllocError` saying the check cannot decide.
+fn hazard_error(e: HazardError) -> pyo3::PyErr {
+    match e {
         HazardError::Module { .. } | HazardError::NoSuchParam { .. } => parse_error(e.to_string()),
         _ => crate::errors::AllocError::new_err(format!("the check cannot decide: {e}")),
-    })?;
-    let report = CheckReport::new(file, kernel, samples);
+    }
+}
+
+/// The hazard check at every residue of the loops' trip counts modulo the period of the
+/// kernel's barrier rings (`linalias check --sweep`): the JSON report, the text report, the
+/// swimlanes of the first run with a finding, and the worst exit code. Errors as
+/// `check_report`.
+#[pyfunction]
+#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), samples=0, file="<python>"))]
+pub fn sweep_report(
+    text: &str,
+    mode: &str,
+    params: std::collections::BTreeMap<String, i64>,
+    samples: usize,
+    file: &str,
+) -> PyResultOf<(String, String, String, u8)> {
+    let opts = ReadOptions {
+        mode: mode_of(mode)?,
+        params,
+        ..ReadOptions::default()
+    };
+    let trips = TripCounts::new(text, &opts).map_err(hazard_error)?;
+    let report = SweepReport::new(file, text, &opts, trips, samples).map_err(hazard_error)?;
     Ok((
         report.json().to_string(),
         report.text(),

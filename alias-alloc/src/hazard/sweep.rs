@@ -32,7 +32,7 @@ pub struct TripCounts {
     /// repeat.
     pub period: i64,
     /// The laps of each run, in order: `period` consecutive counts from the default's (4, or
-    /// `R + 1` for the longest ring), one when nothing is swept.
+    /// `R + 1` for the longest ring); none when nothing is swept (one run, at `opts`).
     pub laps: Vec<i64>,
 }
 
@@ -73,7 +73,7 @@ impl TripCounts {
                 .saturating_add(1),
         );
         let laps = if swept.is_empty() {
-            vec![first]
+            Vec::new()
         } else {
             (0..period).map(|k| first.saturating_add(k)).collect()
         };
@@ -86,8 +86,12 @@ impl TripCounts {
         })
     }
 
-    /// One [`ReadOptions`] per run: `opts` with every swept parameter at its laps.
+    /// One [`ReadOptions`] per run: `opts` with every swept parameter at its laps; `opts`
+    /// alone when nothing is swept.
     pub fn options(&self, opts: &ReadOptions) -> Vec<ReadOptions> {
+        if self.laps.is_empty() {
+            return vec![opts.clone()];
+        }
         self.laps
             .iter()
             .map(|&laps| {
@@ -150,7 +154,7 @@ pub struct SweepReport {
     pub file: String,
     /// What was swept.
     pub trips: TripCounts,
-    /// One report per run, in the order of `trips.laps`.
+    /// One report per run, in the order of `trips.laps` (one when nothing is swept).
     pub runs: Vec<CheckReport>,
 }
 
