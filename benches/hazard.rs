@@ -4,7 +4,10 @@
 //! * `hazard/read/<kernel>`: the TTGIR run on its integer arithmetic into a trace (module
 //!   parse and allocation plan included);
 //! * `hazard/check/<kernel>`: the static relation, the check's own runs and every pair's
-//!   verdict on that trace.
+//!   verdict on that trace;
+//! * `hazard/sweep/<kernel>`: `linalias check --sweep` — read and check at every residue of the
+//!   trip counts modulo the period of the kernel's barrier rings (`TripCounts`), the reports
+//!   included.
 //!
 //! Before timing, each kernel's verdict is checked: no hazard (`fa_ws_pipelined_fp8` aside, whose
 //! tx bytes are a real fault).
@@ -15,7 +18,7 @@
 
 use std::hint::black_box;
 
-use alias_alloc::hazard::{check, read_kernel, ReadOptions};
+use alias_alloc::hazard::{check, read_kernel, ReadOptions, SweepReport, TripCounts};
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 
 const KERNELS: [&str; 6] = [
@@ -47,6 +50,12 @@ fn bench(c: &mut Criterion) {
         });
         g.bench_with_input(BenchmarkId::new("check", kernel), &trace, |b, t| {
             b.iter(|| check(black_box(t)))
+        });
+        g.bench_with_input(BenchmarkId::new("sweep", kernel), &text, |b, t| {
+            b.iter(|| {
+                let trips = TripCounts::new(black_box(t), &opts).unwrap();
+                SweepReport::new(kernel, t, &opts, trips, 0).unwrap()
+            })
         });
     }
     g.finish();
