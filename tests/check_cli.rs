@@ -194,7 +194,7 @@ fn the_sweep_flags_a_bug_of_odd_trip_counts() {
     assert_eq!(code, 1, "{err}");
     assert!(
         out.lines().next().unwrap().ends_with(
-            "N_CTX over 6 trip counts, 4 to 9 laps: every residue modulo 6 (rings of 3 barriers)"
+            "6 runs, N_CTX from 512 to 1152 by 128: every loop through 6 consecutive trip counts, every residue modulo 6 (rings of 3 barriers)"
         ),
         "{out}"
     );
@@ -205,13 +205,17 @@ fn the_sweep_flags_a_bug_of_odd_trip_counts() {
     }
     assert!(out.contains("--- N_CTX=640\n"), "{out}");
     assert!(err.ends_with(
-        "6 trip counts: 3 verified, 3 with a hazard or protocol finding, 0 with unknowns; first at N_CTX=640\n"
+        "6 runs: 3 verified, 3 with a hazard or protocol finding, 0 with unknowns; first at N_CTX=640\n"
     ), "{err}");
     let (code, out, _) = run(&["check", path, "--sweep", "--json"]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["period"], 6);
-    assert_eq!(v["laps"], serde_json::json!([4, 5, 6, 7, 8, 9]));
+    assert_eq!(v["first"], 4);
+    assert_eq!(
+        v["swept"]["N_CTX"],
+        serde_json::json!({"shortest": 128, "longest": 128})
+    );
     assert_eq!(v["runs"].as_array().unwrap().len(), 6);
     assert_eq!(v["runs"][1]["params"]["N_CTX"], 640);
     assert_eq!(v["summary"]["first_finding"], "N_CTX=640");

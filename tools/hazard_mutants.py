@@ -265,27 +265,32 @@ def judge(linalias, opname, j, mutated, base, tmp):
 
 
 def periodicity(linalias, path, sweep):
-    """The trip counts (laps) that flag a mutant over two periods of its rings, and whether they
-    repeat with the period: the step from the swept residues to longer trip counts that the
-    sweep rests on, tested."""
-    period, first = sweep["period"], sweep["laps"][0]
-    params = sweep["runs"][0]["params"]
-    steps = {n: params[n] // first for n in sweep["swept"]}
+    """The values that flag a mutant over twice the sweep's runs (each swept value going on by
+    its shortest loop step, as ``--sweep`` does), and whether they repeat with the sweep's
+    length: the step from the swept residues to longer trip counts that the sweep rests on,
+    tested."""
+    first, runs = sweep["first"], len(sweep["runs"])
+    knobs = [("--param", f"{n}=", s) for n, s in sweep["swept"].items()]
+    if sweep.get("seq"):
+        knobs.append(("--seq-stride", "", sweep["seq"]))
+    value = lambda s, k: s["longest"] * first + s["shortest"] * k
     flagged, undecided = [], []
-    for laps in range(first, first + 2 * period):
-        args = [a for n, step in steps.items() for a in ("--param", f"{n}={step * laps}")]
+    for k in range(2 * runs):
+        args = [a for flag, prefix, s in knobs for a in (flag, f"{prefix}{value(s, k)}")]
         code, _ = run(linalias, path, *args)
         if code == 1:
-            flagged.append(laps)
+            flagged.append(k)
         elif code == 3:
-            undecided.append(laps)  # e.g. a trace past the reader's event limit
-    periodic = all((t in flagged) == (t + period in flagged)
-                   for t in range(first, first + period)
-                   if t not in undecided and t + period not in undecided)
+            undecided.append(k)  # e.g. a trace past the reader's event limit
+    periodic = all((k in flagged) == (k + runs in flagged)
+                   for k in range(runs) if k not in undecided and k + runs not in undecided)
     verdict = "yes" if periodic else "**no**"
+    shown = lambda ks: ", ".join(str(value(knobs[0][2], k)) for k in ks)
     if undecided:
-        verdict += f" (undecided at {', '.join(map(str, undecided))})"
-    return (", ".join(map(str, flagged)), first, first + 2 * period - 1, period, verdict)
+        verdict += f" (undecided at {shown(undecided)})"
+    name = knobs[0][1].rstrip("=") or "seq_stride"
+    return (shown(flagged), f"{name} {value(knobs[0][2], 0)}–{value(knobs[0][2], 2 * runs - 1)}",
+            sweep["period"], verdict)
 
 
 def survey(linalias):
@@ -353,12 +358,13 @@ def table(rows, listed):
             out.append(f"- {opname}, {kernel} line {line}: `{text}`")
     swept = [x for x in listed if x[0] == "swept"]
     if swept:
-        out += ["", "Flagged at another trip count: the laps that flag each over two periods of "
-                "its rings (`--param`), and whether they repeat with the period:", "",
-                "| operator | kernel | line | flagged at (laps) | of | period | repeats |",
+        out += ["", "Flagged at another trip count: the values that flag each over twice the "
+                "sweep's runs (`--param`, `--seq-stride`), and whether they repeat after one "
+                "sweep:", "",
+                "| operator | kernel | line | flagged at | of | period | repeats |",
                 "|---|---|---|---|---|---|---|"]
-        for _, opname, kernel, line, (laps, a, b, period, verdict) in swept:
-            out.append(f"| {opname} | {kernel} | {line} | {laps} | {a}–{b} | {period} | "
+        for _, opname, kernel, line, (values, span, period, verdict) in swept:
+            out.append(f"| {opname} | {kernel} | {line} | {values} | {span} | {period} | "
                        f"{verdict} |")
     clean = [x for x in listed if x[0] == "clean"]
     if clean:

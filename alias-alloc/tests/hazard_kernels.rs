@@ -3,7 +3,9 @@
 //! table in `docs/hazard-check.md` is this test's output (`BLESS=1` rewrites it).
 #![allow(clippy::restriction)] // test code: a failed check panics
 
-use alias_alloc::hazard::{check, read_kernel, CheckReport, ReadOptions, SweepReport, TripCounts};
+use alias_alloc::hazard::{
+    check, read_kernel, CheckReport, ReadOptions, Steps, SweepReport, TripCounts,
+};
 use test_support::tlx_kernels::{dump, KERNELS};
 
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
@@ -62,24 +64,22 @@ fn the_real_kernels_have_no_hazard_and_every_refusal_names_its_op() {
 fn swept(k: &str, text: &str) -> String {
     let opts = ReadOptions::default();
     let trips = TripCounts::new(text, &opts).unwrap();
-    if trips.swept.is_empty() {
-        return "not swept: no parameter bounds a loop".into();
+    if trips.runs == 0 {
+        return "not swept: no parameter or loaded length bounds a loop".into();
     }
     let sweep = SweepReport::new(k, text, &opts, trips, 0).unwrap();
-    for (laps, run) in sweep.trips.laps.iter().zip(&sweep.runs) {
+    for (i, run) in sweep.runs.iter().enumerate() {
         let r = &run.report;
-        assert_eq!(r.hazards().count(), 0, "{k} at {laps} laps: a hazard");
-        assert_eq!(r.unknowns().count(), 0, "{k} at {laps} laps: an unknown");
-        assert!(
-            r.happens_before.may_overrun.is_empty(),
-            "{k} at {laps} laps"
-        );
+        let at = sweep.trips.label(i);
+        assert_eq!(r.hazards().count(), 0, "{k} at {at}: a hazard");
+        assert_eq!(r.unknowns().count(), 0, "{k} at {at}: an unknown");
+        assert!(r.happens_before.may_overrun.is_empty(), "{k} at {at}");
     }
     let (a, b) = (
-        sweep.trips.laps[0],
-        sweep.trips.laps[sweep.trips.laps.len() - 1],
+        sweep.trips.label(0),
+        sweep.trips.label(sweep.runs.len() - 1),
     );
-    format!("{a}–{b} laps, {} runs", sweep.runs.len())
+    format!("{a} … {b}, {} runs", sweep.runs.len())
 }
 
 #[test]
@@ -263,8 +263,7 @@ fn a_constant_phase_races_at_odd_trip_counts_only() {
     let trips = TripCounts::new(&text, &ReadOptions::default()).unwrap();
     // The four `p_fulls` barriers are each taken by a constant index: no ring.
     assert_eq!(trips.rings, vec![3]);
-    assert_eq!(trips.period, 6);
-    assert_eq!(trips.laps, vec![4, 5, 6, 7, 8, 9]);
+    assert_eq!((trips.period, trips.first, trips.runs), (6, 4, 6));
     let kt = read_kernel(&text, &ReadOptions::default()).unwrap();
     assert_eq!(kt.params.get("N_CTX"), Some(&512));
     let lines: Vec<&str> = text.lines().collect();
@@ -281,12 +280,10 @@ fn a_constant_phase_races_at_odd_trip_counts_only() {
     let opts = ReadOptions::default();
     let sweep = SweepReport::new("fa_clc", &mutant, &opts, trips, 0).unwrap();
     let flagged: Vec<i64> = sweep
-        .trips
-        .laps
+        .runs
         .iter()
-        .zip(&sweep.runs)
-        .filter(|(_, r)| r.exit_code() == 1)
-        .map(|(&laps, _)| laps)
+        .filter(|r| r.exit_code() == 1)
+        .map(|r| r.kernel.params["N_CTX"] / 128)
         .collect();
     assert_eq!(flagged, vec![5, 7, 9]);
     assert_eq!(sweep.exit_code(), 1);
@@ -298,4 +295,46 @@ fn a_constant_phase_races_at_odd_trip_counts_only() {
     // The default run is the first of the sweep: it verifies the mutant.
     let kt = read_kernel(&mutant, &opts).unwrap();
     assert_eq!(CheckReport::new("fa_clc", kt, 0).exit_code(), 0);
+}
+
+/// The cross-attention kernels' loops run over `cu_seqlens[z + 1] - cu_seqlens[z]`, which the
+/// reader takes as cumulative offsets `i · seq_stride`: by default 4 laps of the longest-step
+/// loop (`cross_attention` has loops of step 256 and 128 over the same length), and the sweep
+/// runs the stride by 128 until the step-128 loops too have run every residue of the rings'
+/// period (rings of 2 and 3: 12), 24 runs.
+#[test]
+fn loops_over_loaded_lengths_are_swept() {
+    let text = dump("cross_attention", "before");
+    let kt = read_kernel(&text, &ReadOptions::default()).unwrap();
+    assert_eq!(kt.seq_stride, Some(1024));
+    let trips = TripCounts::new(&text, &ReadOptions::default()).unwrap();
+    assert_eq!(
+        trips.seq,
+        Some(Steps {
+            shortest: 128,
+            longest: 256
+        })
+    );
+    assert!(trips.swept.is_empty());
+    assert_eq!((trips.period, trips.first, trips.runs), (12, 4, 24));
+    let strides: Vec<i64> = trips
+        .options(&ReadOptions::default())
+        .iter()
+        .map(|o| o.seq_stride.unwrap())
+        .collect();
+    assert_eq!(strides.first(), Some(&1024));
+    assert_eq!(strides.last(), Some(&(1024 + 23 * 128)));
+    // The step-256 loops run 4 … 15 laps, the step-128 loops 8 … 31: each 12 consecutive.
+    assert_eq!(trips.label(23), "seq_stride=3968");
+    // A stride given is not swept.
+    let given = ReadOptions {
+        seq_stride: Some(512),
+        ..ReadOptions::default()
+    };
+    let trips = TripCounts::new(&text, &given).unwrap();
+    assert!(trips.runs == 0 && trips.seq.is_none());
+    assert_eq!(read_kernel(&text, &given).unwrap().seq_stride, Some(512));
+    // A kernel whose loops no loaded length bounds has none.
+    let kt = read_kernel(&dump("fa_ws_pipelined", "before"), &ReadOptions::default()).unwrap();
+    assert_eq!(kt.seq_stride, None);
 }

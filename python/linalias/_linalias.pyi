@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence, final
 __all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "LinearLayout", "spec_mlir",
            "spec_linear_layout", "mlir_normalize", "mlir_linear_layout", "plan_report", "BankConflicts",
            "bank_conflicts", "tmem_reg_layout", "PackError", "Placement", "pack_csv", "PtxError",
-           "ptx_kernel", "check_report", "sweep_report", "dtype_bits"]
+           "ptx_kernel", "check_report", "dtype_bits"]
 
 class LinaliasError(ValueError):
     """Every error linalias raises (a ``ValueError``)."""
@@ -153,12 +153,6 @@ def check_report(
     params: dict[str, int] = ...,
     samples: int = 0,
     file: str = "<python>",
-) -> tuple[str, str, str, int]: ...
-def sweep_report(
-    text: str,
-    mode: str,
-    params: dict[str, int] = ...,
-    samples: int = 0,
-    file: str = "<python>",
+    sweep: bool = False,
 ) -> tuple[str, str, str, int]: ...
 def dtype_bits(name: str) -> int: ...

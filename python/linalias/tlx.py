@@ -178,15 +178,11 @@ class Plan:
         return self.svg
 
 
-class Check:
-    """A kernel's hazard check: what ``linalias check --json`` reports, as attributes."""
+class _Report:
+    """What ``linalias check --json`` reports, its text and swimlanes, as attributes."""
 
     def __init__(self, report: dict, text: str, svg: str, exit_code: int):
         self.report, self.text, self.svg, self.exit_code = report, text, svg, exit_code
-
-    pairs = property(lambda self: self.report["pairs"])
-    protocol = property(lambda self: self.report["protocol"])
-    warnings = property(lambda self: self.report["warnings"])
 
     @property
     def verified(self) -> bool:
@@ -194,53 +190,40 @@ class Check:
         return self.exit_code == 0
 
     @property
+    def summary(self) -> str:
+        return self.text.rstrip("\n").rsplit("\n", 1)[-1].removeprefix("summary: ")
+
+    def __repr__(self):
+        return f"<linalias.tlx.{type(self).__name__} {self.summary}>"
+
+    def __str__(self):
+        return self.text
+
+    def _repr_svg_(self):
+        return self.svg
+
+
+class Check(_Report):
+    """A kernel's hazard check: what ``linalias check --json`` reports, as attributes."""
+
+    pairs = property(lambda self: self.report["pairs"])
+    protocol = property(lambda self: self.report["protocol"])
+    warnings = property(lambda self: self.report["warnings"])
+
+    @property
     def hazards(self) -> list:
         """The pairs of allocations with a hazard, each with its witness."""
         return [p for p in self.pairs if p["hazards"] > 0]
 
-    @property
-    def summary(self) -> str:
-        return self.text.rstrip("\n").rsplit("\n", 1)[-1].removeprefix("summary: ")
 
-    def __repr__(self):
-        return f"<linalias.tlx.Check {self.summary}>"
-
-    def __str__(self):
-        return self.text
-
-    def _repr_svg_(self):
-        return self.svg
-
-
-class Sweep:
+class Sweep(_Report):
     """A kernel's hazard check at every residue of its loops' trip counts modulo the period of
-    its barrier rings: what ``linalias check --sweep --json`` reports, as attributes."""
-
-    def __init__(self, report: dict, text: str, svg: str, exit_code: int):
-        self.report, self.text, self.svg, self.exit_code = report, text, svg, exit_code
+    its barrier rings (``linalias check --sweep --json``): ``verified`` at every run."""
 
     period = property(lambda self: self.report["period"])
-    laps = property(lambda self: self.report["laps"])
+    first = property(lambda self: self.report["first"])
     swept = property(lambda self: self.report["swept"])
     runs = property(lambda self: self.report["runs"])
-
-    @property
-    def verified(self) -> bool:
-        """Every pair verified at every trip count, no protocol finding (exit code 0)."""
-        return self.exit_code == 0
-
-    @property
-    def summary(self) -> str:
-        return self.text.rstrip("\n").rsplit("\n", 1)[-1].removeprefix("summary: ")
-
-    def __repr__(self):
-        return f"<linalias.tlx.Sweep {self.summary}>"
-
-    def __str__(self):
-        return self.text
-
-    def _repr_svg_(self):
-        return self.svg
 
 
 class Kernel:
@@ -341,7 +324,7 @@ class Kernel:
             raise _linalias.ParseError(
                 "the hazard check reads a kernel's TTGIR (Kernel.from_ttgir): TLX calls alone have no "
                 "partitions, barriers or accesses to check")
-        report, text, svg, code = _linalias.sweep_report(self._text, mode, dict(params or {}), samples)
+        report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples, sweep=True)
         return Sweep(json.loads(report), text, svg, code)
 
     def plan(self, mode: str = "intended", target: Optional[str] = None, budget_ms: int = 1000) -> Plan:

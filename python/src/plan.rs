@@ -67,22 +67,35 @@ pub fn plan_report(
 /// The hazard check of a TTGIR module (`linalias check`): the JSON report, the text report,
 /// the swimlanes SVG and the exit code (0 verified, 1 a hazard or protocol finding, 3 unknowns
 /// only). `params` fixes the kernel's integer parameters; `samples` random executions are run
-/// as a cross-check. A module the check cannot read, or a kernel outside its model, is a
-/// `ParseError` / `AllocError` naming why.
+/// as a cross-check; `sweep` checks every residue of the loops' trip counts modulo the period
+/// of the kernel's barrier rings (`linalias check --sweep`: the worst exit code, the swimlanes
+/// of the first run with a finding). A module the check cannot read, or a kernel outside its
+/// model, is a `ParseError` / `AllocError` naming why.
 #[pyfunction]
-#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), samples=0, file="<python>"))]
+#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), samples=0, file="<python>", sweep=false))]
 pub fn check_report(
     text: &str,
     mode: &str,
     params: std::collections::BTreeMap<String, i64>,
     samples: usize,
     file: &str,
+    sweep: bool,
 ) -> PyResultOf<(String, String, String, u8)> {
     let opts = ReadOptions {
         mode: mode_of(mode)?,
         params,
         ..ReadOptions::default()
     };
+    if sweep {
+        let trips = TripCounts::new(text, &opts).map_err(hazard_error)?;
+        let report = SweepReport::new(file, text, &opts, trips, samples).map_err(hazard_error)?;
+        return Ok((
+            report.json().to_string(),
+            report.text(),
+            report.svg(),
+            report.exit_code(),
+        ));
+    }
     let kernel = read_kernel(text, &opts).map_err(hazard_error)?;
     let report = CheckReport::new(file, kernel, samples);
     Ok((
@@ -100,32 +113,4 @@ fn hazard_error(e: HazardError) -> pyo3::PyErr {
         HazardError::Module { .. } | HazardError::NoSuchParam { .. } => parse_error(e.to_string()),
         _ => crate::errors::AllocError::new_err(format!("the check cannot decide: {e}")),
     }
-}
-
-/// The hazard check at every residue of the loops' trip counts modulo the period of the
-/// kernel's barrier rings (`linalias check --sweep`): the JSON report, the text report, the
-/// swimlanes of the first run with a finding, and the worst exit code. Errors as
-/// `check_report`.
-#[pyfunction]
-#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), samples=0, file="<python>"))]
-pub fn sweep_report(
-    text: &str,
-    mode: &str,
-    params: std::collections::BTreeMap<String, i64>,
-    samples: usize,
-    file: &str,
-) -> PyResultOf<(String, String, String, u8)> {
-    let opts = ReadOptions {
-        mode: mode_of(mode)?,
-        params,
-        ..ReadOptions::default()
-    };
-    let trips = TripCounts::new(text, &opts).map_err(hazard_error)?;
-    let report = SweepReport::new(file, text, &opts, trips, samples).map_err(hazard_error)?;
-    Ok((
-        report.json().to_string(),
-        report.text(),
-        report.svg(),
-        report.exit_code(),
-    ))
 }

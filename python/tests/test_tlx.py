@@ -142,12 +142,12 @@ def test_the_sweep_is_the_clis(path):
     for d in [want, got] + want["runs"] + got["runs"]:
         d.pop("kernel")
     assert got == want
-    assert (sweep.period, sweep.laps, sweep.swept) == (6, [4, 5, 6, 7, 8, 9], {"N_CTX": 128})
+    assert (sweep.period, sweep.first, sweep.swept) == (6, 4, {"N_CTX": {"shortest": 128, "longest": 128}})
     assert [r["params"]["N_CTX"] for r in sweep.runs] == [512, 640, 768, 896, 1024, 1152]
     assert sweep.exit_code == out.returncode and sweep.verified == (out.returncode == 0)
     assert sweep._repr_svg_().startswith("<svg")
     pinned = tlx.Kernel.from_ttgir(path.read_text()).sweep(params={"N_CTX": 640})
-    assert pinned.laps == [] and len(pinned.runs) == 1 and pinned.runs[0]["params"]["N_CTX"] == 640
+    assert pinned.swept == {} and len(pinned.runs) == 1 and pinned.runs[0]["params"]["N_CTX"] == 640
 
 
 def test_the_hazard_check_needs_ttgir():

@@ -74,6 +74,11 @@ pub struct CheckArgs {
     /// time, the racing accesses, the missing wait.
     #[arg(long, value_name = "FILE")]
     pub svg: Option<std::path::PathBuf>,
+    /// The offsets an integer array read by a scalar load holds (`cu_seqlens`): element i is
+    /// i · N (default: 4 laps of the loops such a length bounds, R + 1 where a ring of R
+    /// barriers is longer; see --sweep).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..))]
+    pub seq_stride: Option<i64>,
     /// Check every residue of the loops' trip counts modulo the period of the kernel's ring
     /// slots and phases (lcm of 2 and 2R for each ring of R barriers): each parameter that
     /// bounds a loop and is not given runs that many consecutive trip counts.

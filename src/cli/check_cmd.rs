@@ -1,5 +1,5 @@
-//! `linalias check KERNEL.mlir [--mode tlx|intended] [--param NAME=V] [--sample N] [--svg FILE]
-//! [--sweep] [--json]`: the hazard
+//! `linalias check KERNEL.mlir [--mode tlx|intended] [--param NAME=V] [--seq-stride N] [--sample N]
+//! [--svg FILE] [--sweep] [--json]`: the hazard
 //! check of `alias_alloc::hazard` on a kernel's TTGIR, one line per pair of allocations whose
 //! accesses overlap, a witness for each hazard, the protocol findings and a summary.
 
@@ -19,6 +19,7 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
             PlanMode::Intended => Mode::Intended,
         },
         params: args.param.iter().cloned().collect(),
+        seq_stride: args.seq_stride,
         ..ReadOptions::default()
     };
     if let Some((name, _)) = args
@@ -35,19 +36,37 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
     }
     let k = read(&file, &text, &opts, "")?;
     let report = CheckReport::new(&file, k, args.sample);
-    let text = if args.json {
+    let out = if args.json {
         format!("{:#}\n", report.json())
     } else {
         report.text()
     };
+    print(
+        &args,
+        &file,
+        out,
+        || report.svg(),
+        (report.exit_code(), report.summary()),
+    )
+}
+
+/// What `check` prints: `out` (the JSON or the text), the swimlanes to `--svg`; a report with
+/// findings is printed whole and `summary` is its error line, with `code`.
+fn print(
+    args: &CheckArgs,
+    file: &str,
+    out: String,
+    svg: impl FnOnce() -> String,
+    (code, summary): (u8, String),
+) -> Result<String, CliError> {
     if let Some(path) = &args.svg {
-        crate::cli::picture::write(path, &report.svg())?;
+        crate::cli::picture::write(path, &svg())?;
     }
-    match report.exit_code() {
-        0 => Ok(text),
+    match code {
+        0 => Ok(out),
         code => Err(CliError::Findings {
-            report: text,
-            summary: format!("{file}: {}", report.summary()),
+            report: out,
+            summary: format!("{file}: {summary}"),
             code,
         }),
     }
@@ -85,25 +104,21 @@ fn read(file: &str, text: &str, opts: &ReadOptions, at: &str) -> Result<KernelTr
     }
 }
 
-/// `--sweep`: every trip count of [`TripCounts`], one line each, the first finding in full.
+/// `--sweep`: every run of [`TripCounts`], one line each, the first finding in full.
 fn sweep(args: &CheckArgs, file: &str, text: &str, opts: &ReadOptions) -> Result<String, CliError> {
     let trips = TripCounts::new(text, opts)
         .map_err(|e| CliError::input("KERNEL.mlir", format!("{file}: {e}")))?;
     let mut runs = Vec::new();
-    for o in trips.options(opts) {
-        let at: Vec<String> = trips
-            .swept
-            .keys()
-            .filter_map(|n| Some(format!("{n}={}", o.params.get(n)?)))
-            .collect();
+    for (k, o) in trips.options(opts).iter().enumerate() {
+        let at = trips.label(k);
         let at = if at.is_empty() {
             String::new()
         } else {
-            format!(" at {}", at.join(" "))
+            format!(" at {at}")
         };
         runs.push(CheckReport::new(
             file,
-            read(file, text, &o, &at)?,
+            read(file, text, o, &at)?,
             args.sample,
         ));
     }
@@ -117,15 +132,11 @@ fn sweep(args: &CheckArgs, file: &str, text: &str, opts: &ReadOptions) -> Result
     } else {
         report.text()
     };
-    if let Some(path) = &args.svg {
-        crate::cli::picture::write(path, &report.svg())?;
-    }
-    match report.exit_code() {
-        0 => Ok(out),
-        code => Err(CliError::Findings {
-            report: out,
-            summary: format!("{file}: {}", report.summary()),
-            code,
-        }),
-    }
+    print(
+        args,
+        file,
+        out,
+        || report.svg(),
+        (report.exit_code(), report.summary()),
+    )
 }

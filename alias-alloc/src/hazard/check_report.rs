@@ -402,12 +402,16 @@ fn protocol_events(k: &KernelTrace, r: &Report) -> Vec<String> {
 }
 
 fn params_text(k: &KernelTrace) -> String {
-    k.params
+    let mut out: Vec<String> = k
+        .params
         .iter()
         .filter(|(n, _)| !n.contains('.'))
         .map(|(n, v)| format!("{n}={v}"))
-        .collect::<Vec<_>>()
-        .join(" ")
+        .collect();
+    if let Some(stride) = k.seq_stride {
+        out.push(format!("cu_seqlens[i]={stride}·i"));
+    }
+    out.join(" ")
 }
 
 /// A kernel checked: its trace, the verdicts, and what the report says of them.
@@ -561,6 +565,7 @@ impl CheckReport {
         json!({
             "kernel": self.file,
             "params": params,
+            "seq_stride": k.seq_stride,
             "partitions": self.partitions(),
             "events": k.trace.events.len(),
             "pairs": groups,

@@ -57,7 +57,7 @@ pub use error::HazardError;
 pub use explore::{explore, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
 pub use machine::{BarrierState, Fault, Machine};
-pub use read::{read_kernel, KernelTrace, Origin, ReadOptions};
+pub use read::{read_kernel, KernelTrace, Origin, ReadOptions, Steps};
 pub use subslice::subslice_bytes;
 pub use sweep::{SweepReport, TripCounts};
 pub use swimlanes::{swimlanes, Picture, WINDOW};

@@ -33,7 +33,8 @@ pub struct ReadOptions {
     /// ones left out.
     pub params: BTreeMap<String, i64>,
     /// A parameter left out that bounds a loop (`scf.for … to %N_CTX step 128`, or to
-    /// `N_CTX / 128` step 1; through the partitions' captures) is `laps · 128`; any other is 1.
+    /// `N_CTX / 128` step 1; through the partitions' captures) is `laps · 128` (of the longest
+    /// step where it bounds several loops); any other is 1.
     /// [`read_kernel`] raises it to `R + 1` where a `memdesc_index` picks among `R` barriers
     /// with an index that is not constant (a ring of `R` slots), so that every slot's reuse is
     /// in the trace. One trip count is one case: [`TripCounts`](super::TripCounts) gives the
@@ -50,8 +51,10 @@ pub struct ReadOptions {
     /// Tiles a CLC `try_cancel` hands out before it answers none (`clc_query_cancel` gives -1).
     pub clc_tiles: i64,
     /// What one step of an integer-array parameter read by a scalar `tt.load` adds: the array
-    /// is taken as cumulative offsets (`cu_seqlens`), element i = i · `seq_stride`.
-    pub seq_stride: i64,
+    /// is taken as cumulative offsets (`cu_seqlens`), element i = i · `seq_stride`. `None`:
+    /// `laps` laps of the loops such a length bounds (`laps · 128` for `scf.for … to
+    /// %seq_len step 128`), 512 where it bounds none.
+    pub seq_stride: Option<i64>,
 }
 
 impl Default for ReadOptions {
@@ -65,7 +68,7 @@ impl Default for ReadOptions {
             max_events: 20_000,
             default_warps: 4,
             clc_tiles: 2,
-            seq_stride: 512,
+            seq_stride: None,
         }
     }
 }
@@ -94,6 +97,9 @@ pub struct KernelTrace {
     pub origins: Vec<Origin>,
     /// The parameter values the trace was read with.
     pub params: BTreeMap<String, i64>,
+    /// Where loops run over lengths read from memory (`cu_seqlens`): the stride the reader took
+    /// ([`ReadOptions::seq_stride`]).
+    pub seq_stride: Option<i64>,
 }
 
 /// A value of the interpreter.
@@ -1340,7 +1346,7 @@ impl<'m> Interp<'m> {
                     .is_some_and(|ty| ty.trim().starts_with("tensor"));
                 let out = match op.operands().first().map(|&v| self.val(v)) {
                     Some(Val::Ptr(_, at)) if scalar => {
-                        Val::Int(at.saturating_mul(self.opts.seq_stride))
+                        Val::Int(at.saturating_mul(self.opts.seq_stride.unwrap_or(512)))
                     }
                     _ => Val::Opaque,
                 };
@@ -1533,7 +1539,7 @@ fn captured(m: &Module, v: ValueId) -> Option<ValueId> {
 /// `scf.for … to %N_CTX step 128` gives `N_CTX → 128`, `to %n` with `%n = N_CTX / 128` and
 /// step 1 the same. The way back goes through the partitions' captures, divisions by a
 /// constant, the first factor of a product and additions of a constant.
-pub(super) fn loop_bounds(m: &Module) -> BTreeMap<ValueId, i64> {
+pub(super) fn loop_bounds(m: &Module) -> BTreeMap<ValueId, Steps> {
     let mut out = BTreeMap::new();
     for id in m.walk() {
         let Ok(Some(TypedOp::For { upper, step, .. })) = m.typed(id) else {
@@ -1568,14 +1574,78 @@ pub(super) fn loop_bounds(m: &Module) -> BTreeMap<ValueId, i64> {
                 None => break,
             }
         }
-        out.entry(v).or_insert(scale);
+        out.entry(v)
+            .and_modify(|s: &mut Steps| *s = s.with(scale))
+            .or_insert(Steps {
+                shortest: scale,
+                longest: scale,
+            });
     }
     out
 }
 
-/// The kernel's parameters that bound a loop (`N_CTX`), each with the step one lap of its loop
-/// takes ([`loop_bounds`] on the function's arguments).
-pub(super) fn bounding_params(m: &Module) -> BTreeMap<String, i64> {
+/// What one lap takes of a value that bounds loops, over the loops it bounds: their shortest
+/// and longest step (`cu_seqlens` lengths in `cross_attention` bound loops of step 128 and of
+/// step 256).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct Steps {
+    /// The shortest step.
+    pub shortest: i64,
+    /// The longest step.
+    pub longest: i64,
+}
+
+impl Steps {
+    fn with(self, step: i64) -> Self {
+        Steps {
+            shortest: self.shortest.min(step),
+            longest: self.longest.max(step),
+        }
+    }
+}
+
+/// The steps of the loops whose bound is a length read from memory — `cu_seqlens[z + 1] -
+/// cu_seqlens[z]` through casts, which the reader takes as `seq_stride`
+/// ([`ReadOptions::seq_stride`]) — or none.
+pub(super) fn loaded_bound_steps(m: &Module) -> Option<Steps> {
+    m.walk()
+        .into_iter()
+        .filter_map(|id| {
+            let Ok(Some(TypedOp::For { upper, step, .. })) = m.typed(id) else {
+                return None;
+            };
+            let step = constant(m, step)?;
+            let mut v = upper;
+            for _ in 0..16 {
+                let def = m.value(v)?.def();
+                let ValueDef::Result { op, .. } = def else {
+                    v = captured(m, v)?;
+                    continue;
+                };
+                let o = m.op(op)?;
+                match o.name() {
+                    "tt.load" => return Some(step),
+                    "arith.trunci" | "arith.extsi" | "arith.extui" | "arith.index_cast"
+                    | "arith.subi" => v = *o.operands().first()?,
+                    _ => return None,
+                }
+            }
+            None
+        })
+        .fold(None, |acc: Option<Steps>, step| {
+            Some(acc.map_or(
+                Steps {
+                    shortest: step,
+                    longest: step,
+                },
+                |s| s.with(step),
+            ))
+        })
+}
+
+/// The kernel's parameters that bound a loop (`N_CTX`), each with the steps one lap of its
+/// loops takes ([`loop_bounds`] on the function's arguments).
+pub(super) fn bounding_params(m: &Module) -> BTreeMap<String, Steps> {
     let bounds = loop_bounds(m);
     let Some(func) = m
         .walk()
@@ -1684,6 +1754,11 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
             .unwrap_or(i64::MAX)
             .saturating_add(1),
     );
+    let loaded = loaded_bound_steps(m);
+    if opts.seq_stride.is_none() {
+        opts.seq_stride = Some(loaded.map_or(512, |s| s.longest.saturating_mul(opts.laps)));
+    }
+    let seq_stride = loaded.and(opts.seq_stride);
     let opts = &opts;
     let mut interp = Interp {
         m,
@@ -1754,7 +1829,7 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
             .params
             .get(v.name())
             .copied()
-            .or_else(|| bounds.get(&a).map(|step| step.saturating_mul(opts.laps)))
+            .or_else(|| bounds.get(&a).map(|s| s.longest.saturating_mul(opts.laps)))
             .unwrap_or(1);
         interp.params.insert(v.name().to_string(), value);
         interp.env.insert(a, Val::Int(value));
@@ -1810,5 +1885,6 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         trace: b.build()?,
         origins,
         params,
+        seq_stride,
     })
 }

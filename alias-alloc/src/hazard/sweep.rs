@@ -13,27 +13,36 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::read::{bounding_params, longest_ring, rings};
+use super::read::{bounding_params, loaded_bound_steps, longest_ring, rings, Steps};
 use super::{CheckReport, HazardError, ReadOptions};
 use crate::mlir::read_module;
 
-/// The trip counts a sweep runs: each loop-bounding parameter left free at `laps` laps of its
-/// loop, for every `laps` in `first .. first + period`.
+/// The trip counts a sweep runs. Each value that bounds loops and is not given — a parameter
+/// (`N_CTX`), or the stride of the `cu_seqlens` lengths — starts at the default's laps of its
+/// longest-step loops and rises by its shortest step, run after run, until every loop it bounds
+/// has run `period` consecutive trip counts: `period` runs where all its loops step alike,
+/// `period · ⌈longest / shortest⌉` where they do not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TripCounts {
-    /// The parameters swept (those that bound a loop and were not given), each with the step
-    /// one lap of its loop takes (`N_CTX → 128`).
-    pub swept: BTreeMap<String, i64>,
+    /// The parameters swept (those that bound a loop and were not given), each with the steps
+    /// of the loops it bounds (`N_CTX → 128`).
+    pub swept: BTreeMap<String, Steps>,
     /// The loop-bounding parameters given in the options, not swept.
     pub pinned: Vec<String>,
+    /// Where loops run over a length read from memory (`cu_seqlens`) and
+    /// [`ReadOptions::seq_stride`] is not given: the steps of those loops; the stride is swept
+    /// with the parameters.
+    pub seq: Option<Steps>,
     /// The barrier rings' sizes (arrays of barriers picked by an index that is not constant).
     pub rings: Vec<u64>,
     /// `lcm(2, 2R for every ring R)`: the laps after which every ring's slots and phases
     /// repeat.
     pub period: i64,
-    /// The laps of each run, in order: `period` consecutive counts from the default's (4, or
-    /// `R + 1` for the longest ring); none when nothing is swept (one run, at `opts`).
-    pub laps: Vec<i64>,
+    /// The laps of the longest-step loops in the first run: the default's (4, or `R + 1` for
+    /// the longest ring).
+    pub first: i64,
+    /// How many runs; 0 when nothing is swept (one run, at the options as given).
+    pub runs: usize,
 }
 
 impl TripCounts {
@@ -48,9 +57,9 @@ impl TripCounts {
     ///     .map_err(|e| alias_alloc::hazard::HazardError::Module { message: e.to_string() })?;
     /// let t = TripCounts::new(&text, &ReadOptions::default())?;
     /// assert_eq!(t.rings, vec![3]); // kv and q rings of 3 barriers
-    /// assert_eq!(t.period, 6);
-    /// assert_eq!(t.laps, vec![4, 5, 6, 7, 8, 9]);
-    /// assert_eq!(t.options(&ReadOptions::default())[1].params["N_CTX"], 640);
+    /// assert_eq!((t.period, t.first, t.runs), (6, 4, 6));
+    /// let n_ctx: Vec<i64> = t.options(&ReadOptions::default()).iter().map(|o| o.params["N_CTX"]).collect();
+    /// assert_eq!(n_ctx, [512, 640, 768, 896, 1024, 1152]); // 4 to 9 laps of 128
     /// # Ok::<(), alias_alloc::hazard::HazardError>(())
     /// ```
     pub fn new(text: &str, opts: &ReadOptions) -> Result<Self, HazardError> {
@@ -58,9 +67,10 @@ impl TripCounts {
             message: e.to_string(),
         })?;
         let m = &km.module;
-        let (pinned, swept): (BTreeMap<String, i64>, BTreeMap<String, i64>) = bounding_params(m)
-            .into_iter()
-            .partition(|(name, _)| opts.params.contains_key(name));
+        let (pinned, swept): (BTreeMap<String, Steps>, BTreeMap<String, Steps>) =
+            bounding_params(m)
+                .into_iter()
+                .partition(|(name, _)| opts.params.contains_key(name));
         let pinned = pinned.into_keys().collect();
         let rings: Vec<u64> = rings(m).into_iter().collect();
         let period = rings
@@ -72,36 +82,70 @@ impl TripCounts {
                 .unwrap_or(i64::MAX)
                 .saturating_add(1),
         );
-        let laps = if swept.is_empty() {
-            Vec::new()
-        } else {
-            (0..period).map(|k| first.saturating_add(k)).collect()
-        };
+        let seq = loaded_bound_steps(m).filter(|_| opts.seq_stride.is_none());
+        // Runs enough for the shortest-step loops to see `period` consecutive trip counts too.
+        let spread = swept
+            .values()
+            .chain(seq.iter())
+            .map(|s| {
+                let shortest = s.shortest.max(1);
+                (s.longest.saturating_add(shortest - 1) / shortest).max(1)
+            })
+            .max();
+        let runs = spread.map_or(0, |k| {
+            usize::try_from(period.saturating_mul(k)).unwrap_or(usize::MAX)
+        });
         Ok(TripCounts {
             swept,
             pinned,
+            seq,
             rings,
             period,
-            laps,
+            first,
+            runs,
         })
     }
 
-    /// One [`ReadOptions`] per run: `opts` with every swept parameter at its laps; `opts`
-    /// alone when nothing is swept.
+    /// What run `k` gives a value bounding loops of `steps`.
+    fn value(&self, steps: Steps, k: usize) -> i64 {
+        steps.longest.saturating_mul(self.first).saturating_add(
+            steps
+                .shortest
+                .saturating_mul(i64::try_from(k).unwrap_or(i64::MAX)),
+        )
+    }
+
+    /// One [`ReadOptions`] per run: `opts` with every swept value set; `opts` alone when
+    /// nothing is swept.
     pub fn options(&self, opts: &ReadOptions) -> Vec<ReadOptions> {
-        if self.laps.is_empty() {
+        if self.runs == 0 {
             return vec![opts.clone()];
         }
-        self.laps
-            .iter()
-            .map(|&laps| {
+        (0..self.runs)
+            .map(|k| {
                 let mut o = opts.clone();
-                for (name, step) in &self.swept {
-                    o.params.insert(name.clone(), step.saturating_mul(laps));
+                for (name, &steps) in &self.swept {
+                    o.params.insert(name.clone(), self.value(steps, k));
+                }
+                if let Some(steps) = self.seq {
+                    o.seq_stride = Some(self.value(steps, k));
                 }
                 o
             })
             .collect()
+    }
+
+    /// What run `k` sets, as `N_CTX=640` (`seq_stride=640` for the `cu_seqlens` stride).
+    pub fn label(&self, k: usize) -> String {
+        let mut out: Vec<String> = self
+            .swept
+            .iter()
+            .map(|(n, &steps)| format!("{n}={}", self.value(steps, k)))
+            .collect();
+        if let Some(steps) = self.seq {
+            out.push(format!("seq_stride={}", self.value(steps, k)));
+        }
+        out.join(" ")
     }
 
     /// What the sweep covers, in words (the report's first line).
@@ -118,20 +162,44 @@ impl TripCounts {
                     .join(", ")
             )
         };
-        match (self.swept.is_empty(), self.laps.first(), self.laps.last()) {
-            (false, Some(a), Some(b)) => format!(
-                "{} over {} trip counts, {a} to {b} laps: every residue modulo {} ({rings})",
-                self.swept.keys().cloned().collect::<Vec<_>>().join(", "),
-                self.laps.len(),
+        let last = self.runs.saturating_sub(1);
+        let mut what: Vec<String> = self
+            .swept
+            .iter()
+            .map(|(n, &s)| {
+                format!(
+                    "{n} from {} to {} by {}",
+                    self.value(s, 0),
+                    self.value(s, last),
+                    s.shortest
+                )
+            })
+            .collect();
+        if let Some(s) = self.seq {
+            what.push(format!(
+                "the cu_seqlens stride from {} to {} by {}",
+                self.value(s, 0),
+                self.value(s, last),
+                s.shortest
+            ));
+        }
+        if self.runs > 0 {
+            format!(
+                "{} runs, {}: every loop through {} consecutive trip counts, every residue modulo {} ({rings})",
+                self.runs,
+                what.join(", "),
+                self.period,
                 self.period
-            ),
-            _ if !self.pinned.is_empty() => format!(
+            )
+        } else if !self.pinned.is_empty() {
+            format!(
                 "one run: {} given, not swept ({rings})",
                 self.pinned.join(", ")
-            ),
-            _ => format!(
-                "one run: no parameter bounds a loop (trip counts from tile positions or loaded data; {rings})"
-            ),
+            )
+        } else {
+            format!(
+                "one run: no parameter bounds a loop (trip counts from tile positions; {rings})"
+            )
         }
     }
 }
@@ -154,7 +222,7 @@ pub struct SweepReport {
     pub file: String,
     /// What was swept.
     pub trips: TripCounts,
-    /// One report per run, in the order of `trips.laps` (one when nothing is swept).
+    /// One report per run, in the order of [`TripCounts::options`].
     pub runs: Vec<CheckReport>,
 }
 
@@ -203,9 +271,7 @@ impl SweepReport {
 
     /// The run a finding comes from: the first with exit code 1, else the first with 3.
     pub fn first_finding(&self) -> Option<&CheckReport> {
-        [1, 3]
-            .into_iter()
-            .find_map(|c| self.runs.iter().find(|r| r.exit_code() == c))
+        self.first_finding_at().and_then(|i| self.runs.get(i))
     }
 
     /// The worst of the runs' exit codes: 1 (a hazard or protocol finding at some trip
@@ -214,27 +280,29 @@ impl SweepReport {
         self.first_finding().map_or(0, CheckReport::exit_code)
     }
 
-    fn swept_params(&self, r: &CheckReport) -> String {
-        self.trips
-            .swept
-            .keys()
-            .filter_map(|n| Some(format!("{n}={}", r.kernel.params.get(n)?)))
-            .collect::<Vec<_>>()
-            .join(" ")
+    fn label(&self, i: usize) -> String {
+        self.trips.label(i)
+    }
+
+    /// The index of the run a finding comes from (see [`SweepReport::first_finding`]).
+    fn first_finding_at(&self) -> Option<usize> {
+        [1, 3]
+            .into_iter()
+            .find_map(|c| self.runs.iter().position(|r| r.exit_code() == c))
     }
 
     /// The summary line.
     pub fn summary(&self) -> String {
         let count = |c: u8| self.runs.iter().filter(|r| r.exit_code() == c).count();
         let mut s = format!(
-            "{} trip counts: {} verified, {} with a hazard or protocol finding, {} with unknowns",
+            "{} runs: {} verified, {} with a hazard or protocol finding, {} with unknowns",
             self.runs.len(),
             count(0),
             count(1),
             count(3)
         );
-        if let Some(r) = self.first_finding() {
-            let _ = write!(s, "; first at {}", self.swept_params(r));
+        if let Some(i) = self.first_finding_at() {
+            let _ = write!(s, "; first at {}", self.label(i));
         }
         s
     }
@@ -245,23 +313,23 @@ impl SweepReport {
     pub fn text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{}: {}", self.file, self.trips.describe());
-        if self.trips.swept.is_empty() {
+        if self.trips.runs == 0 {
             for r in &self.runs {
                 out.push_str(&r.text());
             }
             return out;
         }
-        for r in &self.runs {
+        for (i, r) in self.runs.iter().enumerate() {
             let _ = writeln!(
                 out,
                 "{:<12} {} events; {}",
-                self.swept_params(r),
+                self.label(i),
                 r.kernel.trace.events.len(),
                 r.summary()
             );
         }
-        if let Some(r) = self.first_finding() {
-            let _ = writeln!(out, "--- {}", self.swept_params(r));
+        if let Some((i, r)) = self.first_finding_at().zip(self.first_finding()) {
+            let _ = writeln!(out, "--- {}", self.label(i));
             out.push_str(&r.text());
         }
         let _ = writeln!(out, "summary: {}", self.summary());
@@ -273,14 +341,15 @@ impl SweepReport {
         json!({
             "kernel": self.file,
             "swept": self.trips.swept,
+            "seq": self.trips.seq,
             "rings": self.trips.rings,
             "period": self.trips.period,
-            "laps": self.trips.laps,
+            "first": self.trips.first,
             "runs": self.runs.iter().map(CheckReport::json).collect::<Vec<_>>(),
             "summary": {
                 "runs": self.runs.len(),
                 "exit_code": self.exit_code(),
-                "first_finding": self.first_finding().map(|r| self.swept_params(r)),
+                "first_finding": self.first_finding_at().map(|i| self.label(i)),
             },
         })
     }
