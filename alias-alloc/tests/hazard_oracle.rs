@@ -277,3 +277,38 @@ fn what_goes_wrong_at_longer_trip_counts_goes_wrong_in_the_sweep() {
         "{judged} judged, {buggy} buggy"
     );
 }
+
+/// Per trip count the verdict is not periodic: a slot shift in a ring of 3 barriers that no
+/// interleaving runs into at 4 laps races at 10 (= 4 + P, P = 6) — it needs a fifth lap (two
+/// such mutants of shape 5, wrong at every count from 5). The sweep's trip counts (4 … 9)
+/// reach it, and the static check flags it there.
+#[test]
+fn a_slot_shift_can_need_more_laps_than_the_ring() {
+    let wrong = |p: &mut Pipeline, t: u32| {
+        p.iterations = t;
+        let trace = p.trace().unwrap();
+        let found = explore(&trace, BUDGET).unwrap();
+        !found.races.is_empty() || !found.stuck.is_empty() || !found.faults.is_empty()
+    };
+    let mut seen = 0;
+    for kind in 0..7 {
+        for at in 0..16 {
+            let mut p = shape(kind, 3, 4, true);
+            if !p.mutate(Mutation::SlotPlusOne, at) || wrong(&mut p, 4) || !wrong(&mut p, 10) {
+                continue;
+            }
+            seen += 1;
+            let swept: Vec<u32> = (5..10).filter(|&t| wrong(&mut p, t)).collect();
+            eprintln!("kind {kind}, at {at}: wrong at {swept:?} of 5..9");
+            assert!(!swept.is_empty(), "{p:#?}");
+            p.iterations = swept[0];
+            let report = check(&p.trace().unwrap());
+            assert!(
+                !report.all_verified() || report.hang.is_some(),
+                "not flagged at {} laps: {p:#?}",
+                swept[0]
+            );
+        }
+    }
+    assert!(seen > 0, "no slot shift that needs more laps than 4");
+}

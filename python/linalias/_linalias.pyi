@@ -154,5 +154,6 @@ def check_report(
     samples: int = 0,
     file: str = "<python>",
     sweep: bool = False,
+    seq_stride: Optional[int] = None,
 ) -> tuple[str, str, str, int]: ...
 def dtype_bits(name: str) -> int: ...

@@ -304,27 +304,33 @@ class Kernel:
             lines += ["", "[[overlap]]", f"spec = {json.dumps(spec.name)}", f"tree = {tree._toml()}"]
         return "\n".join(lines).lstrip("\n") + "\n"
 
-    def check(self, mode: str = "tlx", params: Optional[dict] = None, samples: int = 0) -> Check:
+    def check(self, mode: str = "tlx", params: Optional[dict] = None, samples: int = 0,
+              seq_stride: Optional[int] = None) -> Check:
         """The hazard check of a kernel read from its TTGIR (``Kernel.from_ttgir``): every pair
         of aliased allocations verified, or a hazard with its witness, or unknown with why —
         what ``linalias check`` reports (``params`` fixes integer parameters, ``samples``
-        random executions cross-check the verdicts)."""
+        random executions cross-check the verdicts, ``seq_stride`` sets the ``cu_seqlens``
+        offsets: element i is i · seq_stride)."""
         if not self._module:
             raise _linalias.ParseError(
                 "the hazard check reads a kernel's TTGIR (Kernel.from_ttgir): TLX calls alone have no "
                 "partitions, barriers or accesses to check")
-        report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples)
+        report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples,
+                                                          seq_stride=seq_stride)
         return Check(json.loads(report), text, svg, code)
 
-    def sweep(self, mode: str = "tlx", params: Optional[dict] = None, samples: int = 0) -> Sweep:
+    def sweep(self, mode: str = "tlx", params: Optional[dict] = None, samples: int = 0,
+              seq_stride: Optional[int] = None) -> Sweep:
         """``check`` at every residue of the loops' trip counts modulo the period of the
         kernel's barrier rings (``linalias check --sweep``): each parameter that bounds a loop
-        and is not in ``params`` runs that many consecutive trip counts."""
+        and is not in ``params`` (and the ``cu_seqlens`` stride, unless ``seq_stride`` is
+        given) runs every loop it bounds through that many consecutive trip counts."""
         if not self._module:
             raise _linalias.ParseError(
                 "the hazard check reads a kernel's TTGIR (Kernel.from_ttgir): TLX calls alone have no "
                 "partitions, barriers or accesses to check")
-        report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples, sweep=True)
+        report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples,
+                                                          sweep=True, seq_stride=seq_stride)
         return Sweep(json.loads(report), text, svg, code)
 
     def plan(self, mode: str = "intended", target: Optional[str] = None, budget_ms: int = 1000) -> Plan:

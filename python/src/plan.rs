@@ -69,10 +69,11 @@ pub fn plan_report(
 /// only). `params` fixes the kernel's integer parameters; `samples` random executions are run
 /// as a cross-check; `sweep` checks every residue of the loops' trip counts modulo the period
 /// of the kernel's barrier rings (`linalias check --sweep`: the worst exit code, the swimlanes
-/// of the first run with a finding). A module the check cannot read, or a kernel outside its
-/// model, is a `ParseError` / `AllocError` naming why.
+/// of the first run with a finding); `seq_stride` sets the offsets an integer array read by a
+/// scalar load holds (`cu_seqlens`: element i is i · seq_stride). A module the check cannot
+/// read, or a kernel outside its model, is a `ParseError` / `AllocError` naming why.
 #[pyfunction]
-#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), samples=0, file="<python>", sweep=false))]
+#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), samples=0, file="<python>", sweep=false, seq_stride=None))]
 pub fn check_report(
     text: &str,
     mode: &str,
@@ -80,10 +81,15 @@ pub fn check_report(
     samples: usize,
     file: &str,
     sweep: bool,
+    seq_stride: Option<i64>,
 ) -> PyResultOf<(String, String, String, u8)> {
+    if let Some(s) = seq_stride.filter(|&s| s < 1) {
+        return Err(parse_error(format!("seq_stride must be positive, not {s}")));
+    }
     let opts = ReadOptions {
         mode: mode_of(mode)?,
         params,
+        seq_stride,
         ..ReadOptions::default()
     };
     if sweep {

@@ -150,6 +150,22 @@ def test_the_sweep_is_the_clis(path):
     assert pinned.swept == {} and len(pinned.runs) == 1 and pinned.runs[0]["params"]["N_CTX"] == 640
 
 
+def test_the_cu_seqlens_stride_is_the_clis():
+    path = REPO / "alias-alloc" / "tests" / "data" / "tlx_kernels" / "cross_attention" / "before.mlir"
+    kernel = tlx.Kernel.from_ttgir(path.read_text())
+    assert kernel.check().report["seq_stride"] == 1024  # 4 laps of its step-256 loops
+    out = subprocess.run([cli(), "check", str(path), "--json", "--seq-stride", "512"], capture_output=True,
+                         text=True, cwd=REPO)
+    want, got = json.loads(out.stdout), dict(kernel.check(seq_stride=512).report)
+    want.pop("kernel"), got.pop("kernel")
+    assert got == want and got["seq_stride"] == 512
+    sweep = kernel.sweep()
+    assert sweep.report["seq"] == {"shortest": 128, "longest": 256} and len(sweep.runs) == 24
+    assert kernel.sweep(seq_stride=512).report["seq"] is None
+    with pytest.raises(linalias.ParseError, match="seq_stride must be positive"):
+        kernel.check(seq_stride=0)
+
+
 def test_the_hazard_check_needs_ttgir():
     with pytest.raises(linalias.ParseError, match="TTGIR"):
         flash_attention().check()
