@@ -69,7 +69,7 @@ fn swept(k: &str, text: &str) -> String {
     }
     let sweep = SweepReport::new(k, text, &opts, trips, 0).unwrap();
     for (i, run) in sweep.runs.iter().enumerate() {
-        let r = &run.report;
+        let r = &run.as_ref().unwrap().report;
         let at = sweep.trips.label(i);
         assert_eq!(r.hazards().count(), 0, "{k} at {at}: a hazard");
         assert_eq!(r.unknowns().count(), 0, "{k} at {at}: an unknown");
@@ -282,6 +282,7 @@ fn a_constant_phase_races_at_odd_trip_counts_only() {
     let flagged: Vec<i64> = sweep
         .runs
         .iter()
+        .map(|r| r.as_ref().unwrap())
         .filter(|r| r.exit_code() == 1)
         .map(|r| r.kernel.params["N_CTX"] / 128)
         .collect();
@@ -291,6 +292,32 @@ fn a_constant_phase_races_at_odd_trip_counts_only() {
         sweep.summary().ends_with("first at N_CTX=640"),
         "{}",
         sweep.summary()
+    );
+    // A run the reader refuses (here a trace past a lowered event limit from 6 laps on) is that
+    // run's, and hides nothing the others find: still exit 1, first at N_CTX=640.
+    let small = ReadOptions {
+        max_events: 1400,
+        ..ReadOptions::default()
+    };
+    let trips = TripCounts::new(&mutant, &small).unwrap();
+    let sweep = SweepReport::new("fa_clc", &mutant, &small, trips, 0).unwrap();
+    let codes: Vec<u8> = sweep
+        .runs
+        .iter()
+        .map(|r| match r {
+            Ok(r) => r.exit_code(),
+            Err(e) => e.exit_code(),
+        })
+        .collect();
+    assert_eq!(codes, [0, 1, 3, 3, 3, 3]);
+    assert_eq!(sweep.exit_code(), 1);
+    assert!(sweep.summary().starts_with("6 runs: 1 verified, 1 with a hazard or protocol finding, 4 with unknowns; first at N_CTX=640"), "{}", sweep.summary());
+    assert!(
+        sweep
+            .text()
+            .contains("N_CTX=768    refused: the trace passed 1400 events"),
+        "{}",
+        sweep.text()
     );
     // The default run is the first of the sweep: it verifies the mutant.
     let kt = read_kernel(&mutant, &opts).unwrap();

@@ -34,7 +34,7 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
     if args.sweep {
         return sweep(&args, &file, &text, &opts);
     }
-    let k = read(&file, &text, &opts, "")?;
+    let k = read(&file, &text, &opts)?;
     let report = CheckReport::new(&file, k, args.sample);
     let out = if args.json {
         format!("{:#}\n", report.json())
@@ -72,61 +72,42 @@ fn print(
     }
 }
 
-/// Reads the kernel, its refusals mapped to exit codes: 2 for an unreadable file or parameter,
-/// 1 for a fault the reader meets (an index past its ring, a barrier used uninitialised or
-/// initialised twice), 3 for what the check cannot decide. `at` names the trip count of a
-/// sweep's run.
-fn read(file: &str, text: &str, opts: &ReadOptions, at: &str) -> Result<KernelTrace, CliError> {
-    match read_kernel(text, opts) {
-        Ok(k) => Ok(k),
-        Err(e @ (HazardError::Module { .. } | HazardError::NoSuchParam { .. })) => {
-            let arg = if matches!(e, HazardError::NoSuchParam { .. }) {
+/// Reads the kernel, its refusals mapped to exit codes ([`HazardError::exit_code`]): 2 for an
+/// unreadable file or parameter, 1 for a fault the reader meets, 3 for what the check cannot
+/// decide.
+fn read(file: &str, text: &str, opts: &ReadOptions) -> Result<KernelTrace, CliError> {
+    read_kernel(text, opts).map_err(|e| refused(file, &e))
+}
+
+/// A refusal as the CLI's error: exit 2 names the argument, 1 and 3 are findings.
+fn refused(file: &str, e: &HazardError) -> CliError {
+    match e.exit_code() {
+        2 => CliError::input(
+            if matches!(e, HazardError::NoSuchParam { .. }) {
                 "--param"
             } else {
                 "KERNEL.mlir"
-            };
-            Err(CliError::input(arg, format!("{file}: {e}")))
-        }
-        Err(
-            e @ (HazardError::IndexOutOfRange { .. }
-            | HazardError::Uninitialized { .. }
-            | HazardError::Reinitialized { .. }),
-        ) => Err(CliError::Findings {
+            },
+            format!("{file}: {e}"),
+        ),
+        1 => CliError::Findings {
             report: String::new(),
-            summary: format!("{file}{at}: {e}"),
+            summary: format!("{file}: {e}"),
             code: 1,
-        }),
-        Err(e) => Err(CliError::Findings {
+        },
+        code => CliError::Findings {
             report: String::new(),
-            summary: format!("{file}{at}: the check cannot decide: {e}"),
-            code: 3,
-        }),
+            summary: format!("{file}: the check cannot decide: {e}"),
+            code,
+        },
     }
 }
 
 /// `--sweep`: every run of [`TripCounts`], one line each, the first finding in full.
 fn sweep(args: &CheckArgs, file: &str, text: &str, opts: &ReadOptions) -> Result<String, CliError> {
-    let trips = TripCounts::new(text, opts)
-        .map_err(|e| CliError::input("KERNEL.mlir", format!("{file}: {e}")))?;
-    let mut runs = Vec::new();
-    for (k, o) in trips.options(opts).iter().enumerate() {
-        let at = trips.label(k);
-        let at = if at.is_empty() {
-            String::new()
-        } else {
-            format!(" at {at}")
-        };
-        runs.push(CheckReport::new(
-            file,
-            read(file, text, o, &at)?,
-            args.sample,
-        ));
-    }
-    let report = SweepReport {
-        file: file.to_owned(),
-        trips,
-        runs,
-    };
+    let trips = TripCounts::new(text, opts).map_err(|e| refused(file, &e))?;
+    let report =
+        SweepReport::new(file, text, opts, trips, args.sample).map_err(|e| refused(file, &e))?;
     let out = if args.json {
         format!("{:#}\n", report.json())
     } else {

@@ -139,3 +139,25 @@ pub enum HazardError {
         line: usize,
     },
 }
+
+impl HazardError {
+    /// The exit code `linalias check` gives this refusal: 2 for input it cannot read (the
+    /// module, a parameter it does not have), 1 for a fault of the kernel the reader meets (a
+    /// buffer index past its ring, a barrier used uninitialised or initialised twice), 3 for
+    /// what the check cannot decide (an op outside the model, a trace past its limit).
+    ///
+    /// ```
+    /// use alias_alloc::hazard::HazardError;
+    /// assert_eq!(HazardError::Module { message: "no tt.func".into() }.exit_code(), 2);
+    /// assert_eq!(HazardError::TooManyEvents { max: 20_000, params: String::new() }.exit_code(), 3);
+    /// ```
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            HazardError::Module { .. } | HazardError::NoSuchParam { .. } => 2,
+            HazardError::IndexOutOfRange { .. }
+            | HazardError::Uninitialized { .. }
+            | HazardError::Reinitialized { .. } => 1,
+            _ => 3,
+        }
+    }
+}

@@ -1576,10 +1576,7 @@ pub(super) fn loop_bounds(m: &Module) -> BTreeMap<ValueId, Steps> {
         }
         out.entry(v)
             .and_modify(|s: &mut Steps| *s = s.with(scale))
-            .or_insert(Steps {
-                shortest: scale,
-                longest: scale,
-            });
+            .or_insert(Steps::one(scale));
     }
     out
 }
@@ -1596,6 +1593,13 @@ pub struct Steps {
 }
 
 impl Steps {
+    fn one(step: i64) -> Self {
+        Steps {
+            shortest: step,
+            longest: step,
+        }
+    }
+
     fn with(self, step: i64) -> Self {
         Steps {
             shortest: self.shortest.min(step),
@@ -1633,13 +1637,7 @@ pub(super) fn loaded_bound_steps(m: &Module) -> Option<Steps> {
             None
         })
         .fold(None, |acc: Option<Steps>, step| {
-            Some(acc.map_or(
-                Steps {
-                    shortest: step,
-                    longest: step,
-                },
-                |s| s.with(step),
-            ))
+            Some(acc.map_or(Steps::one(step), |s| s.with(step)))
         })
 }
 

@@ -222,15 +222,18 @@ pub struct SweepReport {
     pub file: String,
     /// What was swept.
     pub trips: TripCounts,
-    /// One report per run, in the order of [`TripCounts::options`].
-    pub runs: Vec<CheckReport>,
+    /// One report per run, in the order of [`TripCounts::options`], or the reader's refusal of
+    /// that run (a fault it meets, a trace past its limit): a refused run does not hide what
+    /// the others find.
+    pub runs: Vec<Result<CheckReport, HazardError>>,
 }
 
 impl SweepReport {
     /// Reads and checks `text` at every trip count of `trips` (with `samples` random executions
     /// each, as [`CheckReport::new`]).
     ///
-    /// Errors: the first run the reader refuses, with its error.
+    /// Errors: input the reader cannot take at all (the module, a parameter the kernel does
+    /// not have: [`HazardError::exit_code`] 2); any other refusal is kept as that run's.
     ///
     /// ```
     /// use alias_alloc::hazard::{ReadOptions, SweepReport, TripCounts};
@@ -251,17 +254,14 @@ impl SweepReport {
         trips: TripCounts,
         samples: usize,
     ) -> Result<Self, HazardError> {
-        let runs = trips
-            .options(opts)
-            .iter()
-            .map(|o| {
-                Ok(CheckReport::new(
-                    file,
-                    super::read_kernel(text, o)?,
-                    samples,
-                ))
-            })
-            .collect::<Result<Vec<_>, HazardError>>()?;
+        let mut runs = Vec::new();
+        for o in trips.options(opts) {
+            match super::read_kernel(text, &o) {
+                Ok(k) => runs.push(Ok(CheckReport::new(file, k, samples))),
+                Err(e) if e.exit_code() == 2 => return Err(e),
+                Err(e) => runs.push(Err(e)),
+            }
+        }
         Ok(SweepReport {
             file: file.to_owned(),
             trips,
@@ -269,31 +269,32 @@ impl SweepReport {
         })
     }
 
-    /// The run a finding comes from: the first with exit code 1, else the first with 3.
-    pub fn first_finding(&self) -> Option<&CheckReport> {
-        self.first_finding_at().and_then(|i| self.runs.get(i))
+    /// Run `i`'s exit code: its report's, or its refusal's.
+    fn code(&self, i: usize) -> u8 {
+        match self.runs.get(i) {
+            Some(Ok(r)) => r.exit_code(),
+            Some(Err(e)) => e.exit_code(),
+            None => 0,
+        }
     }
 
-    /// The worst of the runs' exit codes: 1 (a hazard or protocol finding at some trip
-    /// count) before 3 (unknowns) before 0.
-    pub fn exit_code(&self) -> u8 {
-        self.first_finding().map_or(0, CheckReport::exit_code)
-    }
-
-    fn label(&self, i: usize) -> String {
-        self.trips.label(i)
-    }
-
-    /// The index of the run a finding comes from (see [`SweepReport::first_finding`]).
-    fn first_finding_at(&self) -> Option<usize> {
+    /// The index of the run a finding comes from: the first with exit code 1, else the first
+    /// with 3.
+    pub fn first_finding(&self) -> Option<usize> {
         [1, 3]
             .into_iter()
-            .find_map(|c| self.runs.iter().position(|r| r.exit_code() == c))
+            .find_map(|c| (0..self.runs.len()).find(|&i| self.code(i) == c))
+    }
+
+    /// The worst of the runs' exit codes: 1 (a hazard, a protocol finding or a fault at some
+    /// trip count) before 3 (unknowns, a run the check cannot decide) before 0.
+    pub fn exit_code(&self) -> u8 {
+        self.first_finding().map_or(0, |i| self.code(i))
     }
 
     /// The summary line.
     pub fn summary(&self) -> String {
-        let count = |c: u8| self.runs.iter().filter(|r| r.exit_code() == c).count();
+        let count = |c: u8| (0..self.runs.len()).filter(|&i| self.code(i) == c).count();
         let mut s = format!(
             "{} runs: {} verified, {} with a hazard or protocol finding, {} with unknowns",
             self.runs.len(),
@@ -301,8 +302,8 @@ impl SweepReport {
             count(1),
             count(3)
         );
-        if let Some(i) = self.first_finding_at() {
-            let _ = write!(s, "; first at {}", self.label(i));
+        if let Some(i) = self.first_finding() {
+            let _ = write!(s, "; first at {}", self.trips.label(i));
         }
         s
     }
@@ -313,31 +314,49 @@ impl SweepReport {
     pub fn text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "{}: {}", self.file, self.trips.describe());
+        let line = |r: &Result<CheckReport, HazardError>| match r {
+            Ok(r) => format!("{} events; {}", r.kernel.trace.events.len(), r.summary()),
+            Err(e) => format!("refused: {e}"),
+        };
         if self.trips.runs == 0 {
             for r in &self.runs {
-                out.push_str(&r.text());
+                match r {
+                    Ok(r) => out.push_str(&r.text()),
+                    Err(_) => {
+                        let _ = writeln!(out, "{}", line(r));
+                    }
+                }
             }
             return out;
         }
         for (i, r) in self.runs.iter().enumerate() {
-            let _ = writeln!(
-                out,
-                "{:<12} {} events; {}",
-                self.label(i),
-                r.kernel.trace.events.len(),
-                r.summary()
-            );
+            let _ = writeln!(out, "{:<12} {}", self.trips.label(i), line(r));
         }
-        if let Some((i, r)) = self.first_finding_at().zip(self.first_finding()) {
-            let _ = writeln!(out, "--- {}", self.label(i));
-            out.push_str(&r.text());
+        if let Some(i) = self.first_finding() {
+            let _ = writeln!(out, "--- {}", self.trips.label(i));
+            match self.runs.get(i) {
+                Some(Ok(r)) => out.push_str(&r.text()),
+                Some(r @ Err(_)) => {
+                    let _ = writeln!(out, "{}", line(r));
+                }
+                None => {}
+            }
         }
         let _ = writeln!(out, "summary: {}", self.summary());
         out
     }
 
-    /// The report as one JSON object: what is swept and each run's report.
+    /// The report as one JSON object: what is swept and each run's report (or `refused` with
+    /// the reader's reason and the run's exit code).
     pub fn json(&self) -> Value {
+        let runs: Vec<Value> = self
+            .runs
+            .iter()
+            .map(|r| match r {
+                Ok(r) => r.json(),
+                Err(e) => json!({"refused": e.to_string(), "exit_code": e.exit_code()}),
+            })
+            .collect();
         json!({
             "kernel": self.file,
             "swept": self.trips.swept,
@@ -345,19 +364,21 @@ impl SweepReport {
             "rings": self.trips.rings,
             "period": self.trips.period,
             "first": self.trips.first,
-            "runs": self.runs.iter().map(CheckReport::json).collect::<Vec<_>>(),
+            "runs": runs,
             "summary": {
                 "runs": self.runs.len(),
                 "exit_code": self.exit_code(),
-                "first_finding": self.first_finding_at().map(|i| self.label(i)),
+                "first_finding": self.first_finding().map(|i| self.trips.label(i)),
             },
         })
     }
 
-    /// The swimlanes of the first run with a finding, else of the first run.
+    /// The swimlanes of the first run with a finding, else of the first run read.
     pub fn svg(&self) -> String {
         self.first_finding()
-            .or(self.runs.first())
+            .and_then(|i| self.runs.get(i))
+            .and_then(|r| r.as_ref().ok())
+            .or_else(|| self.runs.iter().find_map(|r| r.as_ref().ok()))
             .map_or_else(String::new, CheckReport::svg)
     }
 }
