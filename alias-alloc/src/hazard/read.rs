@@ -1479,11 +1479,21 @@ fn constant(m: &Module, v: ValueId) -> Option<i64> {
         .flatten()
 }
 
+/// The laps a loop bound left out is unrolled for: `laps`, raised to `R + 1` for the longest
+/// ring of `R` barriers — a ring comes round to a slot again `R` laps on.
+pub(super) fn laps(m: &Module, laps: i64) -> i64 {
+    laps.max(
+        i64::try_from(longest_ring(m))
+            .unwrap_or(i64::MAX)
+            .saturating_add(1),
+    )
+}
+
 /// The most barriers a `memdesc_index` picks among with an index that is not a constant: the
 /// longest ring. A ring's barriers are its one sure sign — a `memdesc_index` also picks rows of
 /// buffers that are no ring — and a ring's slot moves: an array of barriers each taken by a
 /// constant index (the forward kernels' four `p_fulls`) is four barriers, not a ring of four.
-pub(super) fn longest_ring(m: &Module) -> u64 {
+fn longest_ring(m: &Module) -> u64 {
     rings(m).into_iter().max().unwrap_or(1)
 }
 
@@ -1746,12 +1756,7 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
     let bounds = loop_bounds(m);
     let mut opts = opts.clone();
     opts.default_warps = km.attributes.num_warps.unwrap_or(4);
-    // A ring of R slots comes round to a slot again R laps on: unroll at least R + 1.
-    opts.laps = opts.laps.max(
-        i64::try_from(longest_ring(m))
-            .unwrap_or(i64::MAX)
-            .saturating_add(1),
-    );
+    opts.laps = laps(m, opts.laps);
     let loaded = loaded_bound_steps(m);
     if opts.seq_stride.is_none() {
         opts.seq_stride = Some(loaded.map_or(512, |s| s.longest.saturating_mul(opts.laps)));

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use serde_json::{json, Value};
 
-use super::read::{bounding_params, loaded_bound_steps, longest_ring, rings, Steps};
+use super::read::{bounding_params, laps, loaded_bound_steps, rings, Steps};
 use super::{CheckReport, HazardError, ReadOptions};
 use crate::mlir::read_module;
 
@@ -77,11 +77,7 @@ impl TripCounts {
             .iter()
             .map(|&r| i64::try_from(r.saturating_mul(2)).unwrap_or(i64::MAX))
             .fold(2, lcm);
-        let first = opts.laps.max(
-            i64::try_from(longest_ring(m))
-                .unwrap_or(i64::MAX)
-                .saturating_add(1),
-        );
+        let first = laps(m, opts.laps);
         let seq = loaded_bound_steps(m).filter(|_| opts.seq_stride.is_none());
         // Runs enough for the shortest-step loops to see `period` consecutive trip counts too.
         let spread = swept
