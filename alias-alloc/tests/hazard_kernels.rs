@@ -40,7 +40,10 @@ fn the_real_kernels_have_no_hazard_and_every_refusal_names_its_op() {
                     .iter()
                     .filter(|t| t.kind == alias_alloc::hazard::TimelineKind::Partition)
                     .count();
-                let protocol = hb.never_complete.len() + hb.tx_mismatch.len();
+                let protocol = hb.never_complete.len()
+                    + hb.tx_mismatch.len()
+                    + r.open_phases.len()
+                    + r.faults.len();
                 table.push_str(&format!(
                     "| {k} | {partitions} | {} | {} | {} | {hazards} | {unknown} | {protocol} | | {} |\n",
                     kt.trace.events.len(),
@@ -364,4 +367,53 @@ fn loops_over_loaded_lengths_are_swept() {
     // A kernel whose loops no loaded length bounds has none.
     let kt = read_kernel(&dump("fa_ws_pipelined", "before"), &ReadOptions::default()).unwrap();
     assert_eq!(kt.seq_stride, None);
+}
+
+/// A stray single-thread arrival beside a per-thread one (`fa_bwd_1cta_warp_barrier`'s
+/// `p_fulls`, 256 arrivals a phase, 257 a lap): the ledger flags the phase it leaves open at
+/// any trip count, one lap included, where no interleaving of that lap races or overshoots;
+/// from the second lap on the per-thread arrival overshoots the phase the stray one opened.
+#[test]
+fn arrivals_that_are_not_whole_phases_are_flagged_at_any_trip_count() {
+    let text = dump("fa_bwd_1cta_warp_barrier", "before");
+    let lines: Vec<&str> = text.lines().collect();
+    let line = lines[264];
+    assert!(
+        line.contains("ttng.arrive_barrier %p_fulls_23, 1 {perThread}"),
+        "{line}"
+    );
+    let mut mutant: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    mutant.insert(265, line.replace(" {perThread}", ""));
+    let mutant = mutant.join("\n");
+    let check_at = |laps: i64| {
+        let opts = ReadOptions {
+            params: [("N_CTX".to_string(), 64 * laps)].into(),
+            ..ReadOptions::default()
+        };
+        CheckReport::new("mutant", read_kernel(&mutant, &opts).unwrap(), 0)
+    };
+    for laps in [1, 2, 4] {
+        let r = check_at(laps);
+        // The per-thread arrival is two warp groups' (128 threads each).
+        let open = &r.report.open_phases;
+        assert_eq!(open.len(), 1, "{laps} laps");
+        assert_eq!(
+            r.kernel.trace.barriers[open[0].barrier.0].name,
+            "p_fulls[0]"
+        );
+        assert_eq!(
+            (open[0].arrivals, open[0].count, open[0].left_over()),
+            (257 * laps as u64, 256, laps as u64)
+        );
+        assert_eq!(r.exit_code(), 1);
+        assert_eq!(r.report.faults.is_empty(), laps == 1, "{laps} laps");
+        assert_eq!(r.report.hazards().count(), 0);
+    }
+    let one = check_at(1);
+    assert_eq!(one.protocol, vec![
+        "open phase: p_fulls[*] (count 256) receives 257 arrivals in all, 1 past its last whole phase, from default: ttng.arrive_barrier line 265 p_fulls[*]; default.wg1: ttng.arrive_barrier line 265 p_fulls[*]; default: ttng.arrive_barrier line 266 p_fulls[*]: arrivals that are not whole phases build up lap after lap until a wait passes a phase early or never passes".to_string()
+    ]);
+    // Unmutated, every lap brings whole phases.
+    let kt = read_kernel(&text, &ReadOptions::default()).unwrap();
+    assert!(check(&kt.trace).open_phases.is_empty());
 }

@@ -46,6 +46,12 @@ fn agree(p: &Pipeline, trace: &Trace) -> (usize, usize, usize, usize) {
             "a wait that never completes, yet no execution is stuck\n{p:#?}"
         );
     }
+    for f in &report.faults {
+        assert!(
+            found.faults.contains(f),
+            "an arrival past its phase the explorer never runs into: {f:?}\n{p:#?}"
+        );
+    }
     let searched = report
         .pairs
         .iter()

@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 use serde_json::{json, Value};
 
 use super::{
-    check, sample, swimlanes, EventId, EventKind, Exploration, KernelTrace, Picture, Report,
-    TimelineId, TimelineKind, UnknownReason, Verdict, Witness,
+    check, sample, swimlanes, EventId, EventKind, Exploration, Fault, KernelTrace, OpenPhase,
+    Picture, Report, TimelineId, TimelineKind, UnknownReason, Verdict, Witness,
 };
 
 /// The verdicts of one pair of allocations.
@@ -398,7 +398,51 @@ fn protocol_events(k: &KernelTrace, r: &Report) -> Vec<String> {
             describe(k, e)
         ));
     }
+    for f in &r.faults {
+        let Fault::TooManyArrivals { event, .. } = *f;
+        lines.push(format!(
+            "too many arrivals: {} arrives past the count of its barrier's current phase",
+            describe(k, event)
+        ));
+    }
+    for o in &r.open_phases {
+        lines.push(open_phase_line(k, o));
+    }
     lines
+}
+
+/// A barrier left in the middle of a phase, with the ops that arrive on it.
+fn open_phase_line(k: &KernelTrace, o: &OpenPhase) -> String {
+    let mut from: Vec<(String, usize)> = Vec::new();
+    for ev in &k.trace.events {
+        if matches!(ev.kind, EventKind::Arrive { barrier, .. } if barrier == o.barrier) {
+            let op = format!(
+                "{}: {}",
+                k.trace.timeline_name(ev.timeline),
+                ev.label.split(" iteration ").next().unwrap_or("")
+            );
+            match from.iter_mut().find(|(l, _)| *l == op) {
+                Some((_, n)) => *n += 1,
+                None => from.push((op, 1)),
+            }
+        }
+    }
+    let from: Vec<String> = from
+        .into_iter()
+        .map(|(l, n)| if n > 1 { format!("{l} (x{n})") } else { l })
+        .collect();
+    let name = k
+        .trace
+        .barriers
+        .get(o.barrier.0)
+        .map_or("?", |b| b.name.as_str());
+    format!(
+        "open phase: {name} (count {}) receives {} arrivals in all, {} past its last whole phase, from {}: arrivals that are not whole phases build up lap after lap until a wait passes a phase early or never passes",
+        o.count,
+        o.arrivals,
+        o.left_over(),
+        from.join("; ")
+    )
 }
 
 fn params_text(k: &KernelTrace) -> String {

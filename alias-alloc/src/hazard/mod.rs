@@ -9,6 +9,7 @@
 //! | every execution of a small trace: the oracle ([`explore`]) | `explore.rs` |
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
 //! | a verdict per conflicting pair, witnesses replayed ([`check`]) | `verdict.rs` |
+//! | barriers left in the middle of a phase ([`open_phases`]) | `ledger.rs` |
 //! | a TTGIR kernel run on its integer arithmetic into a trace ([`read_kernel`]) | `read.rs` |
 //! | the bytes a shared-memory subslice covers ([`subslice_bytes`]) | `subslice.rs` |
 //! | the TMEM cells one warp group of a partition touches ([`tmem_group_cells`]) | `warp_group.rs` |
@@ -42,6 +43,7 @@ mod check_report;
 mod error;
 mod explore;
 mod happens_before;
+mod ledger;
 mod machine;
 mod read;
 mod subslice;
@@ -56,6 +58,7 @@ pub use check_report::CheckReport;
 pub use error::HazardError;
 pub use explore::{explore, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
+pub use ledger::{open_phases, OpenPhase};
 pub use machine::{BarrierState, Fault, Machine};
 pub use read::{read_kernel, KernelTrace, Origin, ReadOptions, Steps};
 pub use subslice::subslice_bytes;

@@ -104,6 +104,12 @@ pub struct Report {
     /// earlier one saw — a constant or stale phase. A warning: redundant where the earlier wait
     /// already ordered what the later one guards (the verdicts say whether anything races).
     pub stale_waits: Vec<(EventId, EventId)>,
+    /// Barriers someone waits on whose arrivals in all are not whole phases
+    /// ([`open_phases`](super::open_phases)): a fault of the protocol at any trip count.
+    pub open_phases: Vec<super::OpenPhase>,
+    /// Arrivals past the count of their barrier's current phase in one of the check's own
+    /// executions (*The mbarrier*: pending below zero is a protocol error).
+    pub faults: Vec<super::Fault>,
     /// The static relation the verdicts rest on.
     pub happens_before: HappensBefore,
 }
@@ -125,11 +131,14 @@ impl Report {
             .map(|(p, _)| *p)
     }
 
-    /// Whether every pair is verified and no wait is stuck.
+    /// Whether every pair is verified, no wait is stuck, no arrival overshoots its phase, and
+    /// every barrier waited on gets whole phases of arrivals.
     pub fn all_verified(&self) -> bool {
         self.hang.is_none()
             && self.happens_before.never_complete.is_empty()
             && self.happens_before.tx_mismatch.is_empty()
+            && self.open_phases.is_empty()
+            && self.faults.is_empty()
             && self
                 .pairs
                 .iter()
@@ -396,11 +405,15 @@ pub fn check(trace: &Trace) -> Report {
         blocked: m.blocked(),
         schedule: m.schedule.clone(),
     });
+    let faults: BTreeSet<super::Fault> =
+        runs.iter().flat_map(|m| m.faults.iter().copied()).collect();
     let pairs = verdicts(trace, &fresh, &hb, &successors, &runs);
     Report {
         pairs,
         hang,
         stale_waits: stale_waits(trace),
+        open_phases: super::open_phases(trace),
+        faults: faults.into_iter().collect(),
         happens_before: hb,
     }
 }
