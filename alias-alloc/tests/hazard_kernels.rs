@@ -77,6 +77,11 @@ fn swept(k: &str, text: &str) -> String {
         assert_eq!(r.hazards().count(), 0, "{k} at {at}: a hazard");
         assert_eq!(r.unknowns().count(), 0, "{k} at {at}: an unknown");
         assert!(r.happens_before.may_overrun.is_empty(), "{k} at {at}");
+        assert!(r.open_phases.is_empty(), "{k} at {at}: a phase left open");
+        assert!(
+            r.faults.is_empty(),
+            "{k} at {at}: an arrival past its phase"
+        );
     }
     let (a, b) = (
         sweep.trips.label(0),

@@ -94,7 +94,7 @@ The kernel runs on its integer arithmetic for the parameters given (slot indices
 predicates, loop bounds); an op outside the model or a value the synchronisation depends on
 that cannot be computed is named, never guessed (docs/hazard-check.md).
 Exit codes: 0 every pair verified, 1 a hazard or a protocol fault (a wait that never completes,
-tx bytes that differ from barrier_expect), 2 an unreadable file or argument, 3 no hazard but
+tx bytes that differ from barrier_expect, an arrival past its phase, a phase left open), 2 an unreadable file or argument, 3 no hazard but
 something the check cannot decide (an op outside the model, a pair left unknown).";
 
 /// `linalias ptx-cost …`.
