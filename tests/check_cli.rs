@@ -71,6 +71,12 @@ fn exit_codes_follow_the_readme() {
         "N_CTX=8",
     ];
     assert_eq!(run(&two).0, 2);
+    let (code, _, err) = run(&["check", &k("cross_attention"), "--seq-stride", "0"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("0: a stride of at least 1 (cu_seqlens[i] = i · N)"),
+        "{err}"
+    );
     // JSON: the same verdicts.
     let (code, out, _) = run(&["check", &k("fa_ws_persistent"), "--json", "--sample", "4"]);
     assert_eq!(code, 0);

@@ -77,7 +77,7 @@ pub struct CheckArgs {
     /// The offsets an integer array read by a scalar load holds (`cu_seqlens`): element i is
     /// i · N (default: 4 laps of the loops such a length bounds, R + 1 where a ring of R
     /// barriers is longer; see --sweep).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(i64).range(1..))]
+    #[arg(long, value_name = "N", value_parser = parse_stride)]
     pub seq_stride: Option<i64>,
     /// Check every residue of the loops' trip counts modulo the period of the kernel's ring
     /// slots and phases (lcm of 2 and 2R for each ring of R barriers): each parameter that
@@ -631,6 +631,18 @@ fn parse_banks(s: &str) -> Result<u32, String> {
     } else {
         Err(format!(
             "{n} banks: a power of two of at least 4 (a 128-bit access spans 4 banks)"
+        ))
+    }
+}
+
+/// `--seq-stride N`: a whole number of at least 1.
+fn parse_stride(s: &str) -> Result<i64, String> {
+    let n: i64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
+    if n >= 1 {
+        Ok(n)
+    } else {
+        Err(format!(
+            "{n}: a stride of at least 1 (cu_seqlens[i] = i · N)"
         ))
     }
 }
