@@ -74,9 +74,33 @@ fn exit_codes_follow_the_readme() {
     let (code, _, err) = run(&["check", &k("cross_attention"), "--seq-stride", "0"]);
     assert_eq!(code, 2);
     assert!(
-        err.contains("0: a stride of at least 1 (cu_seqlens[i] = i · N)"),
+        err.contains("invalid value '0' for '--seq-stride <N>': 0: at least 1"),
         "{err}"
     );
+    // The tile position: a causal kernel's first tile 3 and CLC tiles from 6 on, inside the
+    // launch of N_CTX = 2048; the header says where.
+    let rescale = k("fa_clc_rescale");
+    let tile = [
+        "check",
+        &rescale,
+        "--param",
+        "N_CTX=2048",
+        "--program-id",
+        "3",
+        "--num-programs",
+        "6",
+    ];
+    let (code, out, _) = run(&tile);
+    assert_eq!(code, 0);
+    assert!(
+        out.lines()
+            .next()
+            .unwrap()
+            .ends_with("6 threads, 3092 events; H=1 N_CTX=2048 Z=1 program_id=3 num_programs=6"),
+        "{out}"
+    );
+    assert_eq!(run(&["check", &rescale, "--program-id", "-1"]).0, 2);
+    assert_eq!(run(&["check", &rescale, "--num-programs", "0"]).0, 2);
     // JSON: the same verdicts.
     let (code, out, _) = run(&["check", &k("fa_ws_persistent"), "--json", "--sample", "4"]);
     assert_eq!(code, 0);

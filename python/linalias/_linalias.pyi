@@ -155,5 +155,7 @@ def check_report(
     file: str = "<python>",
     sweep: bool = False,
     seq_stride: Optional[int] = None,
+    program_id: int = 0,
+    num_programs: int = 1,
 ) -> tuple[str, str, str, int]: ...
 def dtype_bits(name: str) -> int: ...

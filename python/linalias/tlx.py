@@ -305,32 +305,36 @@ class Kernel:
         return "\n".join(lines).lstrip("\n") + "\n"
 
     def check(self, mode: str = "tlx", params: Optional[dict] = None, samples: int = 0,
-              seq_stride: Optional[int] = None) -> Check:
+              seq_stride: Optional[int] = None, program_id: int = 0, num_programs: int = 1) -> Check:
         """The hazard check of a kernel read from its TTGIR (``Kernel.from_ttgir``): every pair
         of aliased allocations verified, or a hazard with its witness, or unknown with why —
         what ``linalias check`` reports (``params`` fixes integer parameters, ``samples``
         random executions cross-check the verdicts, ``seq_stride`` sets the ``cu_seqlens``
-        offsets: element i is i · seq_stride)."""
+        offsets: element i is i · seq_stride; ``program_id`` and ``num_programs`` the tile
+        position, as ``--program-id`` and ``--num-programs``)."""
         if not self._module:
             raise _linalias.ParseError(
                 "the hazard check reads a kernel's TTGIR (Kernel.from_ttgir): TLX calls alone have no "
                 "partitions, barriers or accesses to check")
         report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples,
-                                                          seq_stride=seq_stride)
+                                                          seq_stride=seq_stride, program_id=program_id,
+                                                          num_programs=num_programs)
         return Check(json.loads(report), text, svg, code)
 
     def sweep(self, mode: str = "tlx", params: Optional[dict] = None, samples: int = 0,
-              seq_stride: Optional[int] = None) -> Sweep:
+              seq_stride: Optional[int] = None, program_id: int = 0, num_programs: int = 1) -> Sweep:
         """``check`` at every residue of the loops' trip counts modulo the period of the
         kernel's barrier rings (``linalias check --sweep``): each parameter that bounds a loop
         and is not in ``params`` (and the ``cu_seqlens`` stride, unless ``seq_stride`` is
-        given) runs every loop it bounds through that many consecutive trip counts."""
+        given) runs every loop it bounds through that many consecutive trip counts, at the tile
+        position ``program_id``, ``num_programs``."""
         if not self._module:
             raise _linalias.ParseError(
                 "the hazard check reads a kernel's TTGIR (Kernel.from_ttgir): TLX calls alone have no "
                 "partitions, barriers or accesses to check")
         report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples,
-                                                          sweep=True, seq_stride=seq_stride)
+                                                          sweep=True, seq_stride=seq_stride,
+                                                          program_id=program_id, num_programs=num_programs)
         return Sweep(json.loads(report), text, svg, code)
 
     def plan(self, mode: str = "intended", target: Optional[str] = None, budget_ms: int = 1000) -> Plan:

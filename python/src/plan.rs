@@ -70,10 +70,13 @@ pub fn plan_report(
 /// as a cross-check; `sweep` checks every residue of the loops' trip counts modulo the period
 /// of the kernel's barrier rings (`linalias check --sweep`: the worst exit code, the swimlanes
 /// of the first run with a finding); `seq_stride` sets the offsets an integer array read by a
-/// scalar load holds (`cu_seqlens`: element i is i · seq_stride). A module the check cannot
+/// scalar load holds (`cu_seqlens`: element i is i · seq_stride); `program_id` and
+/// `num_programs` the tile position (`tt.get_program_id`, `tt.get_num_programs`: the first
+/// tile, and where a persistent loop steps and CLC tiles start). A module the check cannot
 /// read, or a kernel outside its model, is a `ParseError` / `AllocError` naming why.
 #[pyfunction]
-#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), samples=0, file="<python>", sweep=false, seq_stride=None))]
+#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), samples=0, file="<python>", sweep=false, seq_stride=None, program_id=0, num_programs=1))]
+#[allow(clippy::too_many_arguments)] // Python keywords, each with its default
 pub fn check_report(
     text: &str,
     mode: &str,
@@ -82,14 +85,23 @@ pub fn check_report(
     file: &str,
     sweep: bool,
     seq_stride: Option<i64>,
+    program_id: i64,
+    num_programs: i64,
 ) -> PyResultOf<(String, String, String, u8)> {
     if let Some(s) = seq_stride.filter(|&s| s < 1) {
         return Err(parse_error(format!("seq_stride must be positive, not {s}")));
+    }
+    if program_id < 0 || num_programs < 1 {
+        return Err(parse_error(format!(
+            "program_id must be at least 0 and num_programs at least 1, not {program_id} and {num_programs}"
+        )));
     }
     let opts = ReadOptions {
         mode: mode_of(mode)?,
         params,
         seq_stride,
+        program_id,
+        num_programs,
         ..ReadOptions::default()
     };
     if sweep {

@@ -166,6 +166,23 @@ def test_the_cu_seqlens_stride_is_the_clis():
         kernel.check(seq_stride=0)
 
 
+def test_the_tile_position_is_the_clis():
+    # A causal kernel's loops run 2 · (start_m + 1) laps for its tile: at N_CTX = 2048 (8 row
+    # tiles) the first tile 3 and CLC tiles from 6 on lie in the launch.
+    path = REPO / "alias-alloc" / "tests" / "data" / "tlx_kernels" / "fa_clc_rescale" / "before.mlir"
+    kernel = tlx.Kernel.from_ttgir(path.read_text())
+    out = subprocess.run([cli(), "check", str(path), "--json", "--param", "N_CTX=2048", "--program-id", "3",
+                          "--num-programs", "6"], capture_output=True, text=True, cwd=REPO)
+    want = json.loads(out.stdout)
+    got = dict(kernel.check(params={"N_CTX": 2048}, program_id=3, num_programs=6).report)
+    want.pop("kernel"), got.pop("kernel")
+    assert got == want and out.returncode == 0
+    assert (got["program_id"], got["num_programs"], got["events"]) == (3, 6, 3092)
+    assert kernel.check().report["events"] == 1116
+    with pytest.raises(linalias.ParseError, match="num_programs at least 1"):
+        kernel.check(num_programs=0)
+
+
 def test_the_hazard_check_needs_ttgir():
     with pytest.raises(linalias.ParseError, match="TTGIR"):
         flash_attention().check()

@@ -79,6 +79,15 @@ pub struct CheckArgs {
     /// barriers is longer; see --sweep).
     #[arg(long, value_name = "N", value_parser = parse_stride)]
     pub seq_stride: Option<i64>,
+    /// The tile the CTA starts on: what `tt.get_program_id` gives (default 0). Loops bounded
+    /// by the tile position (a causal kernel's `start_m`) run its trip counts; the tiles must
+    /// lie in the launch the parameters give (docs/hazard-check.md, Loops).
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..))]
+    pub program_id: i64,
+    /// What `tt.get_num_programs` gives (default 1): where a persistent loop steps and the
+    /// first tile a CLC `try_cancel` hands out (then the next).
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_stride)]
+    pub num_programs: i64,
     /// Check every residue of the loops' trip counts modulo the period of the kernel's ring
     /// slots and phases (lcm of 2 and 2R for each ring of R barriers): each parameter that
     /// bounds a loop and is not given runs that many consecutive trip counts.
@@ -635,14 +644,12 @@ fn parse_banks(s: &str) -> Result<u32, String> {
     }
 }
 
-/// `--seq-stride N`: a whole number of at least 1.
+/// `--seq-stride N`, `--num-programs N`: a whole number of at least 1.
 fn parse_stride(s: &str) -> Result<i64, String> {
     let n: i64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
     if n >= 1 {
         Ok(n)
     } else {
-        Err(format!(
-            "{n}: a stride of at least 1 (cu_seqlens[i] = i · N)"
-        ))
+        Err(format!("{n}: at least 1"))
     }
 }

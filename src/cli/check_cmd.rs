@@ -1,5 +1,5 @@
-//! `linalias check KERNEL.mlir [--mode tlx|intended] [--param NAME=V] [--seq-stride N] [--sample N]
-//! [--svg FILE] [--sweep] [--json]`: the hazard
+//! `linalias check KERNEL.mlir [--mode tlx|intended] [--param NAME=V] [--seq-stride N]
+//! [--program-id N] [--num-programs N] [--sample N] [--svg FILE] [--sweep] [--json]`: the hazard
 //! check of `alias_alloc::hazard` on a kernel's TTGIR, one line per pair of allocations whose
 //! accesses overlap, a witness for each hazard, the protocol findings and a summary.
 
@@ -20,6 +20,8 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
         },
         params: args.param.iter().cloned().collect(),
         seq_stride: args.seq_stride,
+        program_id: args.program_id,
+        num_programs: args.num_programs,
         ..ReadOptions::default()
     };
     if let Some((name, _)) = args

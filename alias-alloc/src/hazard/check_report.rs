@@ -452,6 +452,9 @@ fn params_text(k: &KernelTrace) -> String {
         .filter(|(n, _)| !n.contains('.'))
         .map(|(n, v)| format!("{n}={v}"))
         .collect();
+    if k.tile != (0, 1) {
+        out.push(format!("program_id={} num_programs={}", k.tile.0, k.tile.1));
+    }
     if let Some(stride) = k.seq_stride {
         out.push(format!("cu_seqlens[i]={stride}·i"));
     }
@@ -610,6 +613,8 @@ impl CheckReport {
             "kernel": self.file,
             "params": params,
             "seq_stride": k.seq_stride,
+            "program_id": k.tile.0,
+            "num_programs": k.tile.1,
             "partitions": self.partitions(),
             "events": k.trace.events.len(),
             "pairs": groups,

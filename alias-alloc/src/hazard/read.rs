@@ -100,6 +100,9 @@ pub struct KernelTrace {
     /// Where loops run over lengths read from memory (`cu_seqlens`): the stride the reader took
     /// ([`ReadOptions::seq_stride`]).
     pub seq_stride: Option<i64>,
+    /// The tile position the trace was read at: `tt.get_program_id` and `tt.get_num_programs`
+    /// ([`ReadOptions::program_id`], [`ReadOptions::num_programs`]).
+    pub tile: (i64, i64),
 }
 
 /// A value of the interpreter.
@@ -1889,5 +1892,6 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         origins,
         params,
         seq_stride,
+        tile: (opts.program_id, opts.num_programs),
     })
 }
