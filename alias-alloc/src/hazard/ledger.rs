@@ -1,9 +1,8 @@
 //! The arrival ledger of a trace ([`open_phases`]): a barrier someone waits on must receive
 //! whole phases of arrivals. A surplus or deficit of a fraction of a phase per loop lap builds
-//! up lap after lap until a wait passes a phase early or never passes — after as many laps as
-//! the count is large, which no unrolling of a few laps reaches; the ledger sees it at any trip
-//! count where the arrivals in all are not a multiple of the count (`docs/hazard-check.md`,
-//! *Loops*).
+//! up lap after lap until a wait passes a phase early or never passes — in an execution, only
+//! after as many laps as it takes to add up to a phase; the ledger sees it at any trip count
+//! where the arrivals in all are not a multiple of the count (`docs/hazard-check.md`, *Loops*).
 
 use super::trace::{BarrierId, EventKind, Trace};
 
