@@ -312,14 +312,7 @@ class Kernel:
         random executions cross-check the verdicts, ``seq_stride`` sets the ``cu_seqlens``
         offsets: element i is i · seq_stride; ``program_id`` and ``num_programs`` the tile
         position, as ``--program-id`` and ``--num-programs``)."""
-        if not self._module:
-            raise _linalias.ParseError(
-                "the hazard check reads a kernel's TTGIR (Kernel.from_ttgir): TLX calls alone have no "
-                "partitions, barriers or accesses to check")
-        report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples,
-                                                          seq_stride=seq_stride, program_id=program_id,
-                                                          num_programs=num_programs)
-        return Check(json.loads(report), text, svg, code)
+        return Check(*self._check_report(False, mode, params, samples, seq_stride, program_id, num_programs))
 
     def sweep(self, mode: str = "tlx", params: Optional[dict] = None, samples: int = 0,
               seq_stride: Optional[int] = None, program_id: int = 0, num_programs: int = 1) -> Sweep:
@@ -328,14 +321,20 @@ class Kernel:
         and is not in ``params`` (and the ``cu_seqlens`` stride, unless ``seq_stride`` is
         given) runs every loop it bounds through that many consecutive trip counts, at the tile
         position ``program_id``, ``num_programs``."""
+        return Sweep(*self._check_report(True, mode, params, samples, seq_stride, program_id, num_programs))
+
+    def _check_report(self, sweep: bool, mode: str, params: Optional[dict], samples: int,
+                      seq_stride: Optional[int], program_id: int, num_programs: int) -> tuple:
+        """``linalias check`` (``--sweep`` where ``sweep``) on the kernel's TTGIR: the JSON
+        report read, the text, the swimlanes, the exit code."""
         if not self._module:
             raise _linalias.ParseError(
                 "the hazard check reads a kernel's TTGIR (Kernel.from_ttgir): TLX calls alone have no "
                 "partitions, barriers or accesses to check")
         report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples,
-                                                          sweep=True, seq_stride=seq_stride,
+                                                          sweep=sweep, seq_stride=seq_stride,
                                                           program_id=program_id, num_programs=num_programs)
-        return Sweep(json.loads(report), text, svg, code)
+        return json.loads(report), text, svg, code
 
     def plan(self, mode: str = "intended", target: Optional[str] = None, budget_ms: int = 1000) -> Plan:
         """Plans the kernel in ``mode`` (``"tlx"``: fbtriton 3.7.4's placement bit for bit;
