@@ -99,7 +99,9 @@ fn exit_codes_follow_the_readme() {
             .ends_with("6 threads, 3092 events; H=1 N_CTX=2048 Z=1 program_id=3 num_programs=6"),
         "{out}"
     );
-    assert_eq!(run(&["check", &rescale, "--program-id", "-1"]).0, 2);
+    let (code, _, err) = run(&["check", &rescale, "--program-id", "-1"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("-1: at least 0"), "{err}");
     assert_eq!(run(&["check", &rescale, "--num-programs", "0"]).0, 2);
     // JSON: the same verdicts.
     let (code, out, _) = run(&["check", &k("fa_ws_persistent"), "--json", "--sample", "4"]);

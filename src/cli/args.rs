@@ -77,16 +77,16 @@ pub struct CheckArgs {
     /// The offsets an integer array read by a scalar load holds (`cu_seqlens`): element i is
     /// i · N (default: 4 laps of the loops such a length bounds, R + 1 where a ring of R
     /// barriers is longer; see --sweep).
-    #[arg(long, value_name = "N", value_parser = parse_stride)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true, value_parser = |s: &str| parse_at_least(s, 1))]
     pub seq_stride: Option<i64>,
     /// The tile the CTA starts on: what `tt.get_program_id` gives (default 0). Loops bounded
     /// by the tile position (a causal kernel's `start_m`) run its trip counts; the tiles must
     /// lie in the launch the parameters give (docs/hazard-check.md, Loops).
-    #[arg(long, value_name = "N", default_value_t = 0, value_parser = clap::value_parser!(i64).range(0..))]
+    #[arg(long, value_name = "N", default_value_t = 0, allow_negative_numbers = true, value_parser = |s: &str| parse_at_least(s, 0))]
     pub program_id: i64,
     /// What `tt.get_num_programs` gives (default 1): where a persistent loop steps and the
     /// first tile a CLC `try_cancel` hands out (then the next).
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_stride)]
+    #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true, value_parser = |s: &str| parse_at_least(s, 1))]
     pub num_programs: i64,
     /// Check every residue of the loops' trip counts modulo the period of the kernel's ring
     /// slots and phases (lcm of 2 and 2R for each ring of R barriers): each parameter that
@@ -103,8 +103,9 @@ The kernel runs on its integer arithmetic for the parameters given (slot indices
 predicates, loop bounds); an op outside the model or a value the synchronisation depends on
 that cannot be computed is named, never guessed (docs/hazard-check.md).
 Exit codes: 0 every pair verified, 1 a hazard or a protocol fault (a wait that never completes,
-tx bytes that differ from barrier_expect, an arrival past its phase, a phase left open), 2 an unreadable file or argument, 3 no hazard but
-something the check cannot decide (an op outside the model, a pair left unknown).";
+tx bytes that differ from barrier_expect, an arrival past its phase, a phase left open), 2 an
+unreadable file or argument, 3 no hazard but something the check cannot decide (an op outside
+the model, a pair left unknown).";
 
 /// `linalias ptx-cost …`.
 #[derive(Debug, Args)]
@@ -644,12 +645,12 @@ fn parse_banks(s: &str) -> Result<u32, String> {
     }
 }
 
-/// `--seq-stride N`, `--num-programs N`: a whole number of at least 1.
-fn parse_stride(s: &str) -> Result<i64, String> {
+/// `--seq-stride N`, `--program-id N`, `--num-programs N`: a whole number of at least `least`.
+fn parse_at_least(s: &str, least: i64) -> Result<i64, String> {
     let n: i64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
-    if n >= 1 {
+    if n >= least {
         Ok(n)
     } else {
-        Err(format!("{n}: at least 1"))
+        Err(format!("{n}: at least {least}"))
     }
 }
