@@ -103,6 +103,7 @@ fn exit_codes_follow_the_readme() {
     assert_eq!(code, 2);
     assert!(err.contains("-1: at least 0"), "{err}");
     assert_eq!(run(&["check", &rescale, "--num-programs", "0"]).0, 2);
+    assert_eq!(run(&["check", &rescale, "--clc-tiles", "-1"]).0, 2);
     // JSON: the same verdicts.
     let (code, out, _) = run(&["check", &k("fa_ws_persistent"), "--json", "--sample", "4"]);
     assert_eq!(code, 0);

@@ -482,3 +482,33 @@ fn arrivals_that_are_not_whole_phases_are_flagged_at_any_trip_count() {
     let kt = read_kernel(&text, &ReadOptions::default()).unwrap();
     assert!(check(&kt.trace).open_phases.is_empty());
 }
+
+/// The kernels whose CTAs take tiles from CLC (`clc_query_cancel`): three tiles by default, and
+/// tile t starts its loops at t · L for L laps a tile, so the starts modulo the period P of the
+/// rings are t · L mod P — all of them only with P tiles where L and P are coprime. At every run
+/// of each kernel's sweep, with P tiles a CTA (`clc_tiles = P - 1`), every tile start is seen
+/// and every run is verified.
+#[test]
+fn every_tile_start_of_the_clc_kernels_is_verified() {
+    for k in ["fa_clc", "fa_fwd_persistent", "fa_fwd_persistent_hd64"] {
+        let text = dump(k, "before");
+        assert!(text.contains("ttng.clc_query_cancel"), "{k}");
+        let base = ReadOptions::default();
+        let trips = TripCounts::new(&text, &base).unwrap();
+        let tiles = trips.period;
+        for (i, o) in trips.options(&base).into_iter().enumerate() {
+            let o = ReadOptions {
+                clc_tiles: tiles - 1,
+                ..o
+            };
+            let kt = read_kernel(&text, &o).unwrap();
+            let r = CheckReport::new(k, kt, 0);
+            let at = trips.label(i);
+            assert_eq!(r.exit_code(), 0, "{k} at {at}, {tiles} tiles: {}", r.text());
+            assert!(
+                r.report.happens_before.may_overrun.is_empty(),
+                "{k} at {at}"
+            );
+        }
+    }
+}

@@ -157,5 +157,6 @@ def check_report(
     seq_stride: Optional[int] = None,
     program_id: int = 0,
     num_programs: int = 1,
+    clc_tiles: int = 2,
 ) -> tuple[str, str, str, int]: ...
 def dtype_bits(name: str) -> int: ...

@@ -305,26 +305,31 @@ class Kernel:
         return "\n".join(lines).lstrip("\n") + "\n"
 
     def check(self, mode: str = "tlx", params: Optional[dict] = None, samples: int = 0,
-              seq_stride: Optional[int] = None, program_id: int = 0, num_programs: int = 1) -> Check:
+              seq_stride: Optional[int] = None, program_id: int = 0, num_programs: int = 1,
+              clc_tiles: int = 2) -> Check:
         """The hazard check of a kernel read from its TTGIR (``Kernel.from_ttgir``): every pair
         of aliased allocations verified, or a hazard with its witness, or unknown with why —
         what ``linalias check`` reports (``params`` fixes integer parameters, ``samples``
         random executions cross-check the verdicts, ``seq_stride`` sets the ``cu_seqlens``
-        offsets: element i is i · seq_stride; ``program_id`` and ``num_programs`` the tile
-        position, as ``--program-id`` and ``--num-programs``)."""
-        return Check(*self._check_report(False, mode, params, samples, seq_stride, program_id, num_programs))
+        offsets: element i is i · seq_stride; ``program_id``, ``num_programs`` and ``clc_tiles``
+        the tiles, as ``--program-id``, ``--num-programs`` and ``--clc-tiles``)."""
+        return Check(*self._check_report(False, mode, params, samples, seq_stride, program_id, num_programs,
+                                         clc_tiles))
 
     def sweep(self, mode: str = "tlx", params: Optional[dict] = None, samples: int = 0,
-              seq_stride: Optional[int] = None, program_id: int = 0, num_programs: int = 1) -> Sweep:
+              seq_stride: Optional[int] = None, program_id: int = 0, num_programs: int = 1,
+              clc_tiles: int = 2) -> Sweep:
         """``check`` at every residue of the loops' trip counts modulo the period of the
         kernel's barrier rings (``linalias check --sweep``): each parameter that bounds a loop
         and is not in ``params`` (and the ``cu_seqlens`` stride, unless ``seq_stride`` is
-        given) runs every loop it bounds through that many consecutive trip counts, at the tile
-        position ``program_id``, ``num_programs``."""
-        return Sweep(*self._check_report(True, mode, params, samples, seq_stride, program_id, num_programs))
+        given) runs every loop it bounds through that many consecutive trip counts, at the tiles
+        ``program_id``, ``num_programs``, ``clc_tiles``."""
+        return Sweep(*self._check_report(True, mode, params, samples, seq_stride, program_id, num_programs,
+                                         clc_tiles))
 
     def _check_report(self, sweep: bool, mode: str, params: Optional[dict], samples: int,
-                      seq_stride: Optional[int], program_id: int, num_programs: int) -> tuple:
+                      seq_stride: Optional[int], program_id: int, num_programs: int,
+                      clc_tiles: int) -> tuple:
         """``linalias check`` (``--sweep`` where ``sweep``) on the kernel's TTGIR: the JSON
         report read, the text, the swimlanes, the exit code."""
         if not self._module:
@@ -333,7 +338,8 @@ class Kernel:
                 "partitions, barriers or accesses to check")
         report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples,
                                                           sweep=sweep, seq_stride=seq_stride,
-                                                          program_id=program_id, num_programs=num_programs)
+                                                          program_id=program_id, num_programs=num_programs,
+                                                          clc_tiles=clc_tiles)
         return json.loads(report), text, svg, code
 
     def plan(self, mode: str = "intended", target: Optional[str] = None, budget_ms: int = 1000) -> Plan:

@@ -72,10 +72,11 @@ pub fn plan_report(
 /// of the first run with a finding); `seq_stride` sets the offsets an integer array read by a
 /// scalar load holds (`cu_seqlens`: element i is i · seq_stride); `program_id` and
 /// `num_programs` the tile position (`tt.get_program_id`, `tt.get_num_programs`: the first
-/// tile, and where a persistent loop steps and CLC tiles start). A module the check cannot
+/// tile, and where a persistent loop steps and CLC tiles start); `clc_tiles` how many tiles a
+/// CLC `try_cancel` hands out (default 2). A module the check cannot
 /// read, or a kernel outside its model, is a `ParseError` / `AllocError` naming why.
 #[pyfunction]
-#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), samples=0, file="<python>", sweep=false, seq_stride=None, program_id=0, num_programs=1))]
+#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), samples=0, file="<python>", sweep=false, seq_stride=None, program_id=0, num_programs=1, clc_tiles=2))]
 #[allow(clippy::too_many_arguments)] // Python keywords, each with its default
 pub fn check_report(
     text: &str,
@@ -87,13 +88,14 @@ pub fn check_report(
     seq_stride: Option<i64>,
     program_id: i64,
     num_programs: i64,
+    clc_tiles: i64,
 ) -> PyResultOf<(String, String, String, u8)> {
     if let Some(s) = seq_stride.filter(|&s| s < 1) {
         return Err(parse_error(format!("seq_stride must be positive, not {s}")));
     }
-    if program_id < 0 || num_programs < 1 {
+    if program_id < 0 || num_programs < 1 || clc_tiles < 0 {
         return Err(parse_error(format!(
-            "program_id must be at least 0 and num_programs at least 1, not {program_id} and {num_programs}"
+            "program_id and clc_tiles must be at least 0 and num_programs at least 1, not {program_id}, {clc_tiles} and {num_programs}"
         )));
     }
     let opts = ReadOptions {
@@ -102,6 +104,7 @@ pub fn check_report(
         seq_stride,
         program_id,
         num_programs,
+        clc_tiles,
         ..ReadOptions::default()
     };
     if sweep {

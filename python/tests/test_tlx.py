@@ -181,6 +181,12 @@ def test_the_tile_position_is_the_clis():
     assert kernel.check().report["events"] == 1116
     with pytest.raises(linalias.ParseError, match="num_programs at least 1"):
         kernel.check(num_programs=0)
+    # Six tiles a CTA: the CLI's --clc-tiles.
+    out = subprocess.run([cli(), "check", str(path), "--json", "--clc-tiles", "5"], capture_output=True,
+                         text=True, cwd=REPO)
+    want, got = json.loads(out.stdout), dict(kernel.check(clc_tiles=5).report)
+    want.pop("kernel"), got.pop("kernel")
+    assert got == want and got["clc_tiles"] == 5 and out.returncode == 0
 
 
 def test_the_hazard_check_needs_ttgir():

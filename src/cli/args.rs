@@ -88,6 +88,11 @@ pub struct CheckArgs {
     /// first tile a CLC `try_cancel` hands out (then the next).
     #[arg(long, value_name = "N", default_value_t = 1, allow_negative_numbers = true, value_parser = |s: &str| parse_at_least(s, 1))]
     pub num_programs: i64,
+    /// How many tiles a CLC `try_cancel` hands out before it answers none (default 2: three
+    /// tiles a CTA). Tile t starts its loops at t times their trip count: every start modulo
+    /// the rings' period needs up to that many tiles (docs/hazard-check.md, Loops).
+    #[arg(long, value_name = "N", default_value_t = 2, allow_negative_numbers = true, value_parser = |s: &str| parse_at_least(s, 0))]
+    pub clc_tiles: i64,
     /// Check every residue of the loops' trip counts modulo the period of the kernel's ring
     /// slots and phases (lcm of 2 and 2R for each ring of R barriers): each parameter that
     /// bounds a loop and is not given runs that many consecutive trip counts.
@@ -645,7 +650,8 @@ fn parse_banks(s: &str) -> Result<u32, String> {
     }
 }
 
-/// `--seq-stride N`, `--program-id N`, `--num-programs N`: a whole number of at least `least`.
+/// `--seq-stride N`, `--program-id N`, `--num-programs N`, `--clc-tiles N`: a whole number of
+/// at least `least`.
 fn parse_at_least(s: &str, least: i64) -> Result<i64, String> {
     let n: i64 = s.parse().map_err(|_| format!("'{s}' is not a number"))?;
     if n >= least {

@@ -1,7 +1,8 @@
 //! `linalias check KERNEL.mlir [--mode tlx|intended] [--param NAME=V] [--seq-stride N]
-//! [--program-id N] [--num-programs N] [--sample N] [--svg FILE] [--sweep] [--json]`: the hazard
-//! check of `alias_alloc::hazard` on a kernel's TTGIR, one line per pair of allocations whose
-//! accesses overlap, a witness for each hazard, the protocol findings and a summary.
+//! [--program-id N] [--num-programs N] [--clc-tiles N] [--sample N] [--svg FILE] [--sweep]
+//! [--json]`: the hazard check of `alias_alloc::hazard` on a kernel's TTGIR, one line per pair
+//! of allocations whose accesses overlap, a witness for each hazard, the protocol findings and
+//! a summary.
 
 use alias_alloc::hazard::{
     read_kernel, CheckReport, HazardError, KernelTrace, ReadOptions, SweepReport, TripCounts,
@@ -22,6 +23,7 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
         seq_stride: args.seq_stride,
         program_id: args.program_id,
         num_programs: args.num_programs,
+        clc_tiles: args.clc_tiles,
         ..ReadOptions::default()
     };
     if let Some((name, _)) = args

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::{
     check, sample, swimlanes, EventId, EventKind, Exploration, Fault, KernelTrace, OpenPhase,
-    Picture, Report, TimelineId, TimelineKind, UnknownReason, Verdict, Witness,
+    Picture, ReadOptions, Report, TimelineId, TimelineKind, UnknownReason, Verdict, Witness,
 };
 
 /// The verdicts of one pair of allocations.
@@ -455,6 +455,9 @@ fn params_text(k: &KernelTrace) -> String {
     if k.tile != (0, 1) {
         out.push(format!("program_id={} num_programs={}", k.tile.0, k.tile.1));
     }
+    if k.clc_tiles != ReadOptions::default().clc_tiles {
+        out.push(format!("clc_tiles={}", k.clc_tiles));
+    }
     if let Some(stride) = k.seq_stride {
         out.push(format!("cu_seqlens[i]={stride}·i"));
     }
@@ -615,6 +618,7 @@ impl CheckReport {
             "seq_stride": k.seq_stride,
             "program_id": k.tile.0,
             "num_programs": k.tile.1,
+            "clc_tiles": k.clc_tiles,
             "partitions": self.partitions(),
             "events": k.trace.events.len(),
             "pairs": groups,

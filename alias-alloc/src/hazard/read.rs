@@ -103,6 +103,8 @@ pub struct KernelTrace {
     /// The tile position the trace was read at: `tt.get_program_id` and `tt.get_num_programs`
     /// ([`ReadOptions::program_id`], [`ReadOptions::num_programs`]).
     pub tile: (i64, i64),
+    /// The tiles a CLC `try_cancel` handed out ([`ReadOptions::clc_tiles`]).
+    pub clc_tiles: i64,
 }
 
 /// A value of the interpreter.
@@ -1893,5 +1895,6 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         params,
         seq_stride,
         tile: (opts.program_id, opts.num_programs),
+        clc_tiles: opts.clc_tiles,
     })
 }
