@@ -445,6 +445,19 @@ fn open_phase_line(k: &KernelTrace, o: &OpenPhase) -> String {
     )
 }
 
+/// The tiles a trace was read at, where not the default (`program_id=3 num_programs=6`,
+/// `clc_tiles=5`).
+pub(super) fn tiles_text(k: &KernelTrace) -> Vec<String> {
+    let mut out = Vec::new();
+    if k.tile != (0, 1) {
+        out.push(format!("program_id={} num_programs={}", k.tile.0, k.tile.1));
+    }
+    if k.clc_tiles != ReadOptions::default().clc_tiles {
+        out.push(format!("clc_tiles={}", k.clc_tiles));
+    }
+    out
+}
+
 fn params_text(k: &KernelTrace) -> String {
     let mut out: Vec<String> = k
         .params
@@ -452,12 +465,7 @@ fn params_text(k: &KernelTrace) -> String {
         .filter(|(n, _)| !n.contains('.'))
         .map(|(n, v)| format!("{n}={v}"))
         .collect();
-    if k.tile != (0, 1) {
-        out.push(format!("program_id={} num_programs={}", k.tile.0, k.tile.1));
-    }
-    if k.clc_tiles != ReadOptions::default().clc_tiles {
-        out.push(format!("clc_tiles={}", k.clc_tiles));
-    }
+    out.extend(tiles_text(k));
     if let Some(stride) = k.seq_stride {
         out.push(format!("cu_seqlens[i]={stride}·i"));
     }

@@ -309,7 +309,14 @@ impl SweepReport {
     /// report.
     pub fn text(&self) -> String {
         let mut out = String::new();
-        let _ = writeln!(out, "{}: {}", self.file, self.trips.describe());
+        let tiles = self
+            .runs
+            .iter()
+            .find_map(|r| r.as_ref().ok())
+            .map(|r| super::check_report::tiles_text(&r.kernel).join(" "))
+            .filter(|t| !t.is_empty())
+            .map_or(String::new(), |t| format!("; at {t}"));
+        let _ = writeln!(out, "{}: {}{tiles}", self.file, self.trips.describe());
         let line = |r: &Result<CheckReport, HazardError>| match r {
             Ok(r) => format!("{} events; {}", r.kernel.trace.events.len(), r.summary()),
             Err(e) => format!("refused: {e}"),
