@@ -496,12 +496,14 @@ fn every_tile_start_of_the_clc_kernels_is_verified() {
         let base = ReadOptions::default();
         let trips = TripCounts::new(&text, &base).unwrap();
         let tiles = trips.period;
+        let mut most = 0;
         for (i, o) in trips.options(&base).into_iter().enumerate() {
             let o = ReadOptions {
                 clc_tiles: tiles - 1,
                 ..o
             };
             let kt = read_kernel(&text, &o).unwrap();
+            most = most.max(kt.trace.events.len());
             let r = CheckReport::new(k, kt, 0);
             let at = trips.label(i);
             assert_eq!(r.exit_code(), 0, "{k} at {at}, {tiles} tiles: {}", r.text());
@@ -509,6 +511,10 @@ fn every_tile_start_of_the_clc_kernels_is_verified() {
                 r.report.happens_before.may_overrun.is_empty(),
                 "{k} at {at}"
             );
+        }
+        // docs/hazard-check.md, *Tiles*: up to 17,250 events (12 tiles of up to 18 laps).
+        if k == "fa_fwd_persistent_hd64" {
+            assert_eq!((tiles, most), (12, 17_250));
         }
     }
 }
