@@ -340,7 +340,7 @@ def survey(linalias):
                 listed.append(("clean", opname) + site[:2] + (why,))
             elif kind == "swept":
                 listed.append(("swept", opname) + site[:2] + (listing,))
-            elif listing and listing != "ledger":
+            elif listing:
                 listed.append((listing, opname) + site)
     return rows, listed
 
@@ -364,7 +364,8 @@ def table(rows, listed):
                f"{total['missed']} | "
                f"{total['clean']} | {total['unknown']} | {total['equivalent']} | "
                f"{total['baseline']} | {total['invalid']} |")
-    for kind, title in (("missed", "Missed"), ("unknown", "Unknown")):
+    for kind, title in (("missed", "Missed"), ("unknown", "Unknown"),
+                        ("ledger", "Flagged by an open phase or too many arrivals alone")):
         items = [x for x in listed if x[0] == kind]
         if not items:
             continue
