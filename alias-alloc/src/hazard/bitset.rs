@@ -10,6 +10,8 @@ use super::trace::{EventId, Trace};
 /// s.insert(EventId(3));
 /// s.insert(EventId(65));
 /// assert!(s.contains(EventId(65)) && !s.contains(EventId(4)));
+/// assert!(s.remove(EventId(3)) && !s.contains(EventId(3)));
+/// s.insert(EventId(3));
 /// assert_eq!(s.iter().collect::<Vec<_>>(), [EventId(3), EventId(65)]);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
@@ -38,6 +40,19 @@ impl EventSet {
                 let new = *w & bit == 0;
                 *w |= bit;
                 new
+            }
+            None => false,
+        }
+    }
+
+    /// Removes `e`; returns whether it was there.
+    pub fn remove(&mut self, e: EventId) -> bool {
+        match self.words.get_mut(e.0 / 64) {
+            Some(w) => {
+                let bit = 1u64 << (e.0 % 64);
+                let was = *w & bit != 0;
+                *w &= !bit;
+                was
             }
             None => false,
         }

@@ -138,6 +138,30 @@ pub enum HazardError {
         /// The line.
         line: usize,
     },
+    /// An unrolled loop whose laps do not repeat with the period given ([`super::Looped`]).
+    #[error("event {event} (lap {lap}): {what}; the laps do not repeat every {period} laps")]
+    NotPeriodic {
+        /// The event.
+        event: usize,
+        /// Its lap.
+        lap: u32,
+        /// The period.
+        period: u32,
+        /// What differs.
+        what: &'static str,
+    },
+    /// Laps that do not fit the trace: not one per event, or fewer than two periods of them.
+    #[error("{laps} laps for {events} events, {unrolled} unrolled, period {period}: give one lap per event and unroll two periods or more")]
+    Laps {
+        /// The laps given.
+        laps: usize,
+        /// The trace's events.
+        events: usize,
+        /// The laps unrolled.
+        unrolled: u32,
+        /// The period.
+        period: u32,
+    },
 }
 
 impl HazardError {

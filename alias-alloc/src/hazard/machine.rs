@@ -23,6 +23,33 @@ pub struct BarrierState {
     closed: EventSet,
 }
 
+/// Whether a wait on `parity` passes with `completed` phases done: `mbarrier.try_wait.parity`
+/// asks whether the phase of that parity has completed.
+pub(crate) fn passes(completed: u32, parity: u8) -> bool {
+    completed % 2 != u32::from(parity)
+}
+
+/// One arrive (`arrivals` below zero, `tx` the bytes expected) or complete_tx (`tx` below zero)
+/// on a barrier of `count` arrivals a phase: updates its pending arrivals and tx-count and
+/// returns (an arrival past the phase, the phase completes); a completing phase leaves
+/// `pending` at `count` again.
+pub(crate) fn settle(
+    pending: &mut i64,
+    tx: &mut i64,
+    count: i64,
+    arrivals: i64,
+    bytes: i64,
+) -> (bool, bool) {
+    *tx = tx.saturating_add(bytes);
+    *pending += arrivals;
+    let past = *pending < 0;
+    let completes = *pending <= 0 && *tx == 0;
+    if completes {
+        *pending = count;
+    }
+    (past, completes)
+}
+
 /// A protocol fault one execution ran into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Fault {
@@ -125,7 +152,7 @@ impl<'t> Machine<'t> {
             Some(EventKind::Wait { barrier, parity }) => self
                 .barriers
                 .get(barrier.0)
-                .is_some_and(|b| b.completed % 2 != u32::from(*parity)),
+                .is_some_and(|b| passes(b.completed, *parity)),
             Some(EventKind::Sync { group }) => self.trace.syncs.get(*group).is_some_and(|g| {
                 g.members.len() == g.threads as usize
                     && g.members
@@ -363,15 +390,13 @@ impl<'t> Machine<'t> {
             .map_or(1, |x| i64::from(x.count));
         b.open.union_with(set);
         b.open.insert(e);
-        b.tx = b.tx.saturating_add(tx);
-        b.pending += arrivals;
-        if b.pending < 0 {
+        let (past, completes) = settle(&mut b.pending, &mut b.tx, count, arrivals, tx);
+        if past {
             self.faults
                 .push(Fault::TooManyArrivals { event: e, barrier });
         }
-        if b.pending <= 0 && b.tx == 0 {
+        if completes {
             b.completed += 1;
-            b.pending = count;
             let open = std::mem::replace(&mut b.open, EventSet::of(self.trace));
             b.closed.union_with(&open);
         }

@@ -7,6 +7,7 @@
 //! | a set of events ([`EventSet`]) | `bitset.rs` |
 //! | one execution, step by step: the mbarrier's rules ([`Machine`]) | `machine.rs` |
 //! | every execution of a small trace: the oracle ([`explore`]) | `explore.rs` |
+//! | every execution of a loop at every trip count at once ([`Looped`]) | `looped.rs` |
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
 //! | a verdict per conflicting pair, witnesses replayed ([`check`]) | `verdict.rs` |
 //! | barriers left in the middle of a phase ([`open_phases`]) | `ledger.rs` |
@@ -44,6 +45,7 @@ mod error;
 mod explore;
 mod happens_before;
 mod ledger;
+mod looped;
 mod machine;
 mod read;
 mod subslice;
@@ -59,6 +61,7 @@ pub use error::HazardError;
 pub use explore::{explore, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
 pub use ledger::{open_phases, OpenPhase};
+pub use looped::{EveryTripCount, Looped, DRIFT_PERIODS};
 pub use machine::{BarrierState, Fault, Machine};
 pub use read::{read_kernel, KernelTrace, Origin, ReadOptions, Steps};
 pub use subslice::subslice_bytes;

@@ -183,6 +183,27 @@ impl Pipeline {
 
     /// The trace of every thread running its body `iterations` times.
     pub fn trace(&self) -> Result<Trace, HazardError> {
+        Ok(self.unrolled()?.0)
+    }
+
+    /// The laps after which every slot and phase comes round: lcm(2, 2 · barrier slots, buffer
+    /// slots).
+    pub fn period(&self) -> u32 {
+        let gcd = |mut a: u32, mut b: u32| {
+            while b != 0 {
+                (a, b) = (b, a % b);
+            }
+            a
+        };
+        let lcm = |a: u32, b: u32| a / gcd(a, b) * b;
+        let rings = self.barriers.iter().map(|r| 2 * r.slots.max(1));
+        let buffers = self.buffers.iter().map(|b| b.slots.max(1));
+        rings.chain(buffers).fold(2, lcm)
+    }
+
+    /// The trace and each event's lap (for [`alias_alloc::hazard::Looped`]).
+    pub fn unrolled(&self) -> Result<(Trace, Vec<u32>), HazardError> {
+        let mut laps = Vec::new();
         let mut t = TraceBuilder::new();
         let threads: Vec<TimelineId> = self.threads.iter().map(|(n, _)| t.partition(n)).collect();
         let mut bars = Vec::new();
@@ -262,10 +283,11 @@ impl Pipeline {
                             t.named_barrier(th, &label, *id, *threads)?;
                         }
                     }
+                    laps.resize(t.len(), i);
                 }
             }
         }
-        t.build()
+        Ok((t.build()?, laps))
     }
 
     /// Applies `m` at the `at`-th place it fits (counted over every thread's ops, wrapping);

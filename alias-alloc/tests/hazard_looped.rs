@@ -1,0 +1,204 @@
+//! The loop at every trip count (`hazard::Looped`, `docs/hazard-check.md`, *Every trip count*)
+//! against the explorer at each trip count, and what it proves of the sweep: on the seeded
+//! pipelines, whatever goes wrong at any trip count goes wrong at one the sweep runs.
+#![allow(clippy::restriction)] // test code: a failed check panics
+
+use std::collections::BTreeSet;
+
+use alias_alloc::hazard::{check, explore, EventId, Exploration, Looped};
+use test_support::pipelines::{generate, shape, Pipeline};
+use test_support::random_tree::XorShift;
+
+const BUDGET: usize = 200_000;
+
+/// Races as [`alias_alloc::hazard::EveryTripCount::races`] names them.
+type LapRaces = BTreeSet<(EventId, EventId, u32)>;
+
+/// The explorer at `n` laps, with each race named as `Looped` names it: the representatives
+/// of both accesses, earlier lap first, and how many laps apart they are.
+fn at(p: &mut Pipeline, looped: &Looped<'_>, n: u32) -> Option<(Exploration, LapRaces)> {
+    p.iterations = n;
+    let (trace, laps) = p.unrolled().unwrap();
+    let found = explore(&trace, BUDGET / 4).ok()?;
+    let mut position = vec![0usize; laps.len()];
+    let mut seen = vec![0usize; n as usize];
+    for (i, &l) in laps.iter().enumerate() {
+        position[i] = seen[l as usize];
+        seen[l as usize] += 1;
+    }
+    let name = |e: EventId| {
+        (
+            laps[e.0],
+            looped.representative(laps[e.0], position[e.0]).unwrap(),
+        )
+    };
+    let races = found
+        .races
+        .iter()
+        .map(|&(a, b)| {
+            let ((la, x), (lb, y)) = (name(a), name(b));
+            let ((lx, x), (ly, y)) = if (la, x) <= (lb, y) {
+                ((la, x), (lb, y))
+            } else {
+                ((lb, y), (la, x))
+            };
+            (x, y, ly - lx)
+        })
+        .collect();
+    Some((found, races))
+}
+
+#[test]
+fn every_correct_shape_is_race_free_at_every_trip_count() {
+    let mut states = 0;
+    for kind in 0..7 {
+        for slots in 1..=3 {
+            for aliased in [false, true] {
+                let mut p = shape(kind, slots, 0, aliased);
+                p.iterations = 2 * p.period();
+                let (trace, laps) = p.unrolled().unwrap();
+                let every = Looped::new(&trace, &laps, p.period())
+                    .unwrap()
+                    .explore(BUDGET);
+                assert!(every.complete && !every.goes_wrong(), "{every:?}\n{p:#?}");
+                states += every.states;
+            }
+        }
+    }
+    eprintln!("42 correct pipelines: no race, hang or fault at any trip count ({states} states)");
+}
+
+/// On seeded pipelines (rings of 1–3): what `Looped` finds at every trip count is what the
+/// explorer finds at some trip count — each race, hang and fault it reports at the trip count
+/// it names, each the explorer finds (up to two periods past the ring) among its findings —
+/// and whatever goes wrong at any trip count goes wrong at one of the *P* the sweep runs
+/// (*R* + 1 … *R* + *P*), where the static check flags it.
+#[test]
+fn what_goes_wrong_at_any_trip_count_goes_wrong_in_the_sweep() {
+    let mut rng = XorShift(0x9e71_0d1c);
+    let (mut judged, mut buggy, mut incomplete, mut undecided, mut over_budget, mut not_periodic) =
+        (0, 0, 0, 0, 0, 0);
+    let mut not_periodic_counts = 0;
+    for _ in 0..150 {
+        let (mut p, _) = generate(&mut rng);
+        let r = p.barriers.iter().map(|b| b.slots).max().unwrap_or(1);
+        let big_p = p.period();
+        p.iterations = 2 * big_p;
+        let (trace, laps) = p.unrolled().unwrap();
+        let looped = match Looped::new(&trace, &laps, big_p) {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("not a periodic loop ({e}): {p:#?}");
+                not_periodic += 1;
+                continue;
+            }
+        };
+        let every = looped.explore(BUDGET);
+        incomplete += usize::from(!every.complete);
+        let last = (r + 2 * big_p).max(every.race_at.unwrap_or(0));
+        let runs: Option<Vec<_>> = (1..=last).map(|n| at(&mut p, &looped, n)).collect();
+        let Some(runs) = runs else {
+            over_budget += 1;
+            continue;
+        };
+        let run = |n: u32| &runs[n as usize - 1];
+        // What it reports happens at the trip count it names.
+        if let Some(n) = every.race_at {
+            assert!(!run(n).0.races.is_empty(), "no race at {n}: {p:#?}");
+        }
+        if let Some(n) = every.fault_at {
+            assert!(!run(n).0.faults.is_empty(), "no fault at {n}: {p:#?}");
+        }
+        if let Some(n) = every.stuck_at.filter(|&n| n <= last) {
+            assert!(!run(n).0.stuck.is_empty(), "not stuck at {n}: {p:#?}");
+        }
+        let all_races: BTreeSet<_> = runs.iter().flat_map(|x| x.1.iter().copied()).collect();
+        // (a pair d laps apart whose first access is in the first two periods fits in 2P + d laps)
+        let near: BTreeSet<_> = every
+            .races
+            .iter()
+            .copied()
+            .filter(|&(_, _, d)| 2 * big_p + d <= last)
+            .collect();
+        assert!(
+            near.is_subset(&all_races),
+            "{near:?} not in {all_races:?}: {p:#?}"
+        );
+        // What the explorer finds at some trip count, it finds.
+        for (n, (found, _)) in (1..).zip(&runs) {
+            assert!(
+                found.races.is_empty() || every.race_at.is_some(),
+                "a race at {n}: {p:#?}"
+            );
+            assert!(
+                found.faults.is_empty() || every.fault_at.is_some(),
+                "a fault at {n}: {p:#?}"
+            );
+            assert!(
+                found.stuck.is_empty() || every.stuck_at.is_some(),
+                "stuck at {n}: {p:#?}"
+            );
+        }
+        if !every.complete && !every.goes_wrong() {
+            undecided += 1;
+            continue;
+        }
+        // The sweep's trip counts see it, and the static check flags it there.
+        let swept = r + 1..=r + big_p;
+        let wrong = |n: u32| {
+            let f = &run(n).0;
+            !f.races.is_empty() || !f.stuck.is_empty() || !f.faults.is_empty()
+        };
+        not_periodic_counts += swept
+            .clone()
+            .filter(|&n| wrong(n) != wrong(n + big_p))
+            .count();
+        let wrong_swept = swept.clone().any(wrong);
+        assert_eq!(every.goes_wrong(), wrong_swept, "{every:?}\n{p:#?}");
+        let flagged_swept = swept.into_iter().any(|n| {
+            p.iterations = n;
+            let report = check(&p.trace().unwrap());
+            !report.all_verified()
+                || !report.happens_before.never_complete.is_empty()
+                || report.hang.is_some()
+        });
+        assert_eq!(wrong_swept, flagged_swept, "{p:#?}");
+        judged += 1;
+        buggy += usize::from(wrong_swept);
+    }
+    eprintln!("{judged} pipelines decided at every trip count ({buggy} racing, hanging or faulty), {incomplete} with a thread past {} periods ahead or over its budget ({undecided} of them undecided), {over_budget} over the explorer's budget, {not_periodic} not periodic; {not_periodic_counts} swept trip counts whose verdict differs P laps on", alias_alloc::hazard::DRIFT_PERIODS);
+    assert!(
+        judged >= 100 && buggy >= 40,
+        "{judged} judged, {buggy} buggy"
+    );
+}
+
+/// What is not a loop of the period given is refused, naming the event.
+#[test]
+fn what_does_not_repeat_is_refused() {
+    use alias_alloc::hazard::HazardError;
+    let mut p = shape(0, 2, 0, true); // a ring of 2: period 4
+    p.iterations = 8;
+    let (trace, laps) = p.unrolled().unwrap();
+    let e = Looped::new(&trace, &laps, 2).unwrap_err();
+    assert!(
+        matches!(e, HazardError::NotPeriodic { period: 2, .. }),
+        "{e}"
+    );
+    assert!(e.to_string().contains("do not repeat every 2 laps"), "{e}");
+    let e = Looped::new(&trace, &laps[1..], 4).unwrap_err();
+    assert!(matches!(e, HazardError::Laps { .. }), "{e}");
+    let e = Looped::new(&trace, &laps, 8).unwrap_err(); // one period unrolled
+    assert!(
+        matches!(
+            e,
+            HazardError::Laps {
+                unrolled: 8,
+                period: 8,
+                ..
+            }
+        ),
+        "{e}"
+    );
+    assert!(Looped::new(&trace, &laps, 4).is_ok());
+}
