@@ -5,9 +5,9 @@
 
 use std::collections::BTreeSet;
 
-use alias_alloc::hazard::{check, explore, EventId, Exploration, Looped};
-use test_support::pipelines::{generate, shape, Pipeline};
-use test_support::random_tree::XorShift;
+use alias_alloc::hazard::{check, explore, EventId, Exploration, Looped, Run, Trace};
+use test_support::pipelines::{generate, shape, Op, Phase, Pipeline};
+use test_support::random_tree::{Source, XorShift};
 
 const BUDGET: usize = 200_000;
 
@@ -48,6 +48,30 @@ fn at(p: &mut Pipeline, looped: &Looped<'_>, n: u32) -> Option<(Exploration, Lap
     Some((found, races))
 }
 
+/// The pipeline unrolled at 2P … 3P − 1 laps: one run per residue of the trip count, each
+/// with the epilogue of its residue.
+fn unrolled_per_residue(p: &mut Pipeline) -> Vec<(Trace, Vec<u32>, u32)> {
+    let big_p = p.period();
+    (2 * big_p..3 * big_p)
+        .map(|n| {
+            p.iterations = n;
+            let (trace, laps) = p.unrolled().unwrap();
+            (trace, laps, n)
+        })
+        .collect()
+}
+
+fn runs(built: &[(Trace, Vec<u32>, u32)]) -> Vec<Run<'_>> {
+    built
+        .iter()
+        .map(|(trace, laps, n)| Run {
+            trace,
+            laps,
+            trip_count: *n,
+        })
+        .collect()
+}
+
 #[test]
 fn every_correct_shape_is_race_free_at_every_trip_count() {
     let mut states = 0;
@@ -65,7 +89,25 @@ fn every_correct_shape_is_race_free_at_every_trip_count() {
             }
         }
     }
-    eprintln!("42 correct pipelines: no race, hang or fault at any trip count ({states} states)");
+    let mut drained = 0;
+    for kind in 0..7 {
+        for slots in 1..=3 {
+            for aliased in [false, true] {
+                let mut p = shape(kind, slots, 0, aliased);
+                if !p.drain_and_reuse() {
+                    continue;
+                }
+                let built = unrolled_per_residue(&mut p);
+                let every = Looped::runs(&runs(&built), p.period())
+                    .unwrap()
+                    .explore(BUDGET);
+                assert!(every.complete && !every.goes_wrong(), "{every:?}\n{p:#?}");
+                states += every.states;
+                drained += 1;
+            }
+        }
+    }
+    eprintln!("42 correct pipelines and {drained} with an epilogue reusing the ring: no race, hang or fault at any trip count ({states} states)");
 }
 
 /// On seeded pipelines (rings of 1–3): what `Looped` finds at every trip count is what the
@@ -201,4 +243,180 @@ fn what_does_not_repeat_is_refused() {
         "{e}"
     );
     assert!(Looped::new(&trace, &laps, 4).is_ok());
+}
+
+/// One change to the epilogue `Pipeline::drain_and_reuse` gives (or none); what it did.
+fn mutate_epilogue(p: &mut Pipeline, which: u32) -> &'static str {
+    match which % 7 {
+        0 => "none",
+        1 => {
+            p.epilogue.remove(0);
+            "no wait"
+        }
+        2..=4 => {
+            if let Op::Wait { phase, .. } = &mut p.epilogue[0].1 {
+                *phase = match which % 7 {
+                    2 => Phase::Const(0),
+                    3 => Phase::Const(1),
+                    _ => Phase::Lap { flip: 0 },
+                };
+            }
+            "a constant or flipped phase"
+        }
+        5 => {
+            if let Op::Wait { shift, .. } = &mut p.epilogue[0].1 {
+                *shift += 1;
+            }
+            "the wait on the next slot"
+        }
+        _ => {
+            if let Op::Access { shift, .. } = &mut p.epilogue[1].1 {
+                *shift += 1;
+            }
+            "the write to the next slot"
+        }
+    }
+}
+
+/// With an epilogue that reuses the ring's bytes (`Pipeline::drain_and_reuse`), changed or
+/// not: what `Looped` finds over every trip count is what the explorer finds at the trip count
+/// it names, whatever the explorer finds at some trip count `Looped` finds, and whatever goes
+/// wrong at any trip count goes wrong at one the sweep runs — though no longer at every larger
+/// one (a constant phase after the loop is right at every other trip count).
+#[test]
+fn what_goes_wrong_after_the_loop_at_any_trip_count_goes_wrong_in_the_sweep() {
+    let mut rng = XorShift(0x9e71_0d1c);
+    let mut change = XorShift(0x0e91_1093);
+    let (mut judged, mut buggy, mut not_monotone, mut undecided) = (0, 0, 0, 0);
+    let mut over_budget = 0;
+    for _ in 0..150 {
+        let (mut p, _) = generate(&mut rng);
+        if !p.drain_and_reuse() {
+            continue;
+        }
+        let what = mutate_epilogue(&mut p, change.below(7));
+        let r = p.barriers.iter().map(|b| b.slots).max().unwrap_or(1);
+        let big_p = p.period();
+        let built = unrolled_per_residue(&mut p);
+        let every = Looped::runs(&runs(&built), big_p)
+            .unwrap_or_else(|e| panic!("{e}: {p:#?}"))
+            .explore(BUDGET);
+        let last = r + 2 * big_p;
+        let mut flat = std::collections::BTreeMap::new();
+        let mut at_n = |n: u32| -> Option<Exploration> {
+            flat.entry(n)
+                .or_insert_with(|| {
+                    p.iterations = n;
+                    explore(&p.trace().unwrap(), BUDGET / 4).ok()
+                })
+                .clone()
+        };
+        if let Some(n) = every.race_at {
+            assert!(
+                at_n(n).is_none_or(|f| !f.races.is_empty()),
+                "no race at {n} ({what}): {p:#?}"
+            );
+        }
+        if let Some(n) = every.fault_at {
+            assert!(
+                at_n(n).is_none_or(|f| !f.faults.is_empty()),
+                "no fault at {n} ({what}): {p:#?}"
+            );
+        }
+        if let Some(n) = every.stuck_at {
+            assert!(
+                at_n(n).is_none_or(|f| !f.stuck.is_empty()),
+                "not stuck at {n} ({what}): {p:#?}"
+            );
+        }
+        let Some(runs): Option<Vec<Exploration>> = (1..=last).map(&mut at_n).collect() else {
+            over_budget += 1;
+            continue;
+        };
+        let wrong: Vec<bool> = runs
+            .iter()
+            .map(|f| !f.races.is_empty() || !f.stuck.is_empty() || !f.faults.is_empty())
+            .collect();
+        for (n, f) in (1..).zip(&runs) {
+            assert!(
+                f.races.is_empty() || every.race_at.is_some(),
+                "a race at {n} ({what}): {p:#?}"
+            );
+            assert!(
+                f.faults.is_empty() || every.fault_at.is_some(),
+                "a fault at {n} ({what}): {p:#?}"
+            );
+            assert!(
+                f.stuck.is_empty() || every.stuck_at.is_some(),
+                "stuck at {n} ({what}): {p:#?}"
+            );
+        }
+        if !every.complete && !every.goes_wrong() {
+            undecided += 1;
+            continue;
+        }
+        let swept = (r + 1) as usize..=(r + big_p) as usize;
+        let wrong_swept = swept.clone().any(|n| wrong[n - 1]);
+        assert_eq!(
+            every.goes_wrong(),
+            wrong_swept,
+            "({what}) {every:?}\n{p:#?}"
+        );
+        let flagged_swept = swept.into_iter().any(|n| {
+            p.iterations = n as u32;
+            let report = check(&p.trace().unwrap());
+            !report.all_verified()
+                || !report.happens_before.never_complete.is_empty()
+                || report.hang.is_some()
+        });
+        assert_eq!(wrong_swept, flagged_swept, "({what}) {p:#?}");
+        judged += 1;
+        buggy += usize::from(wrong_swept);
+        not_monotone += usize::from(wrong.windows(2).any(|w| w[0] && !w[1]));
+    }
+    eprintln!("{judged} pipelines with an epilogue decided at every trip count ({buggy} racing, hanging or faulty, {not_monotone} of them right at a trip count past one where they go wrong), {undecided} undecided, {over_budget} over the explorer's budget");
+    assert!(
+        judged >= 60 && buggy >= 20 && not_monotone > 0,
+        "{judged} judged, {buggy} buggy, {not_monotone} not monotone"
+    );
+}
+
+/// After the loop, a wait with a constant phase is right at every other trip count (as
+/// `fa_clc`'s at line 631 made constant, `docs/hazard-check.md`): a one-slot ring whose producer
+/// then reuses the slot, waiting on phase 0 for the consumer's last free, races (or hangs,
+/// polled late) at every even trip count and at none odd. `Looped` finds it over every trip count, the explorer at each
+/// even one only, the sweep's two trip counts include one.
+#[test]
+fn a_constant_phase_after_the_loop_races_at_every_other_trip_count() {
+    let mut p = shape(0, 1, 0, true);
+    assert!(p.drain_and_reuse());
+    if let Op::Wait { phase, .. } = &mut p.epilogue[0].1 {
+        *phase = Phase::Const(0);
+    }
+    let built = unrolled_per_residue(&mut p);
+    let every = Looped::runs(&runs(&built), p.period())
+        .unwrap()
+        .explore(BUDGET);
+    assert!(every.complete, "{every:?}");
+    assert_eq!(every.race_at, Some(2), "{every:?}");
+    // Polled after the last free, the wait sees an even count and never passes.
+    assert!(every.stuck_at.is_some_and(|n| n % 2 == 0), "{every:?}");
+    assert_eq!(every.fault_at, None, "{every:?}");
+    for n in 1..=8 {
+        p.iterations = n;
+        let found = explore(&p.trace().unwrap(), BUDGET).unwrap();
+        assert_eq!(
+            !found.races.is_empty(),
+            n % 2 == 0,
+            "at {n} laps: {found:?}"
+        );
+        assert_eq!(
+            !found.stuck.is_empty(),
+            n % 2 == 0,
+            "at {n} laps: {found:?}"
+        );
+        assert!(found.faults.is_empty(), "at {n} laps");
+    }
+    p.iterations = 2; // R + 1 … R + P = 2, 3
+    assert!(!check(&p.trace().unwrap()).all_verified());
 }

@@ -2,16 +2,22 @@
 //! the loop run forever, its laps taken modulo their period (`docs/hazard-check.md`, *Every trip
 //! count*).
 //!
-//! **What is decided.** A loop of *P*-periodic laps and nothing after it: each thread runs lap
-//! 0, 1, 2, … and what lap *i* does depends on *i* mod *P* alone. *T*ₙ, the loop at *n* laps, is
-//! the first *n* laps of *T*∞. An execution of *T*ₙ is an execution of *T*∞ that runs only
-//! events of laps below *n* (what may run depends only on what ran), so a race or an arrival
-//! past its phase at some *n* is one at every larger *n*, and *T*ₙ is stuck at a state of *T*∞
-//! whose run events lie below *n*, some event below *n* has not run and none below *n* may
-//! run. [`Looped::explore`] runs every interleaving of *T*∞ with a finite state:
+//! **What is decided.** A loop of *P*-periodic laps: each thread runs lap 0, 1, 2, … and what
+//! lap *i* does depends on *i* mod *P* alone; after *n* laps each runs its part of the
+//! epilogue, which depends on *n* mod *P* alone. Without an epilogue, *T*ₙ (the loop at *n*
+//! laps) is the first *n* laps of *T*∞: an execution of *T*ₙ is an execution of *T*∞ that runs
+//! only events of laps below *n* (what may run depends only on what ran), so a race or an
+//! arrival past its phase at some *n* is one at every larger *n*, and *T*ₙ is stuck at a state
+//! of *T*∞ whose run events lie below *n*, some event below *n* has not run and none below *n*
+//! may run. With one, the end is a choice: in any state whose last lap begun is *n* − 1 the
+//! loop may end (*n* is decided, lap *n* is the epilogue of *n* mod *P*, nothing past it), and
+//! every execution of *T*ₙ passes through such a state before its epilogue (each epilogue op
+//! comes after a predecessor in lap *n* − 1 or in the epilogue). [`Looped::explore`] runs
+//! every interleaving with a finite state:
 //!
 //! - the laps where something has not run and something has, the laps below all run — shifted
-//!   down by a multiple of *P*, so a state *P* laps on is the same state;
+//!   down by a multiple of *P*, so a state *P* laps on is the same state; the trip count once
+//!   decided;
 //! - per barrier: the parity of its completed phases, pending arrivals, tx-count;
 //! - happens-before only for the **latest instance** of each access of the period: a set of
 //!   them per run event with a successor still to run and per barrier (open and completed
@@ -39,13 +45,16 @@ pub const DRIFT_PERIODS: i64 = 4;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EveryTripCount {
     /// Races: `(a, b, d)` — the representatives of two accesses (their events in laps
-    /// *P* … 2*P* − 1 of the trace given) that race with `b` `d` laps after `a`.
+    /// *P* … 2*P* − 1 of the first run, or [`Looped::epilogue_representative`]) that race with
+    /// `b` `d` laps after `a` (the epilogue is the lap after the last).
     pub races: BTreeSet<(EventId, EventId, u32)>,
-    /// A trip count at which some execution races (with every larger one).
+    /// The least trip count found at which some execution races (without an epilogue, every
+    /// larger one races too).
     pub race_at: Option<u32>,
     /// Arrivals past their phase, by representative.
     pub faults: BTreeSet<EventId>,
-    /// A trip count at which some execution arrives past a phase (with every larger one).
+    /// The least trip count found at which some execution arrives past a phase (without an
+    /// epilogue, every larger one does too).
     pub fault_at: Option<u32>,
     /// The least trip count found at which some execution is stuck.
     pub stuck_at: Option<u32>,
@@ -68,7 +77,7 @@ impl EveryTripCount {
 #[derive(Debug, Clone)]
 struct Step {
     kind: EventKind,
-    timeline: TimelineId,
+    lane: Lane,
     /// The timeline lives one lap (a TMA copy's).
     per_lap: bool,
     /// `(laps back, representative)`.
@@ -110,13 +119,19 @@ struct Step {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Looped<'t> {
-    trace: &'t Trace,
+    /// Events of every run, numbered one after the other.
+    ids: usize,
+    /// Per barrier, its count.
+    counts: Vec<u32>,
     period: u32,
     /// Per residue: the representatives of a lap, in trace order.
     laps: Vec<Vec<EventId>>,
+    /// Per residue of the trip count: the epilogue (none at all: a loop with nothing after).
+    epilogues: Vec<Vec<EventId>>,
     steps: BTreeMap<EventId, Step>,
     conflicts: BTreeMap<EventId, Vec<EventId>>,
     max_back: i64,
+    _trace: std::marker::PhantomData<&'t Trace>,
 }
 
 /// An op's kind without the trace's own event ids (a copy's expect).
@@ -132,183 +147,395 @@ fn shape(kind: &EventKind) -> EventKind {
     }
 }
 
-impl<'t> Looped<'t> {
-    /// Reads `trace` as a loop: `lap[e]` is event `e`'s lap, every lap repeats the one `period`
-    /// laps before it (the same ops on the same barriers and cells, the same predecessors
-    /// shifted; a timeline is the loop's or one lap's), and the trace unrolls two periods or
-    /// more. Refuses what does not repeat ([`HazardError::NotPeriodic`]) or does not fit
-    /// ([`HazardError::Laps`]).
-    pub fn new(trace: &'t Trace, lap: &[u32], period: u32) -> Result<Self, HazardError> {
-        let unrolled = lap.iter().max().map_or(0, |&l| l + 1);
-        let p = i64::from(period);
-        if lap.len() != trace.events.len() || period == 0 || unrolled < 2 * period {
+/// One unrolling of a loop: its trace, each event's lap, and its trip count — the events of
+/// lap `trip_count` are the epilogue, what runs after the loop (an example:
+/// [`Looped::runs`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Run<'t> {
+    /// The trace.
+    pub trace: &'t Trace,
+    /// Per event, its lap.
+    pub laps: &'t [u32],
+    /// The laps of the loop.
+    pub trip_count: u32,
+}
+
+/// Where a timeline comes from: the loop's (its id in the first run), or one of an epilogue's
+/// own (a copy or a tensor core issued there first: the run and its id there).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Lane {
+    Loop(TimelineId),
+    Epilogue(usize, TimelineId),
+}
+
+/// One run laid out by laps.
+struct Layout<'a> {
+    run: Run<'a>,
+    /// Its first event's id in the combined numbering.
+    offset: usize,
+    by_lap: Vec<Vec<EventId>>,
+    position: Vec<usize>,
+    timeline_laps: HashMap<TimelineId, BTreeSet<u32>>,
+}
+
+impl<'a> Layout<'a> {
+    fn new(run: Run<'a>, offset: usize, period: u32) -> Result<Self, HazardError> {
+        let fits = run.laps.len() == run.trace.events.len()
+            && run.laps.iter().all(|&l| l <= run.trip_count)
+            && run.trip_count > 0;
+        if !fits {
             return Err(HazardError::Laps {
-                laps: lap.len(),
-                events: trace.events.len(),
-                unrolled,
+                laps: run.laps.len(),
+                events: run.trace.events.len(),
+                unrolled: run.trip_count,
                 period,
             });
         }
-        let mut by_lap: Vec<Vec<EventId>> = vec![Vec::new(); unrolled as usize];
-        let mut position = vec![0usize; lap.len()];
-        for (i, &l) in lap.iter().enumerate() {
-            if let Some(v) = by_lap.get_mut(l as usize) {
-                if let Some(slot) = position.get_mut(i) {
-                    *slot = v.len();
-                }
+        let mut by_lap = vec![Vec::new(); run.trip_count as usize + 1];
+        let mut position = vec![0; run.laps.len()];
+        let mut timeline_laps: HashMap<TimelineId, BTreeSet<u32>> = HashMap::new();
+        for ((i, &l), e) in run.laps.iter().enumerate().zip(&run.trace.events) {
+            if let (Some(v), Some(slot)) = (by_lap.get_mut(l as usize), position.get_mut(i)) {
+                *slot = v.len();
                 v.push(EventId(i));
             }
+            timeline_laps.entry(e.timeline).or_default().insert(l);
         }
-        let laps: Vec<Vec<EventId>> = by_lap
+        Ok(Self {
+            run,
+            offset,
+            by_lap,
+            position,
+            timeline_laps,
+        })
+    }
+
+    fn lap(&self, e: EventId) -> i64 {
+        i64::from(self.run.laps.get(e.0).copied().unwrap_or(0))
+    }
+
+    fn per_lap(&self, t: TimelineId) -> bool {
+        self.timeline_laps.get(&t).is_some_and(|s| s.len() == 1)
+    }
+
+    fn combined(&self, e: EventId) -> EventId {
+        EventId(self.offset + e.0)
+    }
+
+    fn not_periodic(&self, e: EventId, what: &'static str) -> HazardError {
+        HazardError::NotPeriodic {
+            event: e.0,
+            lap: self.run.laps.get(e.0).copied().unwrap_or(0),
+            period: 0,
+            what,
+        }
+    }
+}
+
+impl<'t> Looped<'t> {
+    /// Reads `trace` as a loop with nothing after it: `lap[e]` is event `e`'s lap ([`Looped::runs`]
+    /// with one run of the trip count the laps give).
+    pub fn new(trace: &'t Trace, lap: &'t [u32], period: u32) -> Result<Self, HazardError> {
+        let trip_count = lap.iter().max().map_or(0, |&l| l + 1);
+        Self::runs(
+            &[Run {
+                trace,
+                laps: lap,
+                trip_count,
+            }],
+            period,
+        )
+    }
+
+    /// Reads `runs` as one loop and its epilogue: every lap of every run repeats the one
+    /// `period` laps before it (the same ops on the same barriers and cells, the same
+    /// predecessors shifted; a timeline is the loop's or one lap's), the first run unrolls two
+    /// periods or more, and the epilogue after *n* laps depends on *n* mod `period` alone —
+    /// each run gives the one of its residue, every residue given once where there is an
+    /// epilogue. Refuses what does not repeat ([`HazardError::NotPeriodic`]) or does not fit
+    /// ([`HazardError::Laps`]).
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{Cells, HazardError, Looped, Run, Space, Trace, TraceBuilder};
+    /// // A one-slot ring; after the loop the producer reuses the slot once the consumer freed
+    /// // it — waiting on phase 0 always, where lap n's wait would take (n + 1) mod 2.
+    /// let unroll = |n: u32| -> Result<(Trace, Vec<u32>), HazardError> {
+    ///     let mut t = TraceBuilder::new();
+    ///     let (p, c) = (t.partition("producer"), t.partition("consumer"));
+    ///     let (full, empty) = (t.barrier("full", 1)?, t.barrier("empty", 1)?);
+    ///     let slot = Cells::range(Space::Smem, 0, 128);
+    ///     let mut laps = Vec::new();
+    ///     for i in 0..n {
+    ///         t.wait(p, "wait empty", empty, ((i + 1) % 2) as u8)?;
+    ///         t.access(p, "local_store", slot.clone(), true)?;
+    ///         t.arrive(p, "arrive full", full, 1)?;
+    ///         laps.extend([i; 3]);
+    ///     }
+    ///     t.wait(p, "epilogue: wait empty", empty, 0)?;
+    ///     t.access(p, "epilogue: local_store", slot.clone(), true)?;
+    ///     laps.extend([n; 2]);
+    ///     for i in 0..n {
+    ///         t.wait(c, "wait full", full, (i % 2) as u8)?;
+    ///         t.access(c, "local_load", slot.clone(), false)?;
+    ///         t.arrive(c, "arrive empty", empty, 1)?;
+    ///         laps.extend([i; 3]);
+    ///     }
+    ///     Ok((t.build()?, laps))
+    /// };
+    /// let (four, five) = (unroll(4)?, unroll(5)?);
+    /// let runs = [
+    ///     Run { trace: &four.0, laps: &four.1, trip_count: 4 },
+    ///     Run { trace: &five.0, laps: &five.1, trip_count: 5 },
+    /// ];
+    /// let every = Looped::runs(&runs, 2)?.explore(100_000);
+    /// assert!(every.complete);
+    /// assert_eq!(every.race_at, Some(2)); // and at every even count, at no odd one
+    /// # Ok::<(), HazardError>(())
+    /// ```
+    pub fn runs(runs: &[Run<'t>], period: u32) -> Result<Self, HazardError> {
+        let p = i64::from(period);
+        let with_period = |e: HazardError| match e {
+            HazardError::NotPeriodic {
+                event, lap, what, ..
+            } => HazardError::NotPeriodic {
+                event,
+                lap,
+                period,
+                what,
+            },
+            e => e,
+        };
+        let mut layouts = Vec::new();
+        let mut offset = 0;
+        for &run in runs {
+            layouts.push(Layout::new(run, offset, period)?);
+            offset += run.trace.events.len();
+        }
+        let Some(first) = layouts.first() else {
+            return Err(HazardError::Laps {
+                laps: 0,
+                events: 0,
+                unrolled: 0,
+                period,
+            });
+        };
+        let trace = first.run.trace;
+        let fits = period > 0
+            && first.run.trip_count >= 2 * period
+            && layouts
+                .iter()
+                .all(|l| l.run.trace.barriers == trace.barriers);
+        if !fits {
+            return Err(HazardError::Laps {
+                laps: first.run.laps.len(),
+                events: trace.events.len(),
+                unrolled: first.run.trip_count,
+                period,
+            });
+        }
+        let laps: Vec<Vec<EventId>> = first
+            .by_lap
             .get(period as usize..2 * period as usize)
             .unwrap_or(&[])
             .to_vec();
-        let mut timeline_laps: HashMap<TimelineId, BTreeSet<u32>> = HashMap::new();
-        for (e, &l) in trace.events.iter().zip(lap) {
-            timeline_laps.entry(e.timeline).or_default().insert(l);
-        }
-        let per_lap = |t: TimelineId| timeline_laps.get(&t).is_some_and(|s| s.len() == 1);
-        let not_periodic = |e: EventId, what| HazardError::NotPeriodic {
-            event: e.0,
-            lap: lap.get(e.0).copied().unwrap_or(0),
-            period,
-            what,
-        };
-        let lap_of = |e: EventId| i64::from(lap.get(e.0).copied().unwrap_or(0));
-        // The representative of event `e`: the event at its place in lap P + (lap mod P).
-        let rep = |e: EventId| -> Result<EventId, HazardError> {
-            let l = lap_of(e);
-            let r = (l % p) as usize;
-            let j = position.get(e.0).copied().unwrap_or(0);
-            let same = by_lap.get(l as usize).map(Vec::len) == laps.get(r).map(Vec::len);
+        // The representative of a loop event: the event at its place in lap P + (lap mod P).
+        let rep = |layout: &Layout<'_>, e: EventId| -> Result<EventId, HazardError> {
+            let l = layout.lap(e);
+            let r = l.rem_euclid(p) as usize;
+            let j = layout.position.get(e.0).copied().unwrap_or(0);
+            let same = layout.by_lap.get(l as usize).map(Vec::len) == laps.get(r).map(Vec::len);
             laps.get(r)
                 .and_then(|v| v.get(j))
                 .copied()
-                .filter(|_| same)
-                .ok_or_else(|| not_periodic(e, "its lap has another number of events"))
+                .filter(|_| same && l < i64::from(layout.run.trip_count))
+                .ok_or_else(|| layout.not_periodic(e, "its lap has another number of events"))
         };
-        let mut steps = BTreeMap::new();
+        let mut steps: BTreeMap<EventId, Step> = BTreeMap::new();
         let mut max_back = 0;
         for &r in laps.iter().flatten() {
             let event = trace.event(r)?;
             let after = event
                 .after
                 .iter()
-                .map(|&q| Ok((lap_of(r) - lap_of(q), rep(q)?)))
-                .collect::<Result<Vec<_>, HazardError>>()?;
+                .map(|&q| Ok((first.lap(r) - first.lap(q), rep(first, q)?)))
+                .collect::<Result<Vec<_>, HazardError>>()
+                .map_err(with_period)?;
             if after.is_empty() {
-                return Err(not_periodic(
+                return Err(with_period(first.not_periodic(
                     r,
                     "an op with no predecessor would run ahead of every lap",
-                ));
+                )));
             }
             max_back = after.iter().map(|a| a.0).fold(max_back, i64::max);
-            if max_back > i64::from(period) {
-                return Err(not_periodic(r, "a predecessor more than a period back"));
-            }
-            let group = match &event.kind {
-                EventKind::Sync { group } => {
-                    let g = trace
-                        .syncs
-                        .get(*group)
-                        .ok_or(HazardError::NoSuchSyncGroup { group: *group })?;
-                    if g.members.iter().any(|&m| lap_of(m) != lap_of(r)) {
-                        return Err(not_periodic(r, "a named barrier taken in two laps"));
-                    }
-                    Some((g.members.clone(), g.threads))
-                }
-                _ => None,
-            };
-            if per_lap(event.timeline)
-                && matches!(&event.kind, EventKind::Access { write: false, .. })
-            {
-                return Err(not_periodic(
-                    r,
-                    "a read on a timeline of one lap (only writes are decided by their latest instance)",
+            if max_back > p {
+                return Err(with_period(
+                    first.not_periodic(r, "a predecessor more than a period back"),
                 ));
             }
+            if first.per_lap(event.timeline)
+                && matches!(&event.kind, EventKind::Access { write: false, .. })
+            {
+                return Err(with_period(first.not_periodic(
+                    r,
+                    "a read on a timeline of one lap (only writes are decided by their latest instance)",
+                )));
+            }
+            let group = Self::group(first, trace, r, event, Ok).map_err(with_period)?;
             steps.insert(
                 r,
                 Step {
                     kind: shape(&event.kind),
-                    timeline: event.timeline,
-                    per_lap: per_lap(event.timeline),
+                    lane: Lane::Loop(event.timeline),
+                    per_lap: first.per_lap(event.timeline),
                     after,
                     successors: Vec::new(),
                     group,
                 },
             );
         }
-        // Every lap is its representative's, predecessors shifted (those before lap 0 absent).
-        let mut same_copy: HashMap<(i64, TimelineId), TimelineId> = HashMap::new();
-        for (i, event) in trace.events.iter().enumerate() {
-            let e = EventId(i);
-            let r = rep(e)?;
-            let step = steps
-                .get(&r)
-                .ok_or_else(|| not_periodic(e, "no representative"))?;
-            if shape(&event.kind) != step.kind {
-                return Err(not_periodic(e, "its op differs from the one a period on"));
-            }
-            let timeline_fits = if step.per_lap {
-                per_lap(event.timeline)
-                    && *same_copy
-                        .entry((lap_of(e), step.timeline))
-                        .or_insert(event.timeline)
-                        == event.timeline
-            } else {
-                event.timeline == step.timeline
-            };
-            if !timeline_fits {
-                return Err(not_periodic(
-                    e,
-                    "its timeline differs from the one a period on",
-                ));
-            }
-            let mut after = event
-                .after
-                .iter()
-                .map(|&q| Ok((lap_of(e) - lap_of(q), rep(q)?)))
-                .collect::<Result<Vec<_>, HazardError>>()?;
-            let mut expected: Vec<_> = step
-                .after
-                .iter()
-                .copied()
-                .filter(|&(back, _)| lap_of(e) - back >= 0)
-                .collect();
-            after.sort_unstable();
-            expected.sort_unstable();
-            if after != expected {
-                return Err(not_periodic(
-                    e,
-                    "its predecessors differ from the ones a period on",
-                ));
-            }
-            if let (EventKind::Sync { group }, Some((members, threads))) =
-                (&event.kind, &step.group)
-            {
-                let g = trace
-                    .syncs
-                    .get(*group)
-                    .ok_or(HazardError::NoSuchSyncGroup { group: *group })?;
-                let mut reps = g
-                    .members
-                    .iter()
-                    .map(|&m| rep(m))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let mut want = members.clone();
-                reps.sort_unstable();
-                want.sort_unstable();
-                if reps != want
-                    || g.threads != *threads
-                    || g.members.iter().any(|&m| lap_of(m) != lap_of(e))
-                {
-                    return Err(not_periodic(
-                        e,
-                        "its named barrier differs from the one a period on",
+        let mut epilogues: Vec<Option<Vec<EventId>>> = vec![None; period as usize];
+        for (k, layout) in layouts.iter().enumerate() {
+            let mut lanes: HashMap<TimelineId, Lane> = HashMap::new();
+            let mut same_copy: HashMap<(i64, Lane), TimelineId> = HashMap::new();
+            let trip = i64::from(layout.run.trip_count);
+            let mut epilogue = Vec::new();
+            for (i, event) in layout.run.trace.events.iter().enumerate() {
+                let e = EventId(i);
+                if layout.lap(e) == trip {
+                    epilogue.push(e);
+                    continue;
+                }
+                // Every loop lap is its representative's, predecessors shifted (those before
+                // lap 0 absent).
+                let r = rep(layout, e).map_err(with_period)?;
+                let step = steps
+                    .get(&r)
+                    .ok_or_else(|| with_period(layout.not_periodic(e, "no representative")))?;
+                if shape(&event.kind) != step.kind {
+                    return Err(with_period(
+                        layout.not_periodic(e, "its op differs from the one a period on"),
                     ));
                 }
+                let lane = *lanes.entry(event.timeline).or_insert(step.lane);
+                let timeline_fits = if step.per_lap {
+                    layout.per_lap(event.timeline)
+                        && *same_copy
+                            .entry((layout.lap(e), step.lane))
+                            .or_insert(event.timeline)
+                            == event.timeline
+                } else {
+                    lane == step.lane
+                };
+                if !timeline_fits {
+                    return Err(with_period(
+                        layout.not_periodic(e, "its timeline differs from the one a period on"),
+                    ));
+                }
+                let mut after = event
+                    .after
+                    .iter()
+                    .map(|&q| Ok((layout.lap(e) - layout.lap(q), rep(layout, q)?)))
+                    .collect::<Result<Vec<_>, HazardError>>()
+                    .map_err(with_period)?;
+                let mut expected: Vec<_> = step
+                    .after
+                    .iter()
+                    .copied()
+                    .filter(|&(back, _)| layout.lap(e) - back >= 0)
+                    .collect();
+                after.sort_unstable();
+                expected.sort_unstable();
+                if after != expected {
+                    return Err(with_period(layout.not_periodic(
+                        e,
+                        "its predecessors differ from the ones a period on",
+                    )));
+                }
+                if let Some((members, threads)) = &step.group {
+                    let g = Self::group(layout, layout.run.trace, e, event, |m| rep(layout, m))
+                        .map_err(with_period)?;
+                    let mut want = members.clone();
+                    want.sort_unstable();
+                    let same = g.is_some_and(|(mut got, t)| {
+                        got.sort_unstable();
+                        got == want && t == *threads
+                    });
+                    if !same {
+                        return Err(with_period(layout.not_periodic(
+                            e,
+                            "its named barrier differs from the one a period on",
+                        )));
+                    }
+                }
             }
+            // The epilogue of this run's residue: its ops as they are, after the loop's.
+            let slot = epilogues
+                .get_mut(layout.run.trip_count.rem_euclid(period) as usize)
+                .ok_or(HazardError::Laps {
+                    laps: layout.run.laps.len(),
+                    events: layout.run.trace.events.len(),
+                    unrolled: layout.run.trip_count,
+                    period,
+                })?;
+            if slot.is_some() {
+                return Err(with_period(layout.not_periodic(
+                    epilogue.first().copied().unwrap_or(EventId(0)),
+                    "a second run of the same trip count modulo the period",
+                )));
+            }
+            let mut ids = Vec::new();
+            for &e in &epilogue {
+                let event = layout.run.trace.event(e)?;
+                let after = event
+                    .after
+                    .iter()
+                    .map(|&q| {
+                        if layout.lap(q) == trip {
+                            Ok((0, layout.combined(q)))
+                        } else {
+                            Ok((trip - layout.lap(q), rep(layout, q)?))
+                        }
+                    })
+                    .collect::<Result<Vec<_>, HazardError>>()
+                    .map_err(with_period)?;
+                if !after.iter().any(|a| a.0 <= 1) {
+                    return Err(with_period(layout.not_periodic(
+                        e,
+                        "an epilogue op after nothing of the last lap could run before the loop ends",
+                    )));
+                }
+                max_back = after.iter().map(|a| a.0).fold(max_back, i64::max);
+                let lane = lanes
+                    .get(&event.timeline)
+                    .copied()
+                    .unwrap_or(Lane::Epilogue(k, event.timeline));
+                let group = Self::group(layout, layout.run.trace, e, event, |m| {
+                    Ok(layout.combined(m))
+                })
+                .map_err(with_period)?;
+                steps.insert(
+                    layout.combined(e),
+                    Step {
+                        kind: shape(&event.kind),
+                        lane,
+                        per_lap: layout.per_lap(event.timeline),
+                        after,
+                        successors: Vec::new(),
+                        group,
+                    },
+                );
+                ids.push(layout.combined(e));
+            }
+            *slot = Some(ids);
+        }
+        let ends = epilogues.iter().flatten().any(|v| !v.is_empty());
+        if ends && epilogues.iter().any(Option::is_none) {
+            return Err(HazardError::Laps {
+                laps: first.run.laps.len(),
+                events: trace.events.len(),
+                unrolled: first.run.trip_count,
+                period,
+            });
         }
         let links: Vec<(EventId, i64, EventId)> = steps
             .iter()
@@ -319,6 +546,28 @@ impl<'t> Looped<'t> {
                 s.successors.push((back, r));
             }
         }
+        // What an epilogue op knows through a loop op is kept while the loop runs: the loop op
+        // has a successor in a lap as late as the epilogue's.
+        for (&e, step) in &steps {
+            if laps.iter().flatten().any(|&r| r == e) {
+                continue;
+            }
+            for &(back, q) in step.after.iter().filter(|a| a.0 > 0) {
+                let kept = steps.get(&q).is_some_and(|x| {
+                    x.successors
+                        .iter()
+                        .any(|&(on, s)| on >= back && laps.iter().flatten().any(|&r| r == s))
+                });
+                if !kept {
+                    return Err(HazardError::NotPeriodic {
+                        event: e.0,
+                        lap: 0,
+                        period,
+                        what: "an epilogue op after a loop op that nothing of the next lap follows",
+                    });
+                }
+            }
+        }
         let mut conflicts: BTreeMap<EventId, Vec<EventId>> = BTreeMap::new();
         for (&a, x) in &steps {
             for (&b, y) in &steps {
@@ -327,7 +576,7 @@ impl<'t> Looped<'t> {
                     EventKind::Access { cells: d, write: v },
                 ) = (&x.kind, &y.kind)
                 {
-                    let may_differ = x.timeline != y.timeline || x.per_lap;
+                    let may_differ = x.lane != y.lane || x.per_lap;
                     if may_differ && (*w || *v) && c.overlaps(d) {
                         conflicts.entry(a).or_default().push(b);
                     }
@@ -335,13 +584,49 @@ impl<'t> Looped<'t> {
             }
         }
         Ok(Self {
-            trace,
+            ids: offset,
+            counts: trace.barriers.iter().map(|b| b.count).collect(),
             period,
             laps,
+            epilogues: if ends {
+                epilogues
+                    .into_iter()
+                    .map(Option::unwrap_or_default)
+                    .collect()
+            } else {
+                Vec::new()
+            },
             steps,
             conflicts,
             max_back,
+            _trace: std::marker::PhantomData,
         })
+    }
+
+    /// A named barrier's members (named by `name`, all in the lap of `e`) and its threads.
+    fn group(
+        layout: &Layout<'_>,
+        trace: &Trace,
+        e: EventId,
+        event: &super::trace::Event,
+        name: impl Fn(EventId) -> Result<EventId, HazardError>,
+    ) -> Result<Option<(Vec<EventId>, u32)>, HazardError> {
+        let EventKind::Sync { group } = &event.kind else {
+            return Ok(None);
+        };
+        let g = trace
+            .syncs
+            .get(*group)
+            .ok_or(HazardError::NoSuchSyncGroup { group: *group })?;
+        if g.members.iter().any(|&m| layout.lap(m) != layout.lap(e)) {
+            return Err(layout.not_periodic(e, "a named barrier taken in two laps"));
+        }
+        let members = g
+            .members
+            .iter()
+            .map(|&m| name(m))
+            .collect::<Result<_, _>>()?;
+        Ok(Some((members, g.threads)))
     }
 
     /// The representative of the op at `position` (in trace order) of lap `lap`: the event
@@ -354,6 +639,15 @@ impl<'t> Looped<'t> {
             .copied()
     }
 
+    /// The representative of the epilogue's op at `position` (in trace order) after
+    /// `trip_count` laps: its id, numbered after every earlier run's events.
+    pub fn epilogue_representative(&self, trip_count: u32, position: usize) -> Option<EventId> {
+        self.epilogues
+            .get((trip_count % self.period) as usize)
+            .and_then(|v| v.get(position))
+            .copied()
+    }
+
     /// Runs every interleaving of the loop run forever, visiting at most `budget` states (past
     /// it, what was found is returned, not [`EveryTripCount::complete`]).
     pub fn explore(&self, budget: usize) -> EveryTripCount {
@@ -361,18 +655,18 @@ impl<'t> Looped<'t> {
             complete: true,
             ..EveryTripCount::default()
         };
-        let empty = EventSet::of(self.trace);
+        let empty = EventSet::new(self.ids);
         let start = State {
             base: 0,
             shifted: false,
+            exit: None,
             done: Vec::new(),
             barriers: self
-                .trace
-                .barriers
+                .counts
                 .iter()
-                .map(|b| Bar {
+                .map(|&count| Bar {
                     parity: 0,
-                    pending: i64::from(b.count),
+                    pending: i64::from(count),
                     tx: 0,
                     open: empty.clone(),
                     closed: empty.clone(),
@@ -391,7 +685,7 @@ impl<'t> Looped<'t> {
                     .ready(&s)
                     .into_iter()
                     .filter(|&(l, r)| {
-                        l < s.hi()
+                        (l < s.hi() || s.exit.is_some())
                             && matches!(
                                 self.step_of(r).map(|x| &x.kind),
                                 Some(EventKind::Access { .. })
@@ -403,7 +697,7 @@ impl<'t> Looped<'t> {
                 }
                 for (l, r) in local {
                     let found = s.run(self, l, r);
-                    self.record(&mut out, found, offset, s.hi());
+                    self.record(&mut out, found, offset, s.exit.unwrap_or(s.hi()));
                 }
                 offset += s.normalize(self.period);
             }
@@ -421,23 +715,42 @@ impl<'t> Looped<'t> {
                 .copied()
                 .filter(|&(l, r)| self.enabled(&s, l, r))
                 .collect();
+            let ends = !self.epilogues.is_empty();
             let first_ready = ready.iter().map(|x| x.0).min();
-            if let Some(unrun) = first_ready {
-                let least = unrun.max(s.hi() - 1) + 1;
-                let blocked = enabled.iter().map(|x| x.0).min().is_none_or(|e| least <= e);
-                if blocked {
-                    let n = u32::try_from(least + offset).unwrap_or(u32::MAX);
+            match (s.exit, first_ready) {
+                (Some(n), Some(_)) if enabled.is_empty() => {
+                    let n = u32::try_from(n + offset).unwrap_or(u32::MAX);
                     out.stuck_at = Some(out.stuck_at.map_or(n, |m| m.min(n)));
                 }
+                (None, Some(unrun)) => {
+                    // Stuck at every n from `least` to the first enabled lap; with an epilogue,
+                    // n = hi is the decision's below.
+                    let mut least = unrun.max(s.hi() - 1) + 1;
+                    if ends {
+                        least = least.max(s.hi() + 1);
+                    }
+                    let blocked = enabled.iter().map(|x| x.0).min().is_none_or(|e| least <= e);
+                    if blocked {
+                        let n = u32::try_from(least + offset).unwrap_or(u32::MAX);
+                        out.stuck_at = Some(out.stuck_at.map_or(n, |m| m.min(n)));
+                    }
+                }
+                _ => {}
+            }
+            if ends && s.exit.is_none() && s.hi() >= 1 {
+                // The loop ends here: n = hi, every lap begun so far is one of its.
+                let mut decided = s.clone();
+                decided.exit = Some(s.hi());
+                stack.push((decided, offset));
             }
             for (l, r) in enabled {
-                if l - s.base >= drift {
+                if s.exit.is_none() && l - s.base >= drift {
                     out.complete = false;
                     continue;
                 }
                 let mut next = s.clone();
                 let found = next.run(self, l, r);
-                self.record(&mut out, found, offset, next.hi());
+                self.record(&mut out, found, offset, next.exit.unwrap_or(next.hi()));
                 let shifted = offset + next.normalize(self.period);
                 stack.push((next, shifted));
             }
@@ -449,8 +762,9 @@ impl<'t> Looped<'t> {
         self.steps.get(&r)
     }
 
-    fn record(&self, out: &mut EveryTripCount, found: Vec<Found>, offset: i64, hi: i64) {
-        let n = u32::try_from(hi + offset).unwrap_or(u32::MAX);
+    /// Records what a step found at trip count `at` (shifted by `offset`).
+    fn record(&self, out: &mut EveryTripCount, found: Vec<Found>, offset: i64, at: i64) {
+        let n = u32::try_from(at + offset).unwrap_or(u32::MAX);
         let least = |at: &mut Option<u32>| *at = Some(at.map_or(n, |m| m.min(n)));
         for f in found {
             match f {
@@ -472,14 +786,24 @@ impl<'t> Looped<'t> {
         }
     }
 
+    /// The ops of lap `l` in state `s`: the loop's, the epilogue's at the trip count, none past.
+    fn reps_at(&self, s: &State, l: i64) -> &[EventId] {
+        let p = i64::from(self.period);
+        let (list, r) = match s.exit {
+            Some(n) if l == n => (&self.epilogues, n),
+            Some(n) if l > n => return &[],
+            _ => (&self.laps, l),
+        };
+        list.get(r.rem_euclid(p) as usize)
+            .map_or(&[], Vec::as_slice)
+    }
+
     /// The events not run whose predecessors all ran, as `(lap, representative)`.
     fn ready(&self, s: &State) -> Vec<(i64, EventId)> {
         let mut out = Vec::new();
-        for l in s.base..s.hi() + self.max_back {
-            let Some(reps) = self.laps.get((l % i64::from(self.period)) as usize) else {
-                continue;
-            };
-            for &r in reps {
+        let end = (s.hi() + self.max_back).max(s.exit.map_or(0, |n| n + 1));
+        for l in s.base..end {
+            for &r in self.reps_at(s, l) {
                 if !s.ran(l, r) && self.preds_ran(s, l, r) {
                     out.push((l, r));
                 }
@@ -550,6 +874,8 @@ struct State {
     /// Whether laps were shifted down (lap 0 is no longer the loop's first; a lap below it is
     /// one the loop ran, not one before it).
     shifted: bool,
+    /// The trip count, once decided (a loop with an epilogue): lap `exit` is the epilogue.
+    exit: Option<i64>,
     done: Vec<EventSet>,
     barriers: Vec<Bar>,
     /// The latest instances known to each run event with a successor still to run.
@@ -585,6 +911,7 @@ impl State {
         }
         self.base -= shift;
         self.shifted = true;
+        self.exit = self.exit.map(|n| n - shift);
         self.know = std::mem::take(&mut self.know)
             .into_iter()
             .map(|((l, r), k)| ((l - shift, r), k))
@@ -597,7 +924,7 @@ impl State {
 
     /// What happens before `(l, r)` through its predecessors.
     fn inherited(&self, looped: &Looped<'_>, l: i64, r: EventId) -> EventSet {
-        let mut set = EventSet::of(looped.trace);
+        let mut set = EventSet::new(looped.ids);
         for &(back, q) in looped.step_of(r).map_or(&[][..], |x| &x.after) {
             let at = l - back;
             if self.before_start(at) {
@@ -628,9 +955,7 @@ impl State {
                     };
                     let same_timeline = step.per_lap
                         && lc == l
-                        && looped
-                            .step_of(c)
-                            .is_some_and(|x| x.timeline == step.timeline);
+                        && looped.step_of(c).is_some_and(|x| x.lane == step.lane);
                     if !set.contains(c) && !same_timeline {
                         found.push(Found::Race {
                             a: c,
@@ -675,7 +1000,7 @@ impl State {
             }
             EventKind::Sync { .. } => {
                 let members = step.group.as_ref().map(|g| g.0.clone()).unwrap_or_default();
-                let mut set = EventSet::of(looped.trace);
+                let mut set = EventSet::new(looped.ids);
                 for &m in &members {
                     set.union_with(&self.inherited(looped, l, m));
                 }
@@ -696,11 +1021,7 @@ impl State {
         arrivals: i64,
         bytes: i64,
     ) -> bool {
-        let count = looped
-            .trace
-            .barriers
-            .get(barrier.0)
-            .map_or(1, |x| i64::from(x.count));
+        let count = looped.counts.get(barrier.0).map_or(1, |&c| i64::from(c));
         let Some(b) = self.barriers.get_mut(barrier.0) else {
             return false;
         };
@@ -708,7 +1029,7 @@ impl State {
         let (past, completes) = settle(&mut b.pending, &mut b.tx, count, arrivals, bytes);
         if completes {
             b.parity ^= 1;
-            let open = std::mem::replace(&mut b.open, EventSet::of(looped.trace));
+            let open = std::mem::replace(&mut b.open, EventSet::new(looped.ids));
             b.closed.union_with(&open);
         }
         past
@@ -722,7 +1043,7 @@ impl State {
         };
         if let Ok(k) = usize::try_from(l - self.base) {
             if self.done.len() <= k {
-                self.done.resize(k + 1, EventSet::of(looped.trace));
+                self.done.resize(k + 1, EventSet::new(looped.ids));
             }
             if let Some(d) = self.done.get_mut(k) {
                 d.insert(r);
@@ -733,20 +1054,23 @@ impl State {
         }
         for &(back, q) in &step.after {
             let at = l - back;
-            let all_ran = looped
-                .step_of(q)
-                .is_some_and(|x| x.successors.iter().all(|&(on, s)| self.ran(at + on, s)));
+            // (a successor that is no op of its lap here — the epilogue's while the loop runs,
+            // the loop's past the trip count — is none)
+            let all_ran = looped.step_of(q).is_some_and(|x| {
+                x.successors.iter().all(|&(on, s)| {
+                    self.ran(at + on, s) || !looped.reps_at(self, at + on).contains(&s)
+                })
+            });
             if all_ran {
                 self.know.remove(&(at, q));
             }
         }
         // Laps all run leave the window.
-        let p = i64::from(looped.period);
         while let Some(first) = self.done.first() {
             let full = looped
-                .laps
-                .get(self.base.rem_euclid(p) as usize)
-                .is_some_and(|reps| reps.iter().all(|&x| first.contains(x)));
+                .reps_at(self, self.base)
+                .iter()
+                .all(|&x| first.contains(x));
             if !full {
                 break;
             }

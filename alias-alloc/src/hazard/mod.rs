@@ -61,7 +61,7 @@ pub use error::HazardError;
 pub use explore::{explore, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
 pub use ledger::{open_phases, OpenPhase};
-pub use looped::{EveryTripCount, Looped, DRIFT_PERIODS};
+pub use looped::{EveryTripCount, Looped, Run, DRIFT_PERIODS};
 pub use machine::{BarrierState, Fault, Machine};
 pub use read::{read_kernel, KernelTrace, Origin, ReadOptions, Steps};
 pub use subslice::subslice_bytes;

@@ -139,6 +139,9 @@ pub struct Pipeline {
     pub buffers: Vec<Buffer>,
     /// Threads: name and body.
     pub threads: Vec<(&'static str, Vec<Op>)>,
+    /// Ops after the loop: the thread (an index in `threads`) and the op, evaluated at
+    /// `i = iterations` (the counters carried past the loop, as TLX kernels carry theirs).
+    pub epilogue: Vec<(usize, Op)>,
 }
 
 /// A seeded bug.
@@ -201,7 +204,37 @@ impl Pipeline {
         rings.chain(buffers).fold(2, lcm)
     }
 
-    /// The trace and each event's lap (for [`alias_alloc::hazard::Looped`]).
+    /// Gives the first thread (the producer of shapes 0–5) an epilogue that reuses the ring's
+    /// bytes, as a kernel's epilogue reuses its mainloop's shared memory: after the loop it waits
+    /// for the consumers to free slot `iterations mod R` (the wait lap `iterations` would take)
+    /// and writes the alias `b` there. Returns false where there is no `empty` ring.
+    pub fn drain_and_reuse(&mut self) -> bool {
+        if self.barriers.get(1).map(|r| r.name) != Some("empty") || self.buffers.len() < 2 {
+            return false;
+        }
+        self.epilogue = vec![
+            (
+                0,
+                Op::Wait {
+                    bar: 1,
+                    shift: 0,
+                    phase: Phase::Lap { flip: 1 },
+                },
+            ),
+            (
+                0,
+                Op::Access {
+                    buf: 1,
+                    shift: 0,
+                    write: true,
+                },
+            ),
+        ];
+        true
+    }
+
+    /// The trace and each event's lap, the epilogue's lap `iterations` (for
+    /// [`alias_alloc::hazard::Looped`]).
     pub fn unrolled(&self) -> Result<(Trace, Vec<u32>), HazardError> {
         let mut laps = Vec::new();
         let mut t = TraceBuilder::new();
@@ -224,67 +257,71 @@ impl Pipeline {
         };
         for (k, (name, body)) in self.threads.iter().enumerate() {
             let th = threads[k];
-            for i in 0..self.iterations {
-                for op in body {
-                    let label = format!("{name} it{i} {op:?}");
-                    match op {
-                        Op::Wait {
-                            bar: r,
-                            shift,
-                            phase,
-                        } => {
-                            let slots = self.barriers[*r].slots;
-                            let parity = match phase {
-                                Phase::Lap { flip } => (((i + shift) / slots + flip) & 1) as u8,
-                                Phase::Const(p) => *p,
-                            };
-                            t.wait(th, &label, bar(*r, i, *shift), parity)?;
-                        }
-                        Op::Arrive { bar: r, shift } => {
-                            t.arrive(th, &label, bar(*r, i, *shift), 1)?;
-                        }
-                        Op::Access { buf, shift, write } => {
-                            t.access(th, &label, cells(*buf, i, *shift), *write)?;
-                        }
-                        Op::Expect { bar: r, buf, shift } => {
-                            let bytes = self.buffers[*buf].slot_bytes;
-                            t.barrier_expect(th, &label, bar(*r, i, *shift), bytes)?;
-                        }
-                        Op::Tma { buf, bar: r, shift } => {
-                            let bytes = self.buffers[*buf].slot_bytes;
-                            t.tma_load(
-                                th,
-                                &label,
-                                cells(*buf, i, *shift),
-                                bar(*r, i, *shift),
-                                bytes,
-                            )?;
-                        }
-                        Op::Mma {
-                            read,
-                            acc,
-                            shift,
-                            bars: rs,
-                        } => {
-                            let arrive: Vec<_> = rs.iter().map(|&r| bar(r, i, *shift)).collect();
-                            let d = cells(*acc, 0, 0);
-                            t.mma(
-                                th,
-                                &label,
-                                &[cells(*read, i, *shift), d.clone()],
-                                &[d],
-                                &arrive,
-                            )?;
-                        }
-                        Op::Commit { bar: r, shift } => {
-                            t.commit(th, &label, bar(*r, i, *shift))?;
-                        }
-                        Op::Named { id, threads } => {
-                            t.named_barrier(th, &label, *id, *threads)?;
-                        }
+            let epilogue = self
+                .epilogue
+                .iter()
+                .filter(|(t, _)| *t == k)
+                .map(|(_, op)| (self.iterations, op));
+            let laps_ops = (0..self.iterations).flat_map(|i| body.iter().map(move |op| (i, op)));
+            for (i, op) in laps_ops.chain(epilogue) {
+                let label = format!("{name} it{i} {op:?}");
+                match op {
+                    Op::Wait {
+                        bar: r,
+                        shift,
+                        phase,
+                    } => {
+                        let slots = self.barriers[*r].slots;
+                        let parity = match phase {
+                            Phase::Lap { flip } => (((i + shift) / slots + flip) & 1) as u8,
+                            Phase::Const(p) => *p,
+                        };
+                        t.wait(th, &label, bar(*r, i, *shift), parity)?;
                     }
-                    laps.resize(t.len(), i);
+                    Op::Arrive { bar: r, shift } => {
+                        t.arrive(th, &label, bar(*r, i, *shift), 1)?;
+                    }
+                    Op::Access { buf, shift, write } => {
+                        t.access(th, &label, cells(*buf, i, *shift), *write)?;
+                    }
+                    Op::Expect { bar: r, buf, shift } => {
+                        let bytes = self.buffers[*buf].slot_bytes;
+                        t.barrier_expect(th, &label, bar(*r, i, *shift), bytes)?;
+                    }
+                    Op::Tma { buf, bar: r, shift } => {
+                        let bytes = self.buffers[*buf].slot_bytes;
+                        t.tma_load(
+                            th,
+                            &label,
+                            cells(*buf, i, *shift),
+                            bar(*r, i, *shift),
+                            bytes,
+                        )?;
+                    }
+                    Op::Mma {
+                        read,
+                        acc,
+                        shift,
+                        bars: rs,
+                    } => {
+                        let arrive: Vec<_> = rs.iter().map(|&r| bar(r, i, *shift)).collect();
+                        let d = cells(*acc, 0, 0);
+                        t.mma(
+                            th,
+                            &label,
+                            &[cells(*read, i, *shift), d.clone()],
+                            &[d],
+                            &arrive,
+                        )?;
+                    }
+                    Op::Commit { bar: r, shift } => {
+                        t.commit(th, &label, bar(*r, i, *shift))?;
+                    }
+                    Op::Named { id, threads } => {
+                        t.named_barrier(th, &label, *id, *threads)?;
+                    }
                 }
+                laps.resize(t.len(), i);
             }
         }
         Ok((t.build()?, laps))
@@ -549,6 +586,7 @@ pub fn shape(kind: u32, slots: u32, iterations: u32, aliased: bool) -> Pipeline 
         barriers,
         buffers,
         threads,
+        epilogue: vec![],
     }
 }
 
