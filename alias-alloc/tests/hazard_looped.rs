@@ -5,7 +5,10 @@
 
 use std::collections::BTreeSet;
 
-use alias_alloc::hazard::{check, explore, EventId, Exploration, Looped, Run, Trace};
+use alias_alloc::hazard::{
+    check, explore, kernel_laps, read_kernel, EventId, Exploration, KernelLaps, KernelTrace,
+    Looped, ReadOptions, Run, Trace, TripCounts,
+};
 use test_support::pipelines::{generate, shape, Op, Phase, Pipeline};
 use test_support::random_tree::{Source, XorShift};
 
@@ -98,7 +101,7 @@ fn every_correct_shape_is_race_free_at_every_trip_count() {
                     continue;
                 }
                 let built = unrolled_per_residue(&mut p);
-                let every = Looped::runs(&runs(&built), p.period())
+                let every = Looped::runs(&runs(&built), p.period(), 0)
                     .unwrap()
                     .explore(BUDGET);
                 assert!(every.complete && !every.goes_wrong(), "{every:?}\n{p:#?}");
@@ -298,7 +301,7 @@ fn what_goes_wrong_after_the_loop_at_any_trip_count_goes_wrong_in_the_sweep() {
         let r = p.barriers.iter().map(|b| b.slots).max().unwrap_or(1);
         let big_p = p.period();
         let built = unrolled_per_residue(&mut p);
-        let every = Looped::runs(&runs(&built), big_p)
+        let every = Looped::runs(&runs(&built), big_p, 0)
             .unwrap_or_else(|e| panic!("{e}: {p:#?}"))
             .explore(BUDGET);
         let last = r + 2 * big_p;
@@ -394,7 +397,7 @@ fn a_constant_phase_after_the_loop_races_at_every_other_trip_count() {
         *phase = Phase::Const(0);
     }
     let built = unrolled_per_residue(&mut p);
-    let every = Looped::runs(&runs(&built), p.period())
+    let every = Looped::runs(&runs(&built), p.period(), 0)
         .unwrap()
         .explore(BUDGET);
     assert!(every.complete, "{every:?}");
@@ -419,4 +422,85 @@ fn a_constant_phase_after_the_loop_races_at_every_other_trip_count() {
     }
     p.iterations = 2; // R + 1 … R + P = 2, 3
     assert!(!check(&p.trace().unwrap()).all_verified());
+}
+
+/// A real kernel cut into laps (`kernel_laps`): every partition's loop, its prologue and its
+/// epilogue, read at `head + 2P + 1 … head + 3P` laps (one run per residue).
+fn kernel_runs(kernel: &str) -> (u32, u32, Vec<(KernelTrace, KernelLaps)>) {
+    let text = test_support::tlx_kernels::dump(kernel, "before");
+    let period = TripCounts::new(&text, &ReadOptions::default())
+        .unwrap()
+        .period as u32;
+    let head = kernel_laps(&read_kernel(&text, &ReadOptions::default()).unwrap())
+        .unwrap()
+        .head;
+    let built = (head + 2 * period + 1..=head + 3 * period)
+        .map(|n| {
+            let opts = ReadOptions {
+                laps: i64::from(n),
+                ..ReadOptions::default()
+            };
+            let kt = read_kernel(&text, &opts).unwrap();
+            let cut = kernel_laps(&kt).unwrap();
+            (kt, cut)
+        })
+        .collect();
+    (period, head, built)
+}
+
+/// The sweep's premise on real kernels: read lap by lap, `fa_ws_pipelined` and
+/// `fa_ws_legacy_reuse` repeat every 6 laps past a head of their prologues and first lap, with
+/// an epilogue per residue (`Looped` accepts them; their interleavings are past what it can
+/// follow, so they are not decided). `fa_ws_pipelined_fp8` is decided: stuck at every trip
+/// count (its `barrier_expect`s expect twice the bytes its copies bring, as the check reports).
+#[test]
+fn real_kernels_read_lap_by_lap_repeat_with_their_period() {
+    for (kernel, decided) in [
+        ("fa_ws_pipelined", false),
+        ("fa_ws_legacy_reuse", false),
+        ("fa_ws_pipelined_fp8", true),
+    ] {
+        let (period, head, built) = kernel_runs(kernel);
+        assert_eq!(period, 6, "{kernel}");
+        let runs: Vec<Run<'_>> = built
+            .iter()
+            .map(|(kt, cut)| Run {
+                trace: &kt.trace,
+                laps: &cut.laps,
+                trip_count: cut.trip_count,
+            })
+            .collect();
+        let looped = Looped::runs(&runs, period, head).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        let every = looped.explore(if decided { 10_000 } else { 2_000 });
+        assert_eq!(every.complete, decided, "{kernel}: {every:?}");
+        assert!(
+            every.races.is_empty() && every.faults.is_empty(),
+            "{kernel}: {every:?}"
+        );
+        // Looped's trip count leaves out the loop's last lap: 3 is the kernel's 4.
+        assert_eq!(every.stuck_at, decided.then_some(3), "{kernel}: {every:?}");
+    }
+    let (period, head, built) = kernel_runs("fa_bwd_1cta");
+    let runs: Vec<Run<'_>> = built
+        .iter()
+        .map(|(kt, cut)| Run {
+            trace: &kt.trace,
+            laps: &cut.laps,
+            trip_count: cut.trip_count,
+        })
+        .collect();
+    let e = Looped::runs(&runs, period, head).unwrap_err();
+    assert!(
+        e.to_string().contains("a read on a timeline of one lap"),
+        "{e}"
+    );
+    let e = kernel_laps(
+        &read_kernel(
+            &test_support::tlx_kernels::dump("fa_clc", "before"),
+            &ReadOptions::default(),
+        )
+        .unwrap(),
+    )
+    .unwrap_err();
+    assert!(e.to_string().contains("a loop in a loop"), "{e}");
 }

@@ -119,16 +119,25 @@ struct Step {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Looped<'t> {
-    /// Events of every run, numbered one after the other.
+    /// The ops of every run, numbered compactly: the loop's representatives, the head's, the
+    /// epilogues'.
     ids: usize,
+    /// Per op, the run and the event it was read from.
+    origin: Vec<(usize, EventId)>,
     /// Per barrier, its count.
     counts: Vec<u32>,
     period: u32,
+    /// Laps `0 … head − 1` are the head: taken as they are, the same in every run.
+    head: i64,
+    /// Per head lap, its ops.
+    heads: Vec<Vec<EventId>>,
     /// Per residue: the representatives of a lap, in trace order.
     laps: Vec<Vec<EventId>>,
     /// Per residue of the trip count: the epilogue (none at all: a loop with nothing after).
     epilogues: Vec<Vec<EventId>>,
     steps: BTreeMap<EventId, Step>,
+    /// The predecessors of a loop op in a lap whose predecessors reach into the head.
+    early: BTreeMap<(i64, EventId), Vec<(i64, EventId)>>,
     conflicts: BTreeMap<EventId, Vec<EventId>>,
     max_back: i64,
     _trace: std::marker::PhantomData<&'t Trace>,
@@ -160,26 +169,24 @@ pub struct Run<'t> {
     pub trip_count: u32,
 }
 
-/// Where a timeline comes from: the loop's (its id in the first run), or one of an epilogue's
-/// own (a copy or a tensor core issued there first: the run and its id there).
+/// Where a timeline comes from: one that has loop ops (its id in the first run), or one of a
+/// head's or an epilogue's own (the run and its id there).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 enum Lane {
     Loop(TimelineId),
-    Epilogue(usize, TimelineId),
+    Own(usize, TimelineId),
 }
 
 /// One run laid out by laps.
 struct Layout<'a> {
     run: Run<'a>,
-    /// Its first event's id in the combined numbering.
-    offset: usize,
     by_lap: Vec<Vec<EventId>>,
     position: Vec<usize>,
     timeline_laps: HashMap<TimelineId, BTreeSet<u32>>,
 }
 
 impl<'a> Layout<'a> {
-    fn new(run: Run<'a>, offset: usize, period: u32) -> Result<Self, HazardError> {
+    fn new(run: Run<'a>, period: u32) -> Result<Self, HazardError> {
         let fits = run.laps.len() == run.trace.events.len()
             && run.laps.iter().all(|&l| l <= run.trip_count)
             && run.trip_count > 0;
@@ -203,7 +210,6 @@ impl<'a> Layout<'a> {
         }
         Ok(Self {
             run,
-            offset,
             by_lap,
             position,
             timeline_laps,
@@ -218,23 +224,32 @@ impl<'a> Layout<'a> {
         self.timeline_laps.get(&t).is_some_and(|s| s.len() == 1)
     }
 
-    fn combined(&self, e: EventId) -> EventId {
-        EventId(self.offset + e.0)
-    }
-
-    fn not_periodic(&self, e: EventId, what: &'static str) -> HazardError {
+    fn not_periodic(&self, e: EventId, period: u32, what: &'static str) -> HazardError {
         HazardError::NotPeriodic {
             event: e.0,
             lap: self.run.laps.get(e.0).copied().unwrap_or(0),
-            period: 0,
+            period,
             what,
         }
     }
 }
 
+/// The ops as they are read: compact ids, where they came from.
+#[derive(Default)]
+struct Numbering {
+    origin: Vec<(usize, EventId)>,
+}
+
+impl Numbering {
+    fn add(&mut self, run: usize, e: EventId) -> EventId {
+        self.origin.push((run, e));
+        EventId(self.origin.len() - 1)
+    }
+}
+
 impl<'t> Looped<'t> {
-    /// Reads `trace` as a loop with nothing after it: `lap[e]` is event `e`'s lap ([`Looped::runs`]
-    /// with one run of the trip count the laps give).
+    /// Reads `trace` as a loop with nothing before or after it: `lap[e]` is event `e`'s lap
+    /// ([`Looped::runs`] with one run of the trip count the laps give, no head).
     pub fn new(trace: &'t Trace, lap: &'t [u32], period: u32) -> Result<Self, HazardError> {
         let trip_count = lap.iter().max().map_or(0, |&l| l + 1);
         Self::runs(
@@ -244,6 +259,7 @@ impl<'t> Looped<'t> {
                 trip_count,
             }],
             period,
+            0,
         )
     }
 
@@ -287,105 +303,165 @@ impl<'t> Looped<'t> {
     ///     Run { trace: &four.0, laps: &four.1, trip_count: 4 },
     ///     Run { trace: &five.0, laps: &five.1, trip_count: 5 },
     /// ];
-    /// let every = Looped::runs(&runs, 2)?.explore(100_000);
+    /// let every = Looped::runs(&runs, 2, 0)?.explore(100_000);
     /// assert!(every.complete);
     /// assert_eq!(every.race_at, Some(2)); // and at every even count, at no odd one
     /// # Ok::<(), HazardError>(())
     /// ```
-    pub fn runs(runs: &[Run<'t>], period: u32) -> Result<Self, HazardError> {
+    pub fn runs(runs: &[Run<'t>], period: u32, head: u32) -> Result<Self, HazardError> {
         let p = i64::from(period);
-        let with_period = |e: HazardError| match e {
-            HazardError::NotPeriodic {
-                event, lap, what, ..
-            } => HazardError::NotPeriodic {
-                event,
-                lap,
-                period,
-                what,
-            },
-            e => e,
+        let k = i64::from(head);
+        let refuse = |run: &Run<'_>| HazardError::Laps {
+            laps: run.laps.len(),
+            events: run.trace.events.len(),
+            unrolled: run.trip_count,
+            period,
         };
-        let mut layouts = Vec::new();
-        let mut offset = 0;
-        for &run in runs {
-            layouts.push(Layout::new(run, offset, period)?);
-            offset += run.trace.events.len();
-        }
-        let Some(first) = layouts.first() else {
-            return Err(HazardError::Laps {
-                laps: 0,
-                events: 0,
-                unrolled: 0,
-                period,
-            });
-        };
+        let layouts = runs
+            .iter()
+            .map(|&run| Layout::new(run, period))
+            .collect::<Result<Vec<_>, _>>()?;
+        let first = layouts.first().ok_or(HazardError::Laps {
+            laps: 0,
+            events: 0,
+            unrolled: 0,
+            period,
+        })?;
         let trace = first.run.trace;
+        // The template: P laps of the first run a period past the head.
+        let t0 = k + p;
         let fits = period > 0
-            && first.run.trip_count >= 2 * period
+            && i64::from(first.run.trip_count) >= t0 + p
             && layouts
                 .iter()
                 .all(|l| l.run.trace.barriers == trace.barriers);
         if !fits {
-            return Err(HazardError::Laps {
-                laps: first.run.laps.len(),
-                events: trace.events.len(),
-                unrolled: first.run.trip_count,
-                period,
-            });
+            return Err(refuse(&first.run));
         }
-        let laps: Vec<Vec<EventId>> = first
-            .by_lap
-            .get(period as usize..2 * period as usize)
-            .unwrap_or(&[])
-            .to_vec();
-        // The representative of a loop event: the event at its place in lap P + (lap mod P).
-        let rep = |layout: &Layout<'_>, e: EventId| -> Result<EventId, HazardError> {
+        let mut numbering = Numbering::default();
+        // Per residue, the representatives: the first run's events of lap t0 + r.
+        let mut laps: Vec<Vec<EventId>> = vec![Vec::new(); period as usize];
+        let mut rep_of: HashMap<EventId, EventId> = HashMap::new();
+        for r in 0..p {
+            let l = t0 + r;
+            for &e in first.by_lap.get(l as usize).into_iter().flatten() {
+                let id = numbering.add(0, e);
+                rep_of.insert(e, id);
+                if let Some(v) = laps.get_mut(l.rem_euclid(p) as usize) {
+                    v.push(id);
+                }
+            }
+        }
+        let mut heads: Vec<Vec<EventId>> = vec![Vec::new(); head as usize];
+        let mut head_of: HashMap<(i64, usize), EventId> = HashMap::new();
+        for (l, v) in heads.iter_mut().enumerate() {
+            for (j, &e) in first.by_lap.get(l).into_iter().flatten().enumerate() {
+                let id = numbering.add(0, e);
+                head_of.insert((l as i64, j), id);
+                v.push(id);
+            }
+        }
+        // The op an event of `layout` is: a head op, a loop representative, or (`own`) an
+        // epilogue op of its run.
+        let name = |layout: &Layout<'_>,
+                    e: EventId,
+                    own: &HashMap<EventId, EventId>|
+         -> Result<EventId, HazardError> {
             let l = layout.lap(e);
-            let r = l.rem_euclid(p) as usize;
             let j = layout.position.get(e.0).copied().unwrap_or(0);
-            let same = layout.by_lap.get(l as usize).map(Vec::len) == laps.get(r).map(Vec::len);
-            laps.get(r)
-                .and_then(|v| v.get(j))
+            if l == i64::from(layout.run.trip_count) {
+                return own
+                    .get(&e)
+                    .copied()
+                    .ok_or_else(|| layout.not_periodic(e, period, "an epilogue op out of order"));
+            }
+            if l < k {
+                let same = layout.by_lap.get(l as usize).map(Vec::len)
+                    == first.by_lap.get(l as usize).map(Vec::len);
+                return head_of
+                    .get(&(l, j))
+                    .copied()
+                    .filter(|_| same)
+                    .ok_or_else(|| layout.not_periodic(e, period, "its head lap differs"));
+            }
+            let reps = laps.get(l.rem_euclid(p) as usize);
+            let same = layout.by_lap.get(l as usize).map(Vec::len) == reps.map(Vec::len);
+            reps.and_then(|v| v.get(j))
                 .copied()
-                .filter(|_| same && l < i64::from(layout.run.trip_count))
-                .ok_or_else(|| layout.not_periodic(e, "its lap has another number of events"))
+                .filter(|_| same)
+                .ok_or_else(|| {
+                    layout.not_periodic(e, period, "its lap has another number of events")
+                })
         };
+        let no_own = HashMap::new();
         let mut steps: BTreeMap<EventId, Step> = BTreeMap::new();
+        let mut early: BTreeMap<(i64, EventId), Vec<(i64, EventId)>> = BTreeMap::new();
         let mut max_back = 0;
-        for &r in laps.iter().flatten() {
-            let event = trace.event(r)?;
-            let after = event
+        // The first run's loop timelines: those with an op in a template lap.
+        let mut lanes0: HashMap<TimelineId, Lane> = HashMap::new();
+        for &e in laps.iter().flatten() {
+            let (_, x) = numbering
+                .origin
+                .get(e.0)
+                .copied()
+                .unwrap_or((0, EventId(0)));
+            if let Ok(event) = trace.event(x) {
+                if !first.per_lap(event.timeline) {
+                    lanes0.insert(event.timeline, Lane::Loop(event.timeline));
+                }
+            }
+        }
+        let lane_in = |run: usize, t: TimelineId, map: &HashMap<TimelineId, Lane>| {
+            map.get(&t).copied().unwrap_or(Lane::Own(run, t))
+        };
+        let pred_list = |layout: &Layout<'_>,
+                         e: EventId,
+                         own: &HashMap<EventId, EventId>|
+         -> Result<Vec<(i64, EventId)>, HazardError> {
+            let event = layout.run.trace.event(e)?;
+            let mut v = event
                 .after
                 .iter()
-                .map(|&q| Ok((first.lap(r) - first.lap(q), rep(first, q)?)))
-                .collect::<Result<Vec<_>, HazardError>>()
-                .map_err(with_period)?;
+                .map(|&q| Ok((layout.lap(e) - layout.lap(q), name(layout, q, own)?)))
+                .collect::<Result<Vec<_>, HazardError>>()?;
+            v.sort_unstable();
+            Ok(v)
+        };
+        // Template steps: the first run's template laps.
+        for &id in laps.iter().flatten() {
+            let (_, e) = numbering
+                .origin
+                .get(id.0)
+                .copied()
+                .unwrap_or((0, EventId(0)));
+            let event = trace.event(e)?;
+            let after = pred_list(first, e, &no_own)?;
             if after.is_empty() {
-                return Err(with_period(first.not_periodic(
-                    r,
+                return Err(first.not_periodic(
+                    e,
+                    period,
                     "an op with no predecessor would run ahead of every lap",
-                )));
+                ));
             }
             max_back = after.iter().map(|a| a.0).fold(max_back, i64::max);
             if max_back > p {
-                return Err(with_period(
-                    first.not_periodic(r, "a predecessor more than a period back"),
-                ));
+                return Err(first.not_periodic(e, period, "a predecessor more than a period back"));
             }
             if first.per_lap(event.timeline)
                 && matches!(&event.kind, EventKind::Access { write: false, .. })
             {
-                return Err(with_period(first.not_periodic(
-                    r,
+                return Err(first.not_periodic(
+                    e,
+                    period,
                     "a read on a timeline of one lap (only writes are decided by their latest instance)",
-                )));
+                ));
             }
-            let group = Self::group(first, trace, r, event, Ok).map_err(with_period)?;
+            let group = Self::group(first, e, event, period, |m| name(first, m, &no_own))?;
             steps.insert(
-                r,
+                id,
                 Step {
                     kind: shape(&event.kind),
-                    lane: Lane::Loop(event.timeline),
+                    lane: lane_in(0, event.timeline, &lanes0),
                     per_lap: first.per_lap(event.timeline),
                     after,
                     successors: Vec::new(),
@@ -393,128 +469,148 @@ impl<'t> Looped<'t> {
                 },
             );
         }
+        // Head steps: the first run's, as they are.
+        for &id in heads.iter().flatten() {
+            let (_, e) = numbering
+                .origin
+                .get(id.0)
+                .copied()
+                .unwrap_or((0, EventId(0)));
+            let event = trace.event(e)?;
+            let after = pred_list(first, e, &no_own)?;
+            let group = Self::group(first, e, event, period, |m| name(first, m, &no_own))?;
+            steps.insert(
+                id,
+                Step {
+                    kind: shape(&event.kind),
+                    lane: lane_in(0, event.timeline, &lanes0),
+                    per_lap: first.per_lap(event.timeline),
+                    after,
+                    successors: Vec::new(),
+                    group,
+                },
+            );
+        }
+        let template_back = max_back;
         let mut epilogues: Vec<Option<Vec<EventId>>> = vec![None; period as usize];
-        for (k, layout) in layouts.iter().enumerate() {
+        for (run, layout) in layouts.iter().enumerate() {
+            let trip = i64::from(layout.run.trip_count);
+            if trip < k + p {
+                return Err(refuse(&layout.run));
+            }
+            // This run's timelines, as the first run's where they have loop or head ops.
             let mut lanes: HashMap<TimelineId, Lane> = HashMap::new();
             let mut same_copy: HashMap<(i64, Lane), TimelineId> = HashMap::new();
-            let trip = i64::from(layout.run.trip_count);
+            let mut own: HashMap<EventId, EventId> = HashMap::new();
             let mut epilogue = Vec::new();
             for (i, event) in layout.run.trace.events.iter().enumerate() {
                 let e = EventId(i);
-                if layout.lap(e) == trip {
-                    epilogue.push(e);
+                let l = layout.lap(e);
+                if l == trip {
+                    let id = numbering.add(run, e);
+                    own.insert(e, id);
+                    epilogue.push((e, id));
                     continue;
                 }
-                // Every loop lap is its representative's, predecessors shifted (those before
-                // lap 0 absent).
-                let r = rep(layout, e).map_err(with_period)?;
+                let id = name(layout, e, &own)?;
                 let step = steps
-                    .get(&r)
-                    .ok_or_else(|| with_period(layout.not_periodic(e, "no representative")))?;
+                    .get(&id)
+                    .ok_or_else(|| layout.not_periodic(e, period, "no representative"))?;
                 if shape(&event.kind) != step.kind {
-                    return Err(with_period(
-                        layout.not_periodic(e, "its op differs from the one a period on"),
+                    return Err(layout.not_periodic(
+                        e,
+                        period,
+                        "its op differs from the one a period on",
                     ));
                 }
                 let lane = *lanes.entry(event.timeline).or_insert(step.lane);
                 let timeline_fits = if step.per_lap {
                     layout.per_lap(event.timeline)
-                        && *same_copy
-                            .entry((layout.lap(e), step.lane))
-                            .or_insert(event.timeline)
+                        && *same_copy.entry((l, step.lane)).or_insert(event.timeline)
                             == event.timeline
                 } else {
                     lane == step.lane
                 };
                 if !timeline_fits {
-                    return Err(with_period(
-                        layout.not_periodic(e, "its timeline differs from the one a period on"),
+                    return Err(layout.not_periodic(
+                        e,
+                        period,
+                        "its timeline differs from the one a period on",
                     ));
                 }
-                let mut after = event
-                    .after
-                    .iter()
-                    .map(|&q| Ok((layout.lap(e) - layout.lap(q), rep(layout, q)?)))
-                    .collect::<Result<Vec<_>, HazardError>>()
-                    .map_err(with_period)?;
-                let mut expected: Vec<_> = step
-                    .after
-                    .iter()
-                    .copied()
-                    .filter(|&(back, _)| layout.lap(e) - back >= 0)
-                    .collect();
-                after.sort_unstable();
-                expected.sort_unstable();
-                if after != expected {
-                    return Err(with_period(layout.not_periodic(
+                let after = pred_list(layout, e, &own)?;
+                if l < k {
+                    if after != step.after {
+                        return Err(layout.not_periodic(
+                            e,
+                            period,
+                            "its head differs from the first run's",
+                        ));
+                    }
+                } else if l < k + template_back {
+                    // A lap whose predecessors may reach into the head or before the first lap:
+                    // its own, the same in every run.
+                    match early.get(&(l, id)) {
+                        Some(known) if *known != after => {
+                            return Err(layout.not_periodic(
+                                e,
+                                period,
+                                "its predecessors in the head differ from the first run's",
+                            ));
+                        }
+                        Some(_) => {}
+                        None => {
+                            early.insert((l, id), after);
+                        }
+                    }
+                } else if after != step.after {
+                    return Err(layout.not_periodic(
                         e,
+                        period,
                         "its predecessors differ from the ones a period on",
-                    )));
+                    ));
                 }
                 if let Some((members, threads)) = &step.group {
-                    let g = Self::group(layout, layout.run.trace, e, event, |m| rep(layout, m))
-                        .map_err(with_period)?;
-                    let mut want = members.clone();
-                    want.sort_unstable();
-                    let same = g.is_some_and(|(mut got, t)| {
-                        got.sort_unstable();
-                        got == want && t == *threads
-                    });
-                    if !same {
-                        return Err(with_period(layout.not_periodic(
+                    let g = Self::group(layout, e, event, period, |m| name(layout, m, &own))?;
+                    if g.as_ref() != Some(&(members.clone(), *threads)) {
+                        return Err(layout.not_periodic(
                             e,
+                            period,
                             "its named barrier differs from the one a period on",
-                        )));
+                        ));
                     }
                 }
             }
             // The epilogue of this run's residue: its ops as they are, after the loop's.
             let slot = epilogues
-                .get_mut(layout.run.trip_count.rem_euclid(period) as usize)
-                .ok_or(HazardError::Laps {
-                    laps: layout.run.laps.len(),
-                    events: layout.run.trace.events.len(),
-                    unrolled: layout.run.trip_count,
-                    period,
-                })?;
+                .get_mut(trip.rem_euclid(p) as usize)
+                .ok_or_else(|| refuse(&layout.run))?;
             if slot.is_some() {
-                return Err(with_period(layout.not_periodic(
-                    epilogue.first().copied().unwrap_or(EventId(0)),
+                return Err(layout.not_periodic(
+                    epilogue.first().map_or(EventId(0), |x| x.0),
+                    period,
                     "a second run of the same trip count modulo the period",
-                )));
+                ));
             }
             let mut ids = Vec::new();
-            for &e in &epilogue {
+            for &(e, id) in &epilogue {
                 let event = layout.run.trace.event(e)?;
-                let after = event
-                    .after
-                    .iter()
-                    .map(|&q| {
-                        if layout.lap(q) == trip {
-                            Ok((0, layout.combined(q)))
-                        } else {
-                            Ok((trip - layout.lap(q), rep(layout, q)?))
-                        }
-                    })
-                    .collect::<Result<Vec<_>, HazardError>>()
-                    .map_err(with_period)?;
+                let after = pred_list(layout, e, &own)?;
                 if !after.iter().any(|a| a.0 <= 1) {
-                    return Err(with_period(layout.not_periodic(
+                    return Err(layout.not_periodic(
                         e,
+                        period,
                         "an epilogue op after nothing of the last lap could run before the loop ends",
-                    )));
+                    ));
                 }
                 max_back = after.iter().map(|a| a.0).fold(max_back, i64::max);
                 let lane = lanes
                     .get(&event.timeline)
                     .copied()
-                    .unwrap_or(Lane::Epilogue(k, event.timeline));
-                let group = Self::group(layout, layout.run.trace, e, event, |m| {
-                    Ok(layout.combined(m))
-                })
-                .map_err(with_period)?;
+                    .unwrap_or(Lane::Own(run, event.timeline));
+                let group = Self::group(layout, e, event, period, |m| name(layout, m, &own))?;
                 steps.insert(
-                    layout.combined(e),
+                    id,
                     Step {
                         kind: shape(&event.kind),
                         lane,
@@ -524,47 +620,51 @@ impl<'t> Looped<'t> {
                         group,
                     },
                 );
-                ids.push(layout.combined(e));
+                ids.push(id);
             }
             *slot = Some(ids);
         }
         let ends = epilogues.iter().flatten().any(|v| !v.is_empty());
         if ends && epilogues.iter().any(Option::is_none) {
-            return Err(HazardError::Laps {
-                laps: first.run.laps.len(),
-                events: trace.events.len(),
-                unrolled: first.run.trip_count,
-                period,
-            });
+            return Err(refuse(&first.run));
         }
         let links: Vec<(EventId, i64, EventId)> = steps
             .iter()
             .flat_map(|(&r, s)| s.after.iter().map(move |&(back, q)| (q, back, r)))
+            .chain(
+                early
+                    .iter()
+                    .flat_map(|(&(_, r), after)| after.iter().map(move |&(back, q)| (q, back, r))),
+            )
             .collect();
         for (q, back, r) in links {
             if let Some(s) = steps.get_mut(&q) {
-                s.successors.push((back, r));
+                if !s.successors.contains(&(back, r)) {
+                    s.successors.push((back, r));
+                }
             }
         }
+        let is_loop = |x: EventId| laps.iter().flatten().any(|&r| r == x);
         // What an epilogue op knows through a loop op is kept while the loop runs: the loop op
         // has a successor in a lap as late as the epilogue's.
-        for (&e, step) in &steps {
-            if laps.iter().flatten().any(|&r| r == e) {
-                continue;
-            }
-            for &(back, q) in step.after.iter().filter(|a| a.0 > 0) {
-                let kept = steps.get(&q).is_some_and(|x| {
-                    x.successors
-                        .iter()
-                        .any(|&(on, s)| on >= back && laps.iter().flatten().any(|&r| r == s))
-                });
-                if !kept {
-                    return Err(HazardError::NotPeriodic {
-                        event: e.0,
-                        lap: 0,
-                        period,
-                        what: "an epilogue op after a loop op that nothing of the next lap follows",
+        for v in epilogues.iter().flatten() {
+            for &e in v {
+                for &(back, q) in steps.get(&e).map_or(&[][..], |s| &s.after) {
+                    if back == 0 || !is_loop(q) {
+                        continue;
+                    }
+                    let kept = steps.get(&q).is_some_and(|x| {
+                        x.successors.iter().any(|&(on, s)| on >= back && is_loop(s))
                     });
+                    if !kept {
+                        let (run, x) = numbering.origin.get(e.0).copied().unwrap_or((0, e));
+                        let layout = layouts.get(run).unwrap_or(first);
+                        return Err(layout.not_periodic(
+                            x,
+                            period,
+                            "an epilogue op after a loop op that nothing of the next lap follows",
+                        ));
+                    }
                 }
             }
         }
@@ -584,9 +684,12 @@ impl<'t> Looped<'t> {
             }
         }
         Ok(Self {
-            ids: offset,
+            ids: numbering.origin.len(),
+            origin: numbering.origin,
             counts: trace.barriers.iter().map(|b| b.count).collect(),
             period,
+            head: k,
+            heads,
             laps,
             epilogues: if ends {
                 epilogues
@@ -597,6 +700,7 @@ impl<'t> Looped<'t> {
                 Vec::new()
             },
             steps,
+            early,
             conflicts,
             max_back,
             _trace: std::marker::PhantomData,
@@ -606,27 +710,42 @@ impl<'t> Looped<'t> {
     /// A named barrier's members (named by `name`, all in the lap of `e`) and its threads.
     fn group(
         layout: &Layout<'_>,
-        trace: &Trace,
         e: EventId,
         event: &super::trace::Event,
+        period: u32,
         name: impl Fn(EventId) -> Result<EventId, HazardError>,
     ) -> Result<Option<(Vec<EventId>, u32)>, HazardError> {
         let EventKind::Sync { group } = &event.kind else {
             return Ok(None);
         };
-        let g = trace
+        let g = layout
+            .run
+            .trace
             .syncs
             .get(*group)
             .ok_or(HazardError::NoSuchSyncGroup { group: *group })?;
         if g.members.iter().any(|&m| layout.lap(m) != layout.lap(e)) {
-            return Err(layout.not_periodic(e, "a named barrier taken in two laps"));
+            return Err(layout.not_periodic(e, period, "a named barrier taken in two laps"));
         }
-        let members = g
+        let mut members = g
             .members
             .iter()
             .map(|&m| name(m))
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<Vec<_>, _>>()?;
+        members.sort_unstable();
         Ok(Some((members, g.threads)))
+    }
+
+    /// The least trip count this decides: from there on every epilogue's predecessors lie in
+    /// the loop's laps, not in the head.
+    pub fn least_trip_count(&self) -> u32 {
+        u32::try_from((self.head + self.max_back).max(1)).unwrap_or(u32::MAX)
+    }
+
+    /// Where op `id` (as [`EveryTripCount`] names it) was read from: the index of its run and
+    /// its event there.
+    pub fn origin(&self, id: EventId) -> Option<(usize, EventId)> {
+        self.origin.get(id.0).copied()
     }
 
     /// The representative of the op at `position` (in trace order) of lap `lap`: the event
@@ -676,86 +795,126 @@ impl<'t> Looped<'t> {
             latest: BTreeMap::new(),
         };
         let drift = DRIFT_PERIODS * i64::from(self.period);
+        let floor = self.head + self.max_back;
+        let ends = !self.epilogues.is_empty();
         let mut seen = HashSet::new();
-        let mut stack = vec![(start, 0i64)];
-        while let Some((mut s, mut offset)) = stack.pop() {
-            // Accesses touch no barrier: run those of laps already begun as soon as they may.
-            loop {
-                let local: Vec<(i64, EventId)> = self
-                    .ready(&s)
-                    .into_iter()
-                    .filter(|&(l, r)| {
-                        (l < s.hi() || s.exit.is_some())
-                            && matches!(
-                                self.step_of(r).map(|x| &x.kind),
-                                Some(EventKind::Access { .. })
-                            )
-                    })
-                    .collect();
-                if local.is_empty() {
-                    break;
+        // Depth first, a frame per state on the path: the state and the moves not yet tried.
+        let mut stack: Vec<(State, i64, Vec<Move>)> = Vec::new();
+        let mut pending = Some((start, 0i64));
+        loop {
+            if let Some((mut s, mut offset)) = pending.take() {
+                // Accesses touch no barrier: run those of laps already begun as soon as they
+                // may.
+                loop {
+                    let local: Vec<(i64, EventId)> = self
+                        .ready(&s)
+                        .into_iter()
+                        .filter(|&(l, r)| {
+                            (l < s.hi() || s.exit.is_some())
+                                && matches!(
+                                    self.step_of(r).map(|x| &x.kind),
+                                    Some(EventKind::Access { .. })
+                                )
+                        })
+                        .collect();
+                    if local.is_empty() {
+                        break;
+                    }
+                    for (l, r) in local {
+                        let found = s.run(self, l, r);
+                        self.record(&mut out, found, offset, s.exit.unwrap_or(s.hi()));
+                    }
+                    offset += s.normalize(self.period, floor);
                 }
-                for (l, r) in local {
-                    let found = s.run(self, l, r);
-                    self.record(&mut out, found, offset, s.exit.unwrap_or(s.hi()));
+                if seen.insert(s.fingerprint()) {
+                    out.states += 1;
+                    if out.states > budget {
+                        out.complete = false;
+                        break;
+                    }
+                    let moves = self.moves(&s, offset, drift, ends, &mut out);
+                    stack.push((s, offset, moves));
                 }
-                offset += s.normalize(self.period);
             }
-            if !seen.insert(s.clone()) {
-                continue;
-            }
-            out.states += 1;
-            if out.states > budget {
-                out.complete = false;
+            let Some((s, offset, moves)) = stack.last_mut() else {
                 break;
-            }
-            let ready = self.ready(&s);
-            let enabled: Vec<(i64, EventId)> = ready
-                .iter()
-                .copied()
-                .filter(|&(l, r)| self.enabled(&s, l, r))
-                .collect();
-            let ends = !self.epilogues.is_empty();
-            let first_ready = ready.iter().map(|x| x.0).min();
-            match (s.exit, first_ready) {
-                (Some(n), Some(_)) if enabled.is_empty() => {
-                    let n = u32::try_from(n + offset).unwrap_or(u32::MAX);
-                    out.stuck_at = Some(out.stuck_at.map_or(n, |m| m.min(n)));
+            };
+            let Some(m) = moves.pop() else {
+                stack.pop();
+                continue;
+            };
+            let mut next = s.clone();
+            let offset = *offset;
+            match m {
+                Move::End => {
+                    // The loop ends here: n = hi, every lap begun so far is one of its.
+                    next.exit = Some(next.hi());
+                    pending = Some((next, offset));
                 }
-                (None, Some(unrun)) => {
-                    // Stuck at every n from `least` to the first enabled lap; with an epilogue,
-                    // n = hi is the decision's below.
-                    let mut least = unrun.max(s.hi() - 1) + 1;
-                    if ends {
-                        least = least.max(s.hi() + 1);
-                    }
-                    let blocked = enabled.iter().map(|x| x.0).min().is_none_or(|e| least <= e);
-                    if blocked {
-                        let n = u32::try_from(least + offset).unwrap_or(u32::MAX);
-                        out.stuck_at = Some(out.stuck_at.map_or(n, |m| m.min(n)));
-                    }
+                Move::Run(l, r) => {
+                    let found = next.run(self, l, r);
+                    self.record(&mut out, found, offset, next.exit.unwrap_or(next.hi()));
+                    let shifted = offset + next.normalize(self.period, floor);
+                    pending = Some((next, shifted));
                 }
-                _ => {}
-            }
-            if ends && s.exit.is_none() && s.hi() >= 1 {
-                // The loop ends here: n = hi, every lap begun so far is one of its.
-                let mut decided = s.clone();
-                decided.exit = Some(s.hi());
-                stack.push((decided, offset));
-            }
-            for (l, r) in enabled {
-                if s.exit.is_none() && l - s.base >= drift {
-                    out.complete = false;
-                    continue;
-                }
-                let mut next = s.clone();
-                let found = next.run(self, l, r);
-                self.record(&mut out, found, offset, next.exit.unwrap_or(next.hi()));
-                let shifted = offset + next.normalize(self.period);
-                stack.push((next, shifted));
             }
         }
         out
+    }
+
+    /// What may happen next in state `s` (recording where it is stuck): the enabled events,
+    /// and the loop's end where it may end.
+    fn moves(
+        &self,
+        s: &State,
+        offset: i64,
+        drift: i64,
+        ends: bool,
+        out: &mut EveryTripCount,
+    ) -> Vec<Move> {
+        let ready = self.ready(s);
+        let enabled: Vec<(i64, EventId)> = ready
+            .iter()
+            .copied()
+            .filter(|&(l, r)| self.enabled(s, l, r))
+            .collect();
+        let first_ready = ready.iter().map(|x| x.0).min();
+        match (s.exit, first_ready) {
+            (Some(n), Some(_)) if enabled.is_empty() => {
+                let n = u32::try_from(n + offset).unwrap_or(u32::MAX);
+                out.stuck_at = Some(out.stuck_at.map_or(n, |m| m.min(n)));
+            }
+            (None, Some(unrun)) => {
+                // Stuck at every n from `least` to the first enabled lap; with an epilogue,
+                // n = hi is the end's move below.
+                let mut least = unrun.max(s.hi() - 1) + 1;
+                if ends {
+                    least = least.max(s.hi() + 1);
+                }
+                if !s.shifted {
+                    least = least.max(i64::from(self.least_trip_count()));
+                }
+                let blocked = enabled.iter().map(|x| x.0).min().is_none_or(|e| least <= e);
+                if blocked {
+                    let n = u32::try_from(least + offset).unwrap_or(u32::MAX);
+                    out.stuck_at = Some(out.stuck_at.map_or(n, |m| m.min(n)));
+                }
+            }
+            _ => {}
+        }
+        let mut moves = Vec::new();
+        let may_end = s.shifted || s.hi() >= i64::from(self.least_trip_count());
+        if ends && s.exit.is_none() && may_end {
+            moves.push(Move::End);
+        }
+        for (l, r) in enabled {
+            if s.exit.is_none() && l - s.base >= drift {
+                out.complete = false;
+            } else {
+                moves.push(Move::Run(l, r));
+            }
+        }
+        moves
     }
 
     fn step_of(&self, r: EventId) -> Option<&Step> {
@@ -792,6 +951,9 @@ impl<'t> Looped<'t> {
         let (list, r) = match s.exit {
             Some(n) if l == n => (&self.epilogues, n),
             Some(n) if l > n => return &[],
+            _ if !s.shifted && l < self.head => {
+                return self.heads.get(l as usize).map_or(&[], Vec::as_slice)
+            }
             _ => (&self.laps, l),
         };
         list.get(r.rem_euclid(p) as usize)
@@ -813,11 +975,20 @@ impl<'t> Looped<'t> {
     }
 
     fn preds_ran(&self, s: &State, l: i64, r: EventId) -> bool {
-        self.step_of(r).is_some_and(|x| {
-            x.after
+        self.step_of(r).is_some()
+            && self
+                .after_of(s, l, r)
                 .iter()
-                .all(|&(back, q)| l - back < 0 || s.ran(l - back, q))
-        })
+                .all(|&(back, q)| s.before_start(l - back) || s.ran(l - back, q))
+    }
+
+    /// The predecessors of `(l, r)`: its lap's own where they reach into the head, else its
+    /// op's.
+    fn after_of(&self, s: &State, l: i64, r: EventId) -> &[(i64, EventId)] {
+        match self.early.get(&(l, r)) {
+            Some(v) if !s.shifted => v,
+            _ => self.step_of(r).map_or(&[], |x| x.after.as_slice()),
+        }
     }
 
     /// Whether `(l, r)` may run now (a named barrier: by its first member, all members ready).
@@ -844,6 +1015,12 @@ impl<'t> Looped<'t> {
             None => false,
         }
     }
+}
+
+/// A move of the explorer: the loop ends, or an event runs.
+enum Move {
+    End,
+    Run(i64, EventId),
 }
 
 /// A finding of one step.
@@ -885,6 +1062,20 @@ struct State {
 }
 
 impl State {
+    /// The state's 128-bit fingerprint, which the explorer remembers instead of the state (two
+    /// 64-bit SipHashes of it, under two prefixes): two states that differ share one with a
+    /// probability near 2⁻¹²⁸ a pair — below 10⁻²⁵ for a billion states.
+    fn fingerprint(&self) -> u128 {
+        use std::hash::{Hash, Hasher};
+        let half = |prefix: u8| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            prefix.hash(&mut h);
+            self.hash(&mut h);
+            h.finish()
+        };
+        (u128::from(half(0)) << 64) | u128::from(half(1))
+    }
+
     /// Whether lap `l` comes before the loop's first (no event there: a predecessor absent).
     fn before_start(&self, l: i64) -> bool {
         l < 0 && !self.shifted
@@ -902,11 +1093,13 @@ impl State {
                 .is_some_and(|d| d.contains(r))
     }
 
-    /// Shifts every lap down by the largest multiple of the period below `base`; returns it.
-    fn normalize(&mut self, period: u32) -> i64 {
+    /// Shifts every lap down by the largest multiple of the period that keeps `base` at
+    /// `floor` or above (past the head and the laps whose predecessors reach into it); returns
+    /// it.
+    fn normalize(&mut self, period: u32, floor: i64) -> i64 {
         let p = i64::from(period);
-        let shift = self.base.div_euclid(p) * p;
-        if shift == 0 {
+        let shift = (self.base - floor).div_euclid(p) * p;
+        if shift <= 0 {
             return 0;
         }
         self.base -= shift;
@@ -925,7 +1118,7 @@ impl State {
     /// What happens before `(l, r)` through its predecessors.
     fn inherited(&self, looped: &Looped<'_>, l: i64, r: EventId) -> EventSet {
         let mut set = EventSet::new(looped.ids);
-        for &(back, q) in looped.step_of(r).map_or(&[][..], |x| &x.after) {
+        for &(back, q) in looped.after_of(self, l, r) {
             let at = l - back;
             if self.before_start(at) {
                 continue;
@@ -964,6 +1157,11 @@ impl State {
                             lb: l,
                         });
                     }
+                }
+                if !looped.conflicts.contains_key(&r) {
+                    // An access nothing conflicts with: no one needs to know it.
+                    self.finish(looped, l, r, set);
+                    return found;
                 }
                 // The older instance is no longer the one anything knows.
                 for k in self.know.values_mut() {
@@ -1052,7 +1250,7 @@ impl State {
         if !step.successors.is_empty() {
             self.know.insert((l, r), set);
         }
-        for &(back, q) in &step.after {
+        for &(back, q) in looped.after_of(self, l, r) {
             let at = l - back;
             // (a successor that is no op of its lap here — the epilogue's while the loop runs,
             // the loop's past the trip count — is none)

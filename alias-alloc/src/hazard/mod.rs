@@ -8,6 +8,7 @@
 //! | one execution, step by step: the mbarrier's rules ([`Machine`]) | `machine.rs` |
 //! | every execution of a small trace: the oracle ([`explore`]) | `explore.rs` |
 //! | every execution of a loop at every trip count at once ([`Looped`]) | `looped.rs` |
+//! | a kernel's trace cut into the laps of its loop ([`kernel_laps`]) | `kernel_laps.rs` |
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
 //! | a verdict per conflicting pair, witnesses replayed ([`check`]) | `verdict.rs` |
 //! | barriers left in the middle of a phase ([`open_phases`]) | `ledger.rs` |
@@ -44,6 +45,7 @@ mod check_report;
 mod error;
 mod explore;
 mod happens_before;
+mod kernel_laps;
 mod ledger;
 mod looped;
 mod machine;
@@ -60,6 +62,7 @@ pub use check_report::CheckReport;
 pub use error::HazardError;
 pub use explore::{explore, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
+pub use kernel_laps::{kernel_laps, KernelLaps};
 pub use ledger::{open_phases, OpenPhase};
 pub use looped::{EveryTripCount, Looped, Run, DRIFT_PERIODS};
 pub use machine::{BarrierState, Fault, Machine};
