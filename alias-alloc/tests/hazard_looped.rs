@@ -163,7 +163,7 @@ fn what_goes_wrong_at_any_trip_count_goes_wrong_in_the_sweep() {
             .races
             .iter()
             .copied()
-            .filter(|&(_, _, d)| 2 * big_p + d <= last)
+            .filter(|&(_, _, d)| d.checked_add(2 * big_p).is_some_and(|n| n <= last))
             .collect();
         assert!(
             near.is_subset(&all_races),
@@ -424,9 +424,23 @@ fn a_constant_phase_after_the_loop_races_at_every_other_trip_count() {
     assert!(!check(&p.trace().unwrap()).all_verified());
 }
 
+/// The options that read `text` at `laps` laps of its `N_CTX` loops (`ReadOptions::laps` takes
+/// no fewer than R + 1).
+fn n_ctx(text: &str, laps: u32) -> ReadOptions {
+    let trips = TripCounts::new(text, &ReadOptions::default()).unwrap();
+    let default = read_kernel(text, &ReadOptions::default()).unwrap();
+    let step = default.params["N_CTX"] / trips.first;
+    let mut opts = ReadOptions::default();
+    opts.params.insert("N_CTX".into(), step * i64::from(laps));
+    opts
+}
+
 /// A real kernel cut into laps (`kernel_laps`): every partition's loop, its prologue and its
-/// epilogue, read at `head + 2P + 1 … head + 3P` laps (one run per residue).
-fn kernel_runs(kernel: &str) -> (u32, u32, Vec<(KernelTrace, KernelLaps)>) {
+/// epilogue, read at `head + 2P + 1 … head + 3P` laps (one run per residue), then at `also`.
+fn kernel_runs(
+    kernel: &str,
+    also: impl IntoIterator<Item = u32>,
+) -> (u32, u32, Vec<(KernelTrace, KernelLaps)>) {
     let text = test_support::tlx_kernels::dump(kernel, "before");
     let period = TripCounts::new(&text, &ReadOptions::default())
         .unwrap()
@@ -435,13 +449,11 @@ fn kernel_runs(kernel: &str) -> (u32, u32, Vec<(KernelTrace, KernelLaps)>) {
         .unwrap()
         .head;
     let built = (head + 2 * period + 1..=head + 3 * period)
+        .chain(also)
         .map(|n| {
-            let opts = ReadOptions {
-                laps: i64::from(n),
-                ..ReadOptions::default()
-            };
-            let kt = read_kernel(&text, &opts).unwrap();
+            let kt = read_kernel(&text, &n_ctx(&text, n)).unwrap();
             let cut = kernel_laps(&kt).unwrap();
+            assert_eq!(cut.trip_count + 1, n, "{kernel}");
             (kt, cut)
         })
         .collect();
@@ -460,7 +472,7 @@ fn real_kernels_read_lap_by_lap_repeat_with_their_period() {
         ("fa_ws_legacy_reuse", false),
         ("fa_ws_pipelined_fp8", true),
     ] {
-        let (period, head, built) = kernel_runs(kernel);
+        let (period, head, built) = kernel_runs(kernel, []);
         assert_eq!(period, 6, "{kernel}");
         let runs: Vec<Run<'_>> = built
             .iter()
@@ -480,7 +492,7 @@ fn real_kernels_read_lap_by_lap_repeat_with_their_period() {
         // Looped's trip count leaves out the loop's last lap: 3 is the kernel's 4.
         assert_eq!(every.stuck_at, decided.then_some(3), "{kernel}: {every:?}");
     }
-    let (period, head, built) = kernel_runs("fa_bwd_1cta");
+    let (period, head, built) = kernel_runs("fa_bwd_1cta", []);
     let runs: Vec<Run<'_>> = built
         .iter()
         .map(|(kt, cut)| Run {
@@ -503,4 +515,49 @@ fn real_kernels_read_lap_by_lap_repeat_with_their_period() {
     )
     .unwrap_err();
     assert!(e.to_string().contains("a loop in a loop"), "{e}");
+}
+
+/// Two real kernels proved at every trip count: `Looped` decides every trip count from its
+/// least on (the kernel's one more: its loop's last lap goes with the epilogue) — no race, no
+/// hang, no arrival past a phase in any interleaving — and the explorer every trip count below.
+/// About 20 s each in release, many minutes in debug: `.ci/run` runs it with `--release --ignored`.
+#[test]
+#[ignore = "minutes in debug; .ci/run runs it in release"]
+fn real_kernels_are_race_free_at_every_trip_count() {
+    for (kernel, least, states) in [
+        ("fa_ws_pipelined", 3, 271_106),
+        ("fa_ws_legacy_reuse", 2, 252_664),
+    ] {
+        // The model read from 6 trip counts, checked at every other from its least to 3
+        // periods on: the reader's trace is the model's lap by lap.
+        let (period, head, built) = kernel_runs(kernel, least + 1..=least + 1 + 3 * 6);
+        let runs: Vec<Run<'_>> = built
+            .iter()
+            .map(|(kt, cut)| Run {
+                trace: &kt.trace,
+                laps: &cut.laps,
+                trip_count: cut.trip_count,
+            })
+            .collect();
+        let looped = Looped::runs(&runs, period, head).unwrap();
+        assert_eq!(looped.least_trip_count(), least, "{kernel}");
+        let every = looped.explore(1_000_000);
+        assert!(every.complete && !every.goes_wrong(), "{kernel}: {every:?}");
+        eprintln!(
+            "{kernel}: every trip count from {} laps: {} states",
+            least + 1,
+            every.states
+        );
+        assert_eq!(every.states, states, "{kernel}");
+        let text = test_support::tlx_kernels::dump(kernel, "before");
+        for laps in 1..=least {
+            let kt = read_kernel(&text, &n_ctx(&text, laps)).unwrap();
+            let found = explore(&kt.trace, BUDGET).unwrap();
+            assert!(
+                found.races.is_empty() && found.stuck.is_empty() && found.faults.is_empty(),
+                "{kernel} at {laps} laps: {found:?}"
+            );
+            eprintln!("{kernel} at {laps} laps: {} states", found.states);
+        }
+    }
 }

@@ -12,8 +12,9 @@
 //! may run. With one, the end is a choice: in any state whose last lap begun is *n* − 1 the
 //! loop may end (*n* is decided, lap *n* is the epilogue of *n* mod *P*, nothing past it), and
 //! every execution of *T*ₙ passes through such a state before its epilogue (each epilogue op
-//! comes after a predecessor in lap *n* − 1 or in the epilogue). [`Looped::explore`] runs
-//! every interleaving with a finite state:
+//! comes after a predecessor in lap *n* − 1 or in the epilogue). A head — prologues, a
+//! pipelined loop's first lap — is taken as it is. [`Looped::explore`] runs every
+//! interleaving with a finite state:
 //!
 //! - the laps where something has not run and something has, the laps below all run — shifted
 //!   down by a multiple of *P*, so a state *P* laps on is the same state; the trip count once
@@ -44,9 +45,9 @@ pub const DRIFT_PERIODS: i64 = 4;
 /// What the loop does at every trip count.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct EveryTripCount {
-    /// Races: `(a, b, d)` — the representatives of two accesses (their events in laps
-    /// *P* … 2*P* − 1 of the first run, or [`Looped::epilogue_representative`]) that race with
-    /// `b` `d` laps after `a` (the epilogue is the lap after the last).
+    /// Races: `(a, b, d)` — two ops ([`Looped::origin`]: a loop op's representative, a head's
+    /// or an epilogue's op) that race with `b` `d` laps after `a` (the epilogue is the lap
+    /// after the last; `u32::MAX`: `a` ran further back than the explorer keeps apart).
     pub races: BTreeSet<(EventId, EventId, u32)>,
     /// The least trip count found at which some execution races (without an epilogue, every
     /// larger one races too).
@@ -267,9 +268,12 @@ impl<'t> Looped<'t> {
     /// `period` laps before it (the same ops on the same barriers and cells, the same
     /// predecessors shifted; a timeline is the loop's or one lap's), the first run unrolls two
     /// periods or more, and the epilogue after *n* laps depends on *n* mod `period` alone —
-    /// each run gives the one of its residue, every residue given once where there is an
-    /// epilogue. Refuses what does not repeat ([`HazardError::NotPeriodic`]) or does not fit
-    /// ([`HazardError::Laps`]).
+    /// each run gives the one of its residue (every residue where there is an epilogue), the
+    /// first run of a residue a period past the head; a later run of a residue given, from
+    /// [`Looped::least_trip_count`] on, is checked against the model lap by lap. The head is
+    /// laps `0 … head − 1`, taken as they are (the same in every run), with the laps whose
+    /// predecessors reach into it. Refuses what does not repeat ([`HazardError::NotPeriodic`])
+    /// or does not fit ([`HazardError::Laps`]).
     ///
     /// ```
     /// use alias_alloc::hazard::{Cells, HazardError, Looped, Run, Space, Trace, TraceBuilder};
@@ -495,7 +499,18 @@ impl<'t> Looped<'t> {
         let mut epilogues: Vec<Option<Vec<EventId>>> = vec![None; period as usize];
         for (run, layout) in layouts.iter().enumerate() {
             let trip = i64::from(layout.run.trip_count);
-            if trip < k + p {
+            // A residue's epilogue is read from a run a period past the head; a later run of
+            // the same residue, from the least trip count on, is checked against it.
+            let stored: Option<Vec<EventId>> = epilogues
+                .get(trip.rem_euclid(p) as usize)
+                .cloned()
+                .flatten();
+            let least = if stored.is_some() {
+                k + template_back
+            } else {
+                k + p
+            };
+            if trip < least {
                 return Err(refuse(&layout.run));
             }
             // This run's timelines, as the first run's where they have loop or head ops.
@@ -507,7 +522,16 @@ impl<'t> Looped<'t> {
                 let e = EventId(i);
                 let l = layout.lap(e);
                 if l == trip {
-                    let id = numbering.add(run, e);
+                    let id = match &stored {
+                        Some(v) => v.get(epilogue.len()).copied().ok_or_else(|| {
+                            layout.not_periodic(
+                                e,
+                                period,
+                                "its epilogue differs from another run's of its residue",
+                            )
+                        })?,
+                        None => numbering.add(run, e),
+                    };
                     own.insert(e, id);
                     epilogue.push((e, id));
                     continue;
@@ -585,12 +609,38 @@ impl<'t> Looped<'t> {
             let slot = epilogues
                 .get_mut(trip.rem_euclid(p) as usize)
                 .ok_or_else(|| refuse(&layout.run))?;
-            if slot.is_some() {
-                return Err(layout.not_periodic(
-                    epilogue.first().map_or(EventId(0), |x| x.0),
-                    period,
-                    "a second run of the same trip count modulo the period",
-                ));
+            if let Some(v) = &stored {
+                let differs = |e: EventId| {
+                    layout.not_periodic(
+                        e,
+                        period,
+                        "its epilogue differs from another run's of its residue",
+                    )
+                };
+                if v.len() != epilogue.len() {
+                    return Err(differs(epilogue.first().map_or(EventId(0), |x| x.0)));
+                }
+                for &(e, id) in &epilogue {
+                    let event = layout.run.trace.event(e)?;
+                    let after = pred_list(layout, e, &own)?;
+                    let group = Self::group(layout, e, event, period, |m| name(layout, m, &own))?;
+                    let lane = lanes.get(&event.timeline).copied();
+                    let same = steps.get(&id).is_some_and(|x| {
+                        x.kind == shape(&event.kind)
+                            && x.after == after
+                            && x.group == group
+                            && x.per_lap == layout.per_lap(event.timeline)
+                            && match (x.lane, lane) {
+                                (Lane::Loop(a), Some(Lane::Loop(b))) => a == b,
+                                (Lane::Own(..), None | Some(Lane::Own(..))) => true,
+                                _ => false,
+                            }
+                    });
+                    if !same {
+                        return Err(differs(e));
+                    }
+                }
+                continue;
             }
             let mut ids = Vec::new();
             for &(e, id) in &epilogue {
@@ -1017,6 +1067,10 @@ impl<'t> Looped<'t> {
     }
 }
 
+/// The lap of an access last run more than a period below the window (a prologue's): only
+/// ever compared with what runs in the window, where no predecessor reaches it.
+const LONG_AGO: i64 = i64::MIN / 4;
+
 /// A move of the explorer: the loop ends, or an event runs.
 enum Move {
     End,
@@ -1095,7 +1149,7 @@ impl State {
 
     /// Shifts every lap down by the largest multiple of the period that keeps `base` at
     /// `floor` or above (past the head and the laps whose predecessors reach into it); returns
-    /// it.
+    /// it. An access last run more than a period below that is [`LONG_AGO`].
     fn normalize(&mut self, period: u32, floor: i64) -> i64 {
         let p = i64::from(period);
         let shift = (self.base - floor).div_euclid(p) * p;
@@ -1109,8 +1163,15 @@ impl State {
             .into_iter()
             .map(|((l, r), k)| ((l - shift, r), k))
             .collect();
+        // An access last run below the window (a prologue's) is only ever compared with what
+        // runs in it: how far below no longer matters.
         for l in self.latest.values_mut() {
-            *l -= shift;
+            if *l != LONG_AGO {
+                *l -= shift;
+                if *l < self.base - floor - p {
+                    *l = LONG_AGO;
+                }
+            }
         }
         shift
     }
