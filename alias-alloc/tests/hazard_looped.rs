@@ -6,8 +6,8 @@
 use std::collections::BTreeSet;
 
 use alias_alloc::hazard::{
-    check, explore, kernel_laps, read_kernel, EventId, Exploration, KernelLaps, KernelTrace,
-    Looped, ReadOptions, Run, Trace, TripCounts,
+    check, explore, kernel_laps, read_kernel, EventId, EveryTripCount, Exploration, KernelLaps,
+    KernelTrace, Looped, ReadOptions, Run, Trace, TripCounts,
 };
 use test_support::pipelines::{generate, shape, Op, Phase, Pipeline};
 use test_support::random_tree::{Source, XorShift};
@@ -73,6 +73,29 @@ fn runs(built: &[(Trace, Vec<u32>, u32)]) -> Vec<Run<'_>> {
             trip_count: *n,
         })
         .collect()
+}
+
+/// Whether some execution the explorer ran races, hangs or arrives past a phase.
+fn goes_wrong(f: &Exploration) -> bool {
+    !f.races.is_empty() || !f.stuck.is_empty() || !f.faults.is_empty()
+}
+
+/// Whatever the explorer finds at trip counts 1, 2, … (`found`), `every` finds.
+fn finds_what_the_explorer_finds(every: &EveryTripCount, found: &[&Exploration], p: &Pipeline) {
+    for (n, f) in (1..).zip(found) {
+        assert!(
+            f.races.is_empty() || every.race_at.is_some(),
+            "a race at {n}: {p:#?}"
+        );
+        assert!(
+            f.faults.is_empty() || every.fault_at.is_some(),
+            "a fault at {n}: {p:#?}"
+        );
+        assert!(
+            f.stuck.is_empty() || every.stuck_at.is_some(),
+            "stuck at {n}: {p:#?}"
+        );
+    }
 }
 
 #[test]
@@ -170,30 +193,15 @@ fn what_goes_wrong_at_any_trip_count_goes_wrong_in_the_sweep() {
             "{near:?} not in {all_races:?}: {p:#?}"
         );
         // What the explorer finds at some trip count, it finds.
-        for (n, (found, _)) in (1..).zip(&runs) {
-            assert!(
-                found.races.is_empty() || every.race_at.is_some(),
-                "a race at {n}: {p:#?}"
-            );
-            assert!(
-                found.faults.is_empty() || every.fault_at.is_some(),
-                "a fault at {n}: {p:#?}"
-            );
-            assert!(
-                found.stuck.is_empty() || every.stuck_at.is_some(),
-                "stuck at {n}: {p:#?}"
-            );
-        }
+        let found: Vec<&Exploration> = runs.iter().map(|x| &x.0).collect();
+        finds_what_the_explorer_finds(&every, &found, &p);
         if !every.complete && !every.goes_wrong() {
             undecided += 1;
             continue;
         }
         // The sweep's trip counts see it, and the static check flags it there.
         let swept = r + 1..=r + big_p;
-        let wrong = |n: u32| {
-            let f = &run(n).0;
-            !f.races.is_empty() || !f.stuck.is_empty() || !f.faults.is_empty()
-        };
+        let wrong = |n: u32| goes_wrong(&run(n).0);
         not_periodic_counts += swept
             .clone()
             .filter(|&n| wrong(n) != wrong(n + big_p))
@@ -336,24 +344,8 @@ fn what_goes_wrong_after_the_loop_at_any_trip_count_goes_wrong_in_the_sweep() {
             over_budget += 1;
             continue;
         };
-        let wrong: Vec<bool> = runs
-            .iter()
-            .map(|f| !f.races.is_empty() || !f.stuck.is_empty() || !f.faults.is_empty())
-            .collect();
-        for (n, f) in (1..).zip(&runs) {
-            assert!(
-                f.races.is_empty() || every.race_at.is_some(),
-                "a race at {n} ({what}): {p:#?}"
-            );
-            assert!(
-                f.faults.is_empty() || every.fault_at.is_some(),
-                "a fault at {n} ({what}): {p:#?}"
-            );
-            assert!(
-                f.stuck.is_empty() || every.stuck_at.is_some(),
-                "stuck at {n} ({what}): {p:#?}"
-            );
-        }
+        let wrong: Vec<bool> = runs.iter().map(goes_wrong).collect();
+        finds_what_the_explorer_finds(&every, &runs.iter().collect::<Vec<_>>(), &p);
         if !every.complete && !every.goes_wrong() {
             undecided += 1;
             continue;
@@ -424,6 +416,18 @@ fn a_constant_phase_after_the_loop_races_at_every_other_trip_count() {
     assert!(!check(&p.trace().unwrap()).all_verified());
 }
 
+/// A kernel's runs as `Looped::runs` takes them.
+fn kernel_as_runs(built: &[(KernelTrace, KernelLaps)]) -> Vec<Run<'_>> {
+    built
+        .iter()
+        .map(|(kt, cut)| Run {
+            trace: &kt.trace,
+            laps: &cut.laps,
+            trip_count: cut.trip_count,
+        })
+        .collect()
+}
+
 /// The options that read `text` at `laps` laps of its `N_CTX` loops (`ReadOptions::laps` takes
 /// no fewer than R + 1).
 fn n_ctx(text: &str, laps: u32) -> ReadOptions {
@@ -474,14 +478,7 @@ fn real_kernels_read_lap_by_lap_repeat_with_their_period() {
     ] {
         let (period, head, built) = kernel_runs(kernel, []);
         assert_eq!(period, 6, "{kernel}");
-        let runs: Vec<Run<'_>> = built
-            .iter()
-            .map(|(kt, cut)| Run {
-                trace: &kt.trace,
-                laps: &cut.laps,
-                trip_count: cut.trip_count,
-            })
-            .collect();
+        let runs = kernel_as_runs(&built);
         let looped = Looped::runs(&runs, period, head).unwrap_or_else(|e| panic!("{kernel}: {e}"));
         let every = looped.explore(if decided { 10_000 } else { 2_000 });
         assert_eq!(every.complete, decided, "{kernel}: {every:?}");
@@ -493,14 +490,7 @@ fn real_kernels_read_lap_by_lap_repeat_with_their_period() {
         assert_eq!(every.stuck_at, decided.then_some(3), "{kernel}: {every:?}");
     }
     let (period, head, built) = kernel_runs("fa_bwd_1cta", []);
-    let runs: Vec<Run<'_>> = built
-        .iter()
-        .map(|(kt, cut)| Run {
-            trace: &kt.trace,
-            laps: &cut.laps,
-            trip_count: cut.trip_count,
-        })
-        .collect();
+    let runs = kernel_as_runs(&built);
     let e = Looped::runs(&runs, period, head).unwrap_err();
     assert!(
         e.to_string().contains("a read on a timeline of one lap"),
@@ -531,14 +521,7 @@ fn real_kernels_are_race_free_at_every_trip_count() {
         // The model read from 6 trip counts, checked at every other from its least to 3
         // periods on: the reader's trace is the model's lap by lap.
         let (period, head, built) = kernel_runs(kernel, least + 1..=least + 1 + 3 * 6);
-        let runs: Vec<Run<'_>> = built
-            .iter()
-            .map(|(kt, cut)| Run {
-                trace: &kt.trace,
-                laps: &cut.laps,
-                trip_count: cut.trip_count,
-            })
-            .collect();
+        let runs = kernel_as_runs(&built);
         let looped = Looped::runs(&runs, period, head).unwrap();
         assert_eq!(looped.least_trip_count(), least, "{kernel}");
         let every = looped.explore(1_000_000);

@@ -431,8 +431,9 @@ impl<'t> Looped<'t> {
             v.sort_unstable();
             Ok(v)
         };
-        // Template steps: the first run's template laps.
-        for &id in laps.iter().flatten() {
+        // The first run's steps: its template laps' (which repeat) and its head's (as they are).
+        let template = laps.iter().flatten().map(|&id| (id, true));
+        for (id, repeats) in template.chain(heads.iter().flatten().map(|&id| (id, false))) {
             let (_, e) = numbering
                 .origin
                 .get(id.0)
@@ -440,48 +441,32 @@ impl<'t> Looped<'t> {
                 .unwrap_or((0, EventId(0)));
             let event = trace.event(e)?;
             let after = pred_list(first, e, &no_own)?;
-            if after.is_empty() {
-                return Err(first.not_periodic(
-                    e,
-                    period,
-                    "an op with no predecessor would run ahead of every lap",
-                ));
+            if repeats {
+                if after.is_empty() {
+                    return Err(first.not_periodic(
+                        e,
+                        period,
+                        "an op with no predecessor would run ahead of every lap",
+                    ));
+                }
+                max_back = after.iter().map(|a| a.0).fold(max_back, i64::max);
+                if max_back > p {
+                    return Err(first.not_periodic(
+                        e,
+                        period,
+                        "a predecessor more than a period back",
+                    ));
+                }
+                if first.per_lap(event.timeline)
+                    && matches!(&event.kind, EventKind::Access { write: false, .. })
+                {
+                    return Err(first.not_periodic(
+                        e,
+                        period,
+                        "a read on a timeline of one lap (only writes are decided by their latest instance)",
+                    ));
+                }
             }
-            max_back = after.iter().map(|a| a.0).fold(max_back, i64::max);
-            if max_back > p {
-                return Err(first.not_periodic(e, period, "a predecessor more than a period back"));
-            }
-            if first.per_lap(event.timeline)
-                && matches!(&event.kind, EventKind::Access { write: false, .. })
-            {
-                return Err(first.not_periodic(
-                    e,
-                    period,
-                    "a read on a timeline of one lap (only writes are decided by their latest instance)",
-                ));
-            }
-            let group = Self::group(first, e, event, period, |m| name(first, m, &no_own))?;
-            steps.insert(
-                id,
-                Step {
-                    kind: shape(&event.kind),
-                    lane: lane_in(0, event.timeline, &lanes0),
-                    per_lap: first.per_lap(event.timeline),
-                    after,
-                    successors: Vec::new(),
-                    group,
-                },
-            );
-        }
-        // Head steps: the first run's, as they are.
-        for &id in heads.iter().flatten() {
-            let (_, e) = numbering
-                .origin
-                .get(id.0)
-                .copied()
-                .unwrap_or((0, EventId(0)));
-            let event = trace.event(e)?;
-            let after = pred_list(first, e, &no_own)?;
             let group = Self::group(first, e, event, period, |m| name(first, m, &no_own))?;
             steps.insert(
                 id,
