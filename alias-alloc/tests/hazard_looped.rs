@@ -19,7 +19,7 @@ type LapRaces = BTreeSet<(EventId, EventId, u32)>;
 
 /// The explorer at `n` laps, with each race named as `Looped` names it: the representatives
 /// of both accesses, earlier lap first, and how many laps apart they are.
-fn at(p: &mut Pipeline, looped: &Looped<'_>, n: u32) -> Option<(Exploration, LapRaces)> {
+fn at(p: &mut Pipeline, looped: &Looped, n: u32) -> Option<(Exploration, LapRaces)> {
     p.iterations = n;
     let (trace, laps) = p.unrolled().unwrap();
     let found = explore(&trace, BUDGET / 4).ok()?;

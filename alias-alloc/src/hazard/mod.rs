@@ -7,7 +7,8 @@
 //! | a set of events ([`EventSet`]) | `bitset.rs` |
 //! | one execution, step by step: the mbarrier's rules ([`Machine`]) | `machine.rs` |
 //! | every execution of a small trace: the oracle ([`explore`]) | `explore.rs` |
-//! | every execution of a loop at every trip count at once ([`Looped`]) | `looped.rs` |
+//! | a loop read as the loop run forever, from a few trip counts ([`Looped`]) | `looped.rs` |
+//! | every execution of it at every trip count at once ([`EveryTripCount`]) | `every_trip_count.rs` |
 //! | a kernel's trace cut into the laps of its loop ([`kernel_laps`]) | `kernel_laps.rs` |
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
 //! | a verdict per conflicting pair, witnesses replayed ([`check`]) | `verdict.rs` |
@@ -43,6 +44,7 @@
 mod bitset;
 mod check_report;
 mod error;
+mod every_trip_count;
 mod explore;
 mod happens_before;
 mod kernel_laps;
@@ -60,11 +62,12 @@ mod warp_group;
 pub use bitset::EventSet;
 pub use check_report::CheckReport;
 pub use error::HazardError;
+pub use every_trip_count::{EveryTripCount, DRIFT_PERIODS};
 pub use explore::{explore, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
 pub use kernel_laps::{kernel_laps, KernelLaps};
 pub use ledger::{open_phases, OpenPhase};
-pub use looped::{EveryTripCount, Looped, Run, DRIFT_PERIODS};
+pub use looped::{Looped, Run};
 pub use machine::{BarrierState, Fault, Machine};
 pub use read::{read_kernel, KernelTrace, Origin, ReadOptions, Steps};
 pub use subslice::subslice_bytes;

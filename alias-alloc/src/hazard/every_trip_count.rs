@@ -1,0 +1,598 @@
+//! [`Looped::explore`] and [`EveryTripCount`]: a loop at every trip count at once — the
+//! explorer's semantics (`machine.rs`) on the loop run forever, its laps taken modulo their
+//! period (`docs/hazard-check.md`, *Every trip count*).
+//!
+//! **What is decided.** A loop of *P*-periodic laps: each thread runs lap 0, 1, 2, … and what
+//! lap *i* does depends on *i* mod *P* alone; after *n* laps each runs its part of the
+//! epilogue, which depends on *n* mod *P* alone. Without an epilogue, *T*ₙ (the loop at *n*
+//! laps) is the first *n* laps of *T*∞: an execution of *T*ₙ is an execution of *T*∞ that runs
+//! only events of laps below *n* (what may run depends only on what ran), so a race or an
+//! arrival past its phase at some *n* is one at every larger *n*, and *T*ₙ is stuck at a state
+//! of *T*∞ whose run events lie below *n*, some event below *n* has not run and none below *n*
+//! may run. With one, the end is a choice: in any state whose last lap begun is *n* − 1 the
+//! loop may end (*n* is decided, lap *n* is the epilogue of *n* mod *P*, nothing past it), and
+//! every execution of *T*ₙ passes through such a state before its epilogue (each epilogue op
+//! comes after a predecessor in lap *n* − 1 or in the epilogue). A head — prologues, a
+//! pipelined loop's first lap — is taken as it is. [`Looped::explore`] runs every
+//! interleaving with a finite state:
+//!
+//! - the laps where something has not run and something has, the laps below all run — shifted
+//!   down by a multiple of *P*, so a state *P* laps on is the same state; the trip count once
+//!   decided;
+//! - per barrier: the parity of its completed phases, pending arrivals, tx-count;
+//! - happens-before only for the **latest instance** of each access of the period: a set of
+//!   them per run event with a successor still to run and per barrier (open and completed
+//!   phases). A new instance of an access clears it from every set: what was known was the
+//!   older one.
+//!
+//! The latest instance is enough to decide whether a race exists: an older instance *o* of the
+//! same access, unordered with an access *e* while the latest *o*′ is ordered, is ordered
+//! before *o*′ on its own timeline (then before *e*), or unordered with *o*′ — a race of two
+//! writes (a TMA copy's timeline lives one lap; its accesses are writes, or the loop is
+//! refused) that was found when *o*′ ran.
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+
+use super::bitset::EventSet;
+use super::looped::{Looped, Step};
+use super::machine::{passes, settle};
+use super::trace::{BarrierId, EventId, EventKind};
+
+/// How far a thread may run ahead of the first lap not yet done, in periods, before the
+/// explorer stops following it (and calls its answer incomplete).
+pub const DRIFT_PERIODS: i64 = 4;
+
+/// What the loop does at every trip count.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct EveryTripCount {
+    /// Races: `(a, b, d)` — two ops ([`Looped::origin`]: a loop op's representative, a head's
+    /// or an epilogue's op) that race with `b` `d` laps after `a` (the epilogue is the lap
+    /// after the last; `u32::MAX`: `a` ran further back than the explorer keeps apart).
+    pub races: BTreeSet<(EventId, EventId, u32)>,
+    /// The least trip count found at which some execution races (without an epilogue, every
+    /// larger one races too).
+    pub race_at: Option<u32>,
+    /// Arrivals past their phase, by op ([`Looped::origin`]).
+    pub faults: BTreeSet<EventId>,
+    /// The least trip count found at which some execution arrives past a phase (without an
+    /// epilogue, every larger one does too).
+    pub fault_at: Option<u32>,
+    /// The least trip count found at which some execution is stuck.
+    pub stuck_at: Option<u32>,
+    /// Whether every state was followed: `false` when a thread ran more than
+    /// [`DRIFT_PERIODS`] periods ahead or the budget ran out — what was found is real, what
+    /// was not is not proved.
+    pub complete: bool,
+    /// States visited.
+    pub states: usize,
+}
+
+impl EveryTripCount {
+    /// Whether some trip count races, hangs or arrives past a phase.
+    pub fn goes_wrong(&self) -> bool {
+        self.race_at.is_some() || self.fault_at.is_some() || self.stuck_at.is_some()
+    }
+}
+
+impl Looped {
+    /// Runs every interleaving of the loop run forever, visiting at most `budget` states (past
+    /// it, what was found is returned, not [`EveryTripCount::complete`]).
+    pub fn explore(&self, budget: usize) -> EveryTripCount {
+        let mut out = EveryTripCount {
+            complete: true,
+            ..EveryTripCount::default()
+        };
+        let empty = EventSet::new(self.ids);
+        let start = State {
+            base: 0,
+            shifted: false,
+            exit: None,
+            done: Vec::new(),
+            barriers: self
+                .counts
+                .iter()
+                .map(|&count| Bar {
+                    parity: 0,
+                    pending: i64::from(count),
+                    tx: 0,
+                    open: empty.clone(),
+                    closed: empty.clone(),
+                })
+                .collect(),
+            know: BTreeMap::new(),
+            latest: BTreeMap::new(),
+        };
+        let drift = DRIFT_PERIODS * i64::from(self.period);
+        let floor = self.head + self.max_back;
+        let ends = !self.epilogues.is_empty();
+        let mut seen = HashSet::new();
+        // Depth first, a frame per state on the path: the state and the moves not yet tried.
+        let mut stack: Vec<(State, i64, Vec<Move>)> = Vec::new();
+        let mut pending = Some((start, 0i64));
+        loop {
+            if let Some((mut s, mut offset)) = pending.take() {
+                // Accesses touch no barrier: run those of laps already begun as soon as they
+                // may.
+                loop {
+                    let local: Vec<(i64, EventId)> = self
+                        .ready(&s)
+                        .into_iter()
+                        .filter(|&(l, r)| {
+                            (l < s.hi() || s.exit.is_some())
+                                && matches!(
+                                    self.step_of(r).map(|x| &x.kind),
+                                    Some(EventKind::Access { .. })
+                                )
+                        })
+                        .collect();
+                    if local.is_empty() {
+                        break;
+                    }
+                    for (l, r) in local {
+                        let found = s.run(self, l, r);
+                        self.record(&mut out, found, offset, s.exit.unwrap_or(s.hi()));
+                    }
+                    offset += s.normalize(self.period, floor);
+                }
+                if seen.insert(s.fingerprint()) {
+                    out.states += 1;
+                    if out.states > budget {
+                        out.complete = false;
+                        break;
+                    }
+                    let moves = self.moves(&s, offset, drift, ends, &mut out);
+                    stack.push((s, offset, moves));
+                }
+            }
+            let Some((s, offset, moves)) = stack.last_mut() else {
+                break;
+            };
+            let Some(m) = moves.pop() else {
+                stack.pop();
+                continue;
+            };
+            let mut next = s.clone();
+            let offset = *offset;
+            match m {
+                Move::End => {
+                    // The loop ends here: n = hi, every lap begun so far is one of its.
+                    next.exit = Some(next.hi());
+                    pending = Some((next, offset));
+                }
+                Move::Run(l, r) => {
+                    let found = next.run(self, l, r);
+                    self.record(&mut out, found, offset, next.exit.unwrap_or(next.hi()));
+                    let shifted = offset + next.normalize(self.period, floor);
+                    pending = Some((next, shifted));
+                }
+            }
+        }
+        out
+    }
+
+    /// What may happen next in state `s` (recording where it is stuck): the enabled events,
+    /// and the loop's end where it may end.
+    fn moves(
+        &self,
+        s: &State,
+        offset: i64,
+        drift: i64,
+        ends: bool,
+        out: &mut EveryTripCount,
+    ) -> Vec<Move> {
+        let ready = self.ready(s);
+        let enabled: Vec<(i64, EventId)> = ready
+            .iter()
+            .copied()
+            .filter(|&(l, r)| self.enabled(s, l, r))
+            .collect();
+        let first_ready = ready.iter().map(|x| x.0).min();
+        match (s.exit, first_ready) {
+            (Some(n), Some(_)) if enabled.is_empty() => {
+                let n = u32::try_from(n + offset).unwrap_or(u32::MAX);
+                out.stuck_at = Some(out.stuck_at.map_or(n, |m| m.min(n)));
+            }
+            (None, Some(unrun)) => {
+                // Stuck at every n from `least` to the first enabled lap; with an epilogue,
+                // n = hi is the end's move below.
+                let mut least = unrun.max(s.hi() - 1) + 1;
+                if ends {
+                    least = least.max(s.hi() + 1);
+                }
+                if !s.shifted {
+                    least = least.max(i64::from(self.least_trip_count()));
+                }
+                let blocked = enabled.iter().map(|x| x.0).min().is_none_or(|e| least <= e);
+                if blocked {
+                    let n = u32::try_from(least + offset).unwrap_or(u32::MAX);
+                    out.stuck_at = Some(out.stuck_at.map_or(n, |m| m.min(n)));
+                }
+            }
+            _ => {}
+        }
+        let mut moves = Vec::new();
+        let may_end = s.shifted || s.hi() >= i64::from(self.least_trip_count());
+        if ends && s.exit.is_none() && may_end {
+            moves.push(Move::End);
+        }
+        for (l, r) in enabled {
+            if s.exit.is_none() && l - s.base >= drift {
+                out.complete = false;
+            } else {
+                moves.push(Move::Run(l, r));
+            }
+        }
+        moves
+    }
+
+    fn step_of(&self, r: EventId) -> Option<&Step> {
+        self.steps.get(&r)
+    }
+
+    /// Records what a step found at trip count `at` (shifted by `offset`).
+    fn record(&self, out: &mut EveryTripCount, found: Vec<Found>, offset: i64, at: i64) {
+        let n = u32::try_from(at + offset).unwrap_or(u32::MAX);
+        let least = |at: &mut Option<u32>| *at = Some(at.map_or(n, |m| m.min(n)));
+        for f in found {
+            match f {
+                Found::Race { a, la, b, lb } => {
+                    let ((x, lx), (y, ly)) = if (la, a) <= (lb, b) {
+                        ((a, la), (b, lb))
+                    } else {
+                        ((b, lb), (a, la))
+                    };
+                    out.races
+                        .insert((x, y, u32::try_from(ly - lx).unwrap_or(u32::MAX)));
+                    least(&mut out.race_at);
+                }
+                Found::Fault(r) => {
+                    out.faults.insert(r);
+                    least(&mut out.fault_at);
+                }
+            }
+        }
+    }
+
+    /// The ops of lap `l` in state `s`: the loop's, the epilogue's at the trip count, none past.
+    fn reps_at(&self, s: &State, l: i64) -> &[EventId] {
+        let p = i64::from(self.period);
+        let (list, r) = match s.exit {
+            Some(n) if l == n => (&self.epilogues, n),
+            Some(n) if l > n => return &[],
+            _ if !s.shifted && l < self.head => {
+                return self.heads.get(l as usize).map_or(&[], Vec::as_slice)
+            }
+            _ => (&self.laps, l),
+        };
+        list.get(r.rem_euclid(p) as usize)
+            .map_or(&[], Vec::as_slice)
+    }
+
+    /// The events not run whose predecessors all ran, as `(lap, representative)`.
+    fn ready(&self, s: &State) -> Vec<(i64, EventId)> {
+        let mut out = Vec::new();
+        let end = (s.hi() + self.max_back).max(s.exit.map_or(0, |n| n + 1));
+        for l in s.base..end {
+            for &r in self.reps_at(s, l) {
+                if !s.ran(l, r) && self.preds_ran(s, l, r) {
+                    out.push((l, r));
+                }
+            }
+        }
+        out
+    }
+
+    fn preds_ran(&self, s: &State, l: i64, r: EventId) -> bool {
+        self.step_of(r).is_some()
+            && self
+                .after_of(s, l, r)
+                .iter()
+                .all(|&(back, q)| s.before_start(l - back) || s.ran(l - back, q))
+    }
+
+    /// The predecessors of `(l, r)`: its lap's own where they reach into the head, else its
+    /// op's.
+    fn after_of(&self, s: &State, l: i64, r: EventId) -> &[(i64, EventId)] {
+        match self.early.get(&(l, r)) {
+            Some(v) if !s.shifted => v,
+            _ => self.step_of(r).map_or(&[], |x| x.after.as_slice()),
+        }
+    }
+
+    /// Whether `(l, r)` may run now (a named barrier: by its first member, all members ready).
+    fn enabled(&self, s: &State, l: i64, r: EventId) -> bool {
+        match self.step_of(r) {
+            Some(Step {
+                kind: EventKind::Wait { barrier, parity },
+                ..
+            }) => s
+                .barriers
+                .get(barrier.0)
+                .is_some_and(|b| passes(b.parity, *parity)),
+            Some(Step {
+                group: Some((members, threads)),
+                ..
+            }) => {
+                members.first() == Some(&r)
+                    && members.len() == *threads as usize
+                    && members
+                        .iter()
+                        .all(|&m| !s.ran(l, m) && self.preds_ran(s, l, m))
+            }
+            Some(_) => true,
+            None => false,
+        }
+    }
+}
+
+/// The lap of an access last run more than a period below the window (a prologue's): only
+/// ever compared with what runs in the window, where no predecessor reaches it.
+const LONG_AGO: i64 = i64::MIN / 4;
+
+/// A move of the explorer: the loop ends, or an event runs.
+enum Move {
+    End,
+    Run(i64, EventId),
+}
+
+/// A finding of one step.
+enum Found {
+    Race {
+        a: EventId,
+        la: i64,
+        b: EventId,
+        lb: i64,
+    },
+    Fault(EventId),
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct Bar {
+    parity: u32,
+    pending: i64,
+    tx: i64,
+    open: EventSet,
+    closed: EventSet,
+}
+
+/// A state of the loop run forever: laps below `base` all ran, `done[k]` is what ran of lap
+/// `base + k` (the last one not empty).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+struct State {
+    base: i64,
+    /// Whether laps were shifted down (lap 0 is no longer the loop's first; a lap below it is
+    /// one the loop ran, not one before it).
+    shifted: bool,
+    /// The trip count, once decided (a loop with an epilogue): lap `exit` is the epilogue.
+    exit: Option<i64>,
+    done: Vec<EventSet>,
+    barriers: Vec<Bar>,
+    /// The latest instances known to each run event with a successor still to run.
+    know: BTreeMap<(i64, EventId), EventSet>,
+    /// Per access: the lap of its latest instance.
+    latest: BTreeMap<EventId, i64>,
+}
+
+impl State {
+    /// The state's 128-bit fingerprint, which the explorer remembers instead of the state (two
+    /// 64-bit SipHashes of it, under two prefixes): two states that differ share one with a
+    /// probability near 2⁻¹²⁸ a pair — below 10⁻²⁵ for a billion states.
+    fn fingerprint(&self) -> u128 {
+        use std::hash::{Hash, Hasher};
+        let half = |prefix: u8| {
+            let mut h = std::collections::hash_map::DefaultHasher::new();
+            prefix.hash(&mut h);
+            self.hash(&mut h);
+            h.finish()
+        };
+        (u128::from(half(0)) << 64) | u128::from(half(1))
+    }
+
+    /// Whether lap `l` comes before the loop's first (no event there: a predecessor absent).
+    fn before_start(&self, l: i64) -> bool {
+        l < 0 && !self.shifted
+    }
+
+    fn hi(&self) -> i64 {
+        self.base + self.done.len() as i64
+    }
+
+    fn ran(&self, l: i64, r: EventId) -> bool {
+        l < self.base
+            || usize::try_from(l - self.base)
+                .ok()
+                .and_then(|k| self.done.get(k))
+                .is_some_and(|d| d.contains(r))
+    }
+
+    /// Shifts every lap down by the largest multiple of the period that keeps `base` at
+    /// `floor` or above (past the head and the laps whose predecessors reach into it); returns
+    /// it. An access last run more than a period below that is [`LONG_AGO`].
+    fn normalize(&mut self, period: u32, floor: i64) -> i64 {
+        let p = i64::from(period);
+        let shift = (self.base - floor).div_euclid(p) * p;
+        if shift <= 0 {
+            return 0;
+        }
+        self.base -= shift;
+        self.shifted = true;
+        self.exit = self.exit.map(|n| n - shift);
+        self.know = std::mem::take(&mut self.know)
+            .into_iter()
+            .map(|((l, r), k)| ((l - shift, r), k))
+            .collect();
+        // An access last run below the window (a prologue's) is only ever compared with what
+        // runs in it: how far below no longer matters.
+        for l in self.latest.values_mut() {
+            if *l != LONG_AGO {
+                *l -= shift;
+                if *l < self.base - floor - p {
+                    *l = LONG_AGO;
+                }
+            }
+        }
+        shift
+    }
+
+    /// What happens before `(l, r)` through its predecessors.
+    fn inherited(&self, looped: &Looped, l: i64, r: EventId) -> EventSet {
+        let mut set = EventSet::new(looped.ids);
+        for &(back, q) in looped.after_of(self, l, r) {
+            let at = l - back;
+            if self.before_start(at) {
+                continue;
+            }
+            if let Some(k) = self.know.get(&(at, q)) {
+                set.union_with(k);
+            }
+            if self.latest.get(&q) == Some(&at) {
+                set.insert(q);
+            }
+        }
+        set
+    }
+
+    /// Runs `(l, r)` (a named barrier: its whole group); returns what it found.
+    fn run(&mut self, looped: &Looped, l: i64, r: EventId) -> Vec<Found> {
+        let mut found = Vec::new();
+        let Some(step) = looped.step_of(r) else {
+            return found;
+        };
+        match &step.kind {
+            EventKind::Access { .. } => {
+                let mut set = self.inherited(looped, l, r);
+                for &c in looped.conflicts.get(&r).into_iter().flatten() {
+                    let Some(&lc) = self.latest.get(&c) else {
+                        continue;
+                    };
+                    let same_timeline = step.per_lap
+                        && lc == l
+                        && looped.step_of(c).is_some_and(|x| x.lane == step.lane);
+                    if !set.contains(c) && !same_timeline {
+                        found.push(Found::Race {
+                            a: c,
+                            la: lc,
+                            b: r,
+                            lb: l,
+                        });
+                    }
+                }
+                if !looped.conflicts.contains_key(&r) {
+                    // An access nothing conflicts with: no one needs to know it.
+                    self.finish(looped, l, r, set);
+                    return found;
+                }
+                // The older instance is no longer the one anything knows.
+                for k in self.know.values_mut() {
+                    k.remove(r);
+                }
+                for b in &mut self.barriers {
+                    b.open.remove(r);
+                    b.closed.remove(r);
+                }
+                set.remove(r);
+                self.latest.insert(r, l);
+                self.finish(looped, l, r, set);
+            }
+            EventKind::Wait { barrier, .. } => {
+                let mut set = self.inherited(looped, l, r);
+                if let Some(b) = self.barriers.get(barrier.0) {
+                    set.union_with(&b.closed);
+                }
+                self.finish(looped, l, r, set);
+            }
+            EventKind::Arrive { barrier, count, tx } => {
+                let set = self.inherited(looped, l, r);
+                let bytes = i64::try_from(*tx).unwrap_or(i64::MAX);
+                if self.arrive(looped, *barrier, &set, -i64::from(*count), bytes) {
+                    found.push(Found::Fault(r));
+                }
+                self.finish(looped, l, r, set);
+            }
+            EventKind::CompleteTx { barrier, bytes, .. } => {
+                let set = self.inherited(looped, l, r);
+                let bytes = i64::try_from(*bytes).unwrap_or(i64::MAX);
+                self.arrive(looped, *barrier, &set, 0, -bytes);
+                self.finish(looped, l, r, set);
+            }
+            EventKind::Sync { .. } => {
+                let members = step.group.as_ref().map(|g| g.0.clone()).unwrap_or_default();
+                let mut set = EventSet::new(looped.ids);
+                for &m in &members {
+                    set.union_with(&self.inherited(looped, l, m));
+                }
+                for &m in &members {
+                    self.finish(looped, l, m, set.clone());
+                }
+            }
+        }
+        found
+    }
+
+    /// An arrive or complete_tx; returns whether it arrived past the phase.
+    fn arrive(
+        &mut self,
+        looped: &Looped,
+        barrier: BarrierId,
+        set: &EventSet,
+        arrivals: i64,
+        bytes: i64,
+    ) -> bool {
+        let count = looped.counts.get(barrier.0).map_or(1, |&c| i64::from(c));
+        let Some(b) = self.barriers.get_mut(barrier.0) else {
+            return false;
+        };
+        b.open.union_with(set);
+        let (past, completes) = settle(&mut b.pending, &mut b.tx, count, arrivals, bytes);
+        if completes {
+            b.parity ^= 1;
+            let open = std::mem::replace(&mut b.open, EventSet::new(looped.ids));
+            b.closed.union_with(&open);
+        }
+        past
+    }
+
+    /// Marks `(l, r)` run, keeps what it knows while a successor has not run, and forgets
+    /// what its predecessors knew once all their successors ran.
+    fn finish(&mut self, looped: &Looped, l: i64, r: EventId, set: EventSet) {
+        let Some(step) = looped.step_of(r) else {
+            return;
+        };
+        if let Ok(k) = usize::try_from(l - self.base) {
+            if self.done.len() <= k {
+                self.done.resize(k + 1, EventSet::new(looped.ids));
+            }
+            if let Some(d) = self.done.get_mut(k) {
+                d.insert(r);
+            }
+        }
+        if !step.successors.is_empty() {
+            self.know.insert((l, r), set);
+        }
+        for &(back, q) in looped.after_of(self, l, r) {
+            let at = l - back;
+            // (a successor that is no op of its lap here — the epilogue's while the loop runs,
+            // the loop's past the trip count — is none)
+            let all_ran = looped.step_of(q).is_some_and(|x| {
+                x.successors.iter().all(|&(on, s)| {
+                    self.ran(at + on, s) || !looped.reps_at(self, at + on).contains(&s)
+                })
+            });
+            if all_ran {
+                self.know.remove(&(at, q));
+            }
+        }
+        // Laps all run leave the window.
+        while let Some(first) = self.done.first() {
+            let full = looped
+                .reps_at(self, self.base)
+                .iter()
+                .all(|&x| first.contains(x));
+            if !full {
+                break;
+            }
+            self.done.remove(0);
+            self.base += 1;
+        }
+    }
+}
