@@ -34,7 +34,8 @@ pub struct KernelLaps {
 /// ```
 /// use alias_alloc::hazard::{kernel_laps, read_kernel, ReadOptions};
 /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tlx_kernels/fa_ws_pipelined/before.mlir");
-/// # let text = std::fs::read_to_string(path).unwrap();
+/// # let text = std::fs::read_to_string(path)
+/// #     .map_err(|e| alias_alloc::hazard::HazardError::Module { message: e.to_string() })?;
 /// let kt = read_kernel(&text, &ReadOptions::default())?; // N_CTX = 512: 4 laps
 /// let cut = kernel_laps(&kt)?;
 /// // Two partitions loop 3 times after a prologue: lap 0 is the prologues, lap 1 the first
@@ -128,7 +129,9 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
             .get(e)
             .map_or(&[][..], |o| o.iteration.as_slice());
         let lap = match (iteration, loops.get(t.0).copied().flatten()) {
-            ([i], _) => u32::try_from(*i).unwrap_or(0) + shift(t),
+            ([i], _) => u32::try_from(*i)
+                .map_err(|_| refuse(e, "a negative iteration"))?
+                .saturating_add(shift(t)),
             // A partition's prologue or epilogue.
             (_, Some((_, first))) if k < first => 0,
             (_, Some(_)) => trip_count,
