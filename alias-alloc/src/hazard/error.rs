@@ -150,14 +150,15 @@ pub enum HazardError {
         /// What differs.
         what: &'static str,
     },
-    /// Laps that do not fit the trace: not one per event, or fewer than two periods of them.
-    #[error("{laps} laps for {events} events, {unrolled} unrolled, period {period}: give one lap per event and unroll two periods or more")]
+    /// Laps that do not fit the trace: not one per event, or a run too short (the first two
+    /// periods past the head, a later one past the predecessors the head reaches).
+    #[error("{laps} laps for {events} events, trip count {unrolled}, period {period}: give one lap per event, the first run two periods or more past the head")]
     Laps {
         /// The laps given.
         laps: usize,
         /// The trace's events.
         events: usize,
-        /// The laps unrolled.
+        /// The run's trip count.
         unrolled: u32,
         /// The period.
         period: u32,
