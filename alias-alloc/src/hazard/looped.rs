@@ -432,6 +432,7 @@ impl Looped {
             // This run's timelines, as the first run's where they have loop or head ops.
             let mut lanes: HashMap<TimelineId, Lane> = HashMap::new();
             let mut same_copy: HashMap<(i64, Lane), TimelineId> = HashMap::new();
+            let mut timeline_of: HashMap<Lane, TimelineId> = HashMap::new();
             let mut own: HashMap<EventId, EventId> = HashMap::new();
             let mut epilogue = Vec::new();
             for (i, event) in layout.run.trace.events.iter().enumerate() {
@@ -469,7 +470,9 @@ impl Looped {
                         && *same_copy.entry((l, step.lane)).or_insert(event.timeline)
                             == event.timeline
                 } else {
+                    // One timeline of this run to one of the model's, both ways.
                     lane == step.lane
+                        && *timeline_of.entry(step.lane).or_insert(event.timeline) == event.timeline
                 };
                 if !timeline_fits {
                     return Err(layout.not_periodic(
