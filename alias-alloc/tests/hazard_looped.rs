@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use alias_alloc::hazard::{
     check, explore, kernel_laps, read_kernel, EventId, EveryTripCount, Exploration, KernelLaps,
-    KernelTrace, Looped, ReadOptions, Run, Trace, TripCounts,
+    KernelTrace, Looped, ReadOptions, Run, Trace, TripCountProof, TripCounts, PROOF_BUDGET,
 };
 use test_support::pipelines::{generate, shape, Op, Phase, Pipeline};
 use test_support::random_tree::{Source, XorShift};
@@ -507,40 +507,34 @@ fn real_kernels_read_lap_by_lap_repeat_with_their_period() {
     assert!(e.to_string().contains("a loop in a loop"), "{e}");
 }
 
-/// Two real kernels proved at every trip count: `Looped` decides every trip count from its
-/// least on (the kernel's one more: its loop's last lap goes with the epilogue) — no race, no
-/// hang, no arrival past a phase in any interleaving — and the explorer every trip count below.
+/// Two real kernels proved at every trip count (`TripCountProof`, what `linalias check
+/// --every-trip-count` prints): `Looped` decides every trip count from its least on — no race,
+/// no hang, no arrival past a phase in any interleaving — and the explorer each one below.
 /// About 20 s each in release, many minutes in debug: `.ci/run` runs it with `--release --ignored`.
 #[test]
 #[ignore = "minutes in debug; .ci/run runs it in release"]
 fn real_kernels_are_race_free_at_every_trip_count() {
-    for (kernel, least, states) in [
-        ("fa_ws_pipelined", 3, 271_106),
-        ("fa_ws_legacy_reuse", 2, 252_664),
+    for (kernel, least, states, below) in [
+        ("fa_ws_pipelined", 4, 271_106, &[1_807, 6_388, 10_659][..]),
+        ("fa_ws_legacy_reuse", 3, 252_664, &[1_702, 5_840][..]),
     ] {
-        // The model read from 6 trip counts, checked at every other from its least to 3
-        // periods on: the reader's trace is the model's lap by lap.
-        let (period, head, built) = kernel_runs(kernel, least + 1..=least + 1 + 3 * 6);
-        let runs = kernel_as_runs(&built);
-        let looped = Looped::runs(&runs, period, head).unwrap();
-        assert_eq!(looped.least_trip_count(), least, "{kernel}");
-        let every = looped.explore(1_000_000);
-        assert!(every.complete && !every.goes_wrong(), "{kernel}: {every:?}");
-        eprintln!(
-            "{kernel}: every trip count from {} laps: {} states",
-            least + 1,
-            every.states
-        );
-        assert_eq!(every.states, states, "{kernel}");
         let text = test_support::tlx_kernels::dump(kernel, "before");
-        for laps in 1..=least {
-            let kt = read_kernel(&text, &n_ctx(&text, laps)).unwrap();
-            let found = explore(&kt.trace, BUDGET).unwrap();
-            assert!(
-                found.races.is_empty() && found.stuck.is_empty() && found.faults.is_empty(),
-                "{kernel} at {laps} laps: {found:?}"
-            );
-            eprintln!("{kernel} at {laps} laps: {} states", found.states);
-        }
+        let proof = TripCountProof::new(&text, &ReadOptions::default(), PROOF_BUDGET).unwrap();
+        eprint!("{}", proof.text(kernel));
+        assert_eq!((proof.period, proof.least), (6, least), "{kernel}");
+        assert_eq!(proof.checked, (least, proof.model.1 + 6), "{kernel}");
+        assert!(
+            proof.every.complete && !proof.every.goes_wrong(),
+            "{kernel}"
+        );
+        assert_eq!(proof.every.states, states, "{kernel}");
+        let explored: Vec<usize> = proof
+            .below
+            .iter()
+            .map(|(_, r)| r.as_ref().unwrap().states)
+            .collect();
+        assert_eq!(explored, below, "{kernel}");
+        assert_eq!(proof.exit_code(), 0, "{kernel}");
+        assert_eq!(proof.summary(), "verified at every trip count");
     }
 }

@@ -16,9 +16,10 @@ pub struct Cli {
 pub const EXIT_CODES: &str = "\
 Exit codes, for every command:
   0  done: printed, planned, packed within the capacity; check: every pair verified
+     (--every-trip-count: at every trip count)
   1  read and refused: an operation refused the layouts, the planner refused the program, it
      does not fit (plan, pack: the report is printed, what does not fit last), check found a
-     hazard or a protocol fault
+     hazard or a protocol fault (--every-trip-count: at some trip count)
   2  an unreadable or invalid file or argument
   3  check only: no hazard found, but something it cannot decide";
 
@@ -98,6 +99,12 @@ pub struct CheckArgs {
     /// bounds a loop and is not given runs that many consecutive trip counts.
     #[arg(long)]
     pub sweep: bool,
+    /// Decide every trip count at once: the kernel read lap by lap as its loop run forever
+    /// (one loop a partition, a parameter bounding it), every interleaving explored over every
+    /// trip count from the least it decides and at each one below (docs/hazard-check.md,
+    /// Every trip count). Exit 0 verified at every trip count, 1 one goes wrong, 3 not decided.
+    #[arg(long, conflicts_with_all = ["sweep", "json", "svg", "sample"])]
+    pub every_trip_count: bool,
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -110,7 +117,8 @@ that cannot be computed is named, never guessed (docs/hazard-check.md).
 Exit codes: 0 every pair verified, 1 a hazard or a protocol fault (a wait that never completes,
 tx bytes that differ from barrier_expect, an arrival past its phase, a phase left open), 2 an
 unreadable file or argument, 3 no hazard but something the check cannot decide (an op outside
-the model, a pair left unknown).";
+the model, a pair left unknown). With --every-trip-count: 0 verified at every trip count, 1 some
+trip count goes wrong, 3 not decided (a kernel outside the model, the explorer stopped).";
 
 /// `linalias ptx-cost …`.
 #[derive(Debug, Args)]

@@ -1,11 +1,12 @@
 //! `linalias check KERNEL.mlir [--mode tlx|intended] [--param NAME=V] [--seq-stride N]
-//! [--program-id N] [--num-programs N] [--clc-tiles N] [--sample N] [--svg FILE] [--sweep]
-//! [--json]`: the hazard check of `alias_alloc::hazard` on a kernel's TTGIR, one line per pair
+//! [--program-id N] [--num-programs N] [--clc-tiles N] [--sample N] [--svg FILE] [--sweep |
+//! --every-trip-count] [--json]`: the hazard check of `alias_alloc::hazard` on a kernel's TTGIR, one line per pair
 //! of allocations whose accesses overlap, a witness for each hazard, the protocol findings and
 //! a summary.
 
 use alias_alloc::hazard::{
-    read_kernel, CheckReport, HazardError, KernelTrace, ReadOptions, SweepReport, TripCounts,
+    read_kernel, CheckReport, HazardError, KernelTrace, ReadOptions, SweepReport, TripCountProof,
+    TripCounts, PROOF_BUDGET,
 };
 use alias_alloc::Mode;
 
@@ -37,6 +38,18 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
     }
     if args.sweep {
         return sweep(&args, &file, &text, &opts);
+    }
+    if args.every_trip_count {
+        let proof =
+            TripCountProof::new(&text, &opts, PROOF_BUDGET).map_err(|e| refused(&file, &e))?;
+        let out = proof.text(&file);
+        return print(
+            &args,
+            &file,
+            out,
+            String::new,
+            (proof.exit_code(), proof.summary()),
+        );
     }
     let k = read(&file, &text, &opts)?;
     let report = CheckReport::new(&file, k, args.sample);

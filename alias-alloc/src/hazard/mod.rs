@@ -9,6 +9,7 @@
 //! | every execution of a small trace: the oracle ([`explore`]) | `explore.rs` |
 //! | a loop read as the loop run forever, from a few trip counts ([`Looped`]) | `looped.rs` |
 //! | every execution of it at every trip count at once ([`EveryTripCount`]) | `every_trip_count.rs` |
+//! | a kernel proved or refuted at every trip count ([`TripCountProof`]) | `trip_count_proof.rs` |
 //! | a kernel's trace cut into the laps of its loop ([`kernel_laps`]) | `kernel_laps.rs` |
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
 //! | a verdict per conflicting pair, witnesses replayed ([`check`]) | `verdict.rs` |
@@ -56,6 +57,7 @@ mod subslice;
 mod sweep;
 mod swimlanes;
 mod trace;
+mod trip_count_proof;
 mod verdict;
 mod warp_group;
 
@@ -77,6 +79,7 @@ pub use trace::{
     Barrier, BarrierId, Cells, Event, EventId, EventKind, Space, SyncGroup, Timeline, TimelineId,
     TimelineKind, Trace, TraceBuilder, CLUSTER_SYNC, PARTITION_SYNC,
 };
+pub use trip_count_proof::{TripCountProof, PROOF_BUDGET};
 pub use verdict::{
     check, Hang, Proof, Report, UnknownReason, Verdict, Witness, RANDOM_RUNS, REPLAY_BUDGET,
     SEARCH_BUDGET, SEARCH_EVENTS,

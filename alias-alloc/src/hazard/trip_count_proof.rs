@@ -1,0 +1,253 @@
+//! [`TripCountProof`]: a kernel at every trip count at once (`linalias check
+//! --every-trip-count`): its trace cut into laps ([`kernel_laps`]), read as the loop run
+//! forever ([`Looped`]) from one run per residue and checked against it at every trip count up
+//! to a period past those, explored over every trip count from the least it decides, and the
+//! trip counts below explored one by one (`docs/hazard-check.md`, *Every trip count*).
+
+use std::fmt::Write as _;
+
+use super::every_trip_count::EveryTripCount;
+use super::explore::{explore, Exploration};
+use super::kernel_laps::kernel_laps;
+use super::looped::{Looped, Run};
+use super::read::{read_kernel, KernelTrace, ReadOptions};
+use super::sweep::TripCounts;
+use super::HazardError;
+
+/// The states [`TripCountProof::new`] lets the explorer visit, over every trip count and at
+/// each trip count below the least.
+pub const PROOF_BUDGET: usize = 2_000_000;
+
+/// A kernel at every trip count of its loops.
+#[derive(Debug, Clone)]
+pub struct TripCountProof {
+    /// What bounds the loops: each parameter (or `seq_stride`) and its step — `laps` laps set
+    /// it to `laps` steps.
+    pub bounds: Vec<(String, i64)>,
+    /// The laps after which the kernel's ring slots and phases repeat.
+    pub period: u32,
+    /// The laps taken as they are: prologues and the first lap every partition loops in.
+    pub head: u32,
+    /// The kernel's trip counts the model is read from, first and last.
+    pub model: (u32, u32),
+    /// The trip counts checked against the model, lap by lap, first and last.
+    pub checked: (u32, u32),
+    /// The least trip count decided at once.
+    pub least: u32,
+    /// What every trip count from `least` on does ([`Looped::explore`]; its trip counts are
+    /// the kernel's less one: the loop's last lap goes with the epilogue).
+    pub every: EveryTripCount,
+    /// Each trip count below `least` with what every interleaving of it does ([`explore`]),
+    /// or why it was not explored to the end.
+    pub below: Vec<(u32, Result<Exploration, HazardError>)>,
+}
+
+impl TripCountProof {
+    /// Proves or refutes `text` at every trip count of the loops its parameters bound, as read
+    /// under `opts` (`opts.params` may not fix a loop bound). Refuses
+    /// ([`HazardError::Unsupported`]) a kernel with no parameter-bounded loop or whose loops
+    /// step unalike, and what [`kernel_laps`] and [`Looped::runs`] refuse.
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{ReadOptions, TripCountProof, PROOF_BUDGET};
+    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tlx_kernels/fa_ws_pipelined_fp8/before.mlir");
+    /// # let text = std::fs::read_to_string(path)
+    /// #     .map_err(|e| alias_alloc::hazard::HazardError::Module { message: e.to_string() })?;
+    /// let proof = TripCountProof::new(&text, &ReadOptions::default(), PROOF_BUDGET)?;
+    /// assert_eq!((proof.period, proof.head, proof.least), (6, 2, 4));
+    /// assert_eq!(proof.exit_code(), 1); // it hangs: its copies bring half the bytes expected
+    /// # Ok::<(), HazardError>(())
+    /// ```
+    pub fn new(text: &str, opts: &ReadOptions, budget: usize) -> Result<Self, HazardError> {
+        let trips = TripCounts::new(text, opts)?;
+        let refuse = |reason: &str| HazardError::Unsupported {
+            op: "scf.for".to_string(),
+            line: 0,
+            reason: reason.to_string(),
+        };
+        if let Some(name) = trips.pinned.first() {
+            return Err(refuse(&format!(
+                "--param {name} fixes a loop bound: every trip count needs it free"
+            )));
+        }
+        let steps: Vec<_> = trips.swept.values().chain(trips.seq.iter()).collect();
+        if steps.is_empty() {
+            return Err(refuse(
+                "no loop a parameter bounds: one trip count is all there is",
+            ));
+        }
+        if steps.iter().any(|s| s.shortest != s.longest) {
+            return Err(refuse(
+                "loops of one bound step unalike: their trip counts are not one lap count",
+            ));
+        }
+        let at = |laps: u32| {
+            let mut o = opts.clone();
+            for (name, s) in &trips.swept {
+                o.params
+                    .insert(name.clone(), s.longest.saturating_mul(i64::from(laps)));
+            }
+            if let Some(s) = trips.seq {
+                o.seq_stride = Some(s.longest.saturating_mul(i64::from(laps)));
+            }
+            o
+        };
+        let period = u32::try_from(trips.period).map_err(|_| refuse("a period past u32"))?;
+        let first = u32::try_from(trips.first).map_err(|_| refuse("a trip count past u32"))?;
+        let head = kernel_laps(&read_kernel(text, &at(first))?)?.head;
+        let read = |laps: u32| -> Result<(KernelTrace, super::KernelLaps), HazardError> {
+            let kt = read_kernel(text, &at(laps))?;
+            let cut = kernel_laps(&kt)?;
+            Ok((kt, cut))
+        };
+        let model = (head + 2 * period + 1, head + 3 * period);
+        let built = (model.0..=model.1)
+            .map(read)
+            .collect::<Result<Vec<_>, _>>()?;
+        let least = Looped::runs(&as_runs(&built), period, head)?.least_trip_count() + 1;
+        // Every trip count from the least to a period past the model's, checked against it.
+        let checked = (least, model.1 + period);
+        let mut all = built;
+        for laps in (checked.0..model.0).chain(model.1 + 1..=checked.1) {
+            all.push(read(laps)?);
+        }
+        let looped = Looped::runs(&as_runs(&all), period, head)?;
+        let every = looped.explore(budget);
+        let below = (1..least)
+            .map(|laps| {
+                let kt = read_kernel(text, &at(laps))?;
+                Ok((laps, explore(&kt.trace, budget)))
+            })
+            .collect::<Result<Vec<_>, HazardError>>()?;
+        let bounds = trips
+            .swept
+            .iter()
+            .map(|(n, s)| (n.clone(), s.longest))
+            .chain(trips.seq.map(|s| ("seq_stride".to_string(), s.longest)))
+            .collect();
+        Ok(Self {
+            bounds,
+            period,
+            head,
+            model,
+            checked,
+            least,
+            every,
+            below,
+        })
+    }
+
+    /// Whether some trip count races, hangs or arrives past a phase.
+    pub fn goes_wrong(&self) -> bool {
+        self.every.goes_wrong() || self.below.iter().any(|(_, r)| r.as_ref().is_ok_and(wrong))
+    }
+
+    /// Whether every trip count is decided: every state followed, every trip count below
+    /// explored to the end.
+    pub fn decided(&self) -> bool {
+        self.every.complete && self.below.iter().all(|(_, r)| r.is_ok())
+    }
+
+    /// 0 when every trip count is verified, 1 when one goes wrong, 3 when not decided.
+    pub fn exit_code(&self) -> u8 {
+        if self.goes_wrong() {
+            1
+        } else if self.decided() {
+            0
+        } else {
+            3
+        }
+    }
+
+    /// The verdict in one line.
+    pub fn summary(&self) -> String {
+        match self.exit_code() {
+            0 => "verified at every trip count".to_string(),
+            1 => "some trip count races, hangs or arrives past a phase".to_string(),
+            _ => "not decided: the explorer stopped before the end (see above)".to_string(),
+        }
+    }
+
+    /// The report: how the laps were read, what every trip count from the least does, each
+    /// one below, the summary.
+    pub fn text(&self, file: &str) -> String {
+        let mut out = String::new();
+        let bounds: Vec<String> = self
+            .bounds
+            .iter()
+            .map(|(n, step)| format!("{n} = {step} · laps"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "{file}: every trip count at once ({}): laps repeat every {} past a head of {}; model read at {} … {} laps, checked at {} … {}",
+            bounds.join(", "),
+            self.period,
+            self.head,
+            self.model.0,
+            self.model.1,
+            self.checked.0,
+            self.checked.1
+        );
+        let e = &self.every;
+        let kernel = |n: Option<u32>| n.map(|n| n.saturating_add(1));
+        let mut found = Vec::new();
+        if let Some(n) = kernel(e.race_at) {
+            found.push(format!("a race at {n} laps"));
+        }
+        if let Some(n) = kernel(e.stuck_at) {
+            found.push(format!("a hang at {n} laps"));
+        }
+        if let Some(n) = kernel(e.fault_at) {
+            found.push(format!("an arrival past its phase at {n} laps"));
+        }
+        let what = if !found.is_empty() {
+            found.join(", ")
+        } else if e.complete {
+            "no race, hang or fault in any interleaving".to_string()
+        } else {
+            "nothing found before the explorer stopped (a thread far ahead, or its budget)"
+                .to_string()
+        };
+        let _ = writeln!(
+            out,
+            "from {} laps: {what} ({} states)",
+            self.least, e.states
+        );
+        for (laps, r) in &self.below {
+            let line = match r {
+                Ok(f) if wrong(f) => format!(
+                    "{} races, {} stuck events, {} faults ({} states)",
+                    f.races.len(),
+                    f.stuck.len(),
+                    f.faults.len(),
+                    f.states
+                ),
+                Ok(f) => format!(
+                    "no race, hang or fault in any interleaving ({} states)",
+                    f.states
+                ),
+                Err(err) => format!("not decided: {err}"),
+            };
+            let s = if *laps == 1 { "" } else { "s" };
+            let _ = writeln!(out, "{laps} lap{s}: {line}");
+        }
+        let _ = writeln!(out, "summary: {}", self.summary());
+        out
+    }
+}
+
+/// Whether an exploration found a race, a stuck execution or a fault.
+fn wrong(f: &Exploration) -> bool {
+    !f.races.is_empty() || !f.stuck.is_empty() || !f.faults.is_empty()
+}
+
+fn as_runs(built: &[(KernelTrace, super::KernelLaps)]) -> Vec<Run<'_>> {
+    built
+        .iter()
+        .map(|(kt, cut)| Run {
+            trace: &kt.trace,
+            laps: &cut.laps,
+            trip_count: cut.trip_count,
+        })
+        .collect()
+}
