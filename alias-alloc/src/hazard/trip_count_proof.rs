@@ -56,7 +56,7 @@ impl TripCountProof {
     /// let proof = TripCountProof::new(&text, &ReadOptions::default(), PROOF_BUDGET)?;
     /// assert_eq!((proof.period, proof.head, proof.least), (6, 2, 4));
     /// assert_eq!(proof.exit_code(), 1); // it hangs: its copies bring half the bytes expected
-    /// # Ok::<(), HazardError>(())
+    /// # Ok::<(), alias_alloc::hazard::HazardError>(())
     /// ```
     pub fn new(text: &str, opts: &ReadOptions, budget: usize) -> Result<Self, HazardError> {
         let trips = TripCounts::new(text, opts)?;
