@@ -418,14 +418,7 @@ fn a_constant_phase_after_the_loop_races_at_every_other_trip_count() {
 
 /// A kernel's runs as `Looped::runs` takes them.
 fn kernel_as_runs(built: &[(KernelTrace, KernelLaps)]) -> Vec<Run<'_>> {
-    built
-        .iter()
-        .map(|(kt, cut)| Run {
-            trace: &kt.trace,
-            laps: &cut.laps,
-            trip_count: cut.trip_count,
-        })
-        .collect()
+    built.iter().map(|(kt, cut)| cut.run(&kt.trace)).collect()
 }
 
 /// The options that read `text` at `laps` laps of its `N_CTX` loops (`ReadOptions::laps` takes

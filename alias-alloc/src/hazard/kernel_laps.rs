@@ -3,8 +3,9 @@
 //! epilogue after it.
 
 use super::error::HazardError;
+use super::looped::Run;
 use super::read::KernelTrace;
-use super::trace::{TimelineId, TimelineKind};
+use super::trace::{TimelineId, TimelineKind, Trace};
 
 /// A kernel's trace cut into laps.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,6 +20,17 @@ pub struct KernelLaps {
     /// The laps up to the first every partition runs its loop in, that one included (the head
     /// of [`super::Looped::runs`]).
     pub head: u32,
+}
+
+impl KernelLaps {
+    /// The cut as a run of [`super::Looped::runs`], on `trace` (the one it was cut from).
+    pub fn run<'a>(&'a self, trace: &'a Trace) -> Run<'a> {
+        Run {
+            trace,
+            laps: &self.laps,
+            trip_count: self.trip_count,
+        }
+    }
 }
 
 /// Cuts `kt` into laps: every partition runs one loop (no loop nested in it, none after it),
@@ -41,6 +53,7 @@ pub struct KernelLaps {
 /// // Two partitions loop 3 times after a prologue: lap 0 is the prologues, lap 1 the first
 /// // lap they all loop in; laps 2 … 3 the loop, lap 3 with the epilogues.
 /// assert_eq!((cut.trip_count, cut.head), (3, 2));
+/// assert_eq!(cut.run(&kt.trace).trip_count, 3); // what `Looped::runs` takes
 /// # Ok::<(), alias_alloc::hazard::HazardError>(())
 /// ```
 pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {

@@ -241,13 +241,7 @@ fn wrong(f: &Exploration) -> bool {
     !f.races.is_empty() || !f.stuck.is_empty() || !f.faults.is_empty()
 }
 
+/// The cuts as runs of [`Looped::runs`].
 fn as_runs(built: &[(KernelTrace, super::KernelLaps)]) -> Vec<Run<'_>> {
-    built
-        .iter()
-        .map(|(kt, cut)| Run {
-            trace: &kt.trace,
-            laps: &cut.laps,
-            trip_count: cut.trip_count,
-        })
-        .collect()
+    built.iter().map(|(kt, cut)| cut.run(&kt.trace)).collect()
 }
