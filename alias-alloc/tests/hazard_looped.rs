@@ -75,6 +75,16 @@ fn runs(built: &[(Trace, Vec<u32>, u32)]) -> Vec<Run<'_>> {
         .collect()
 }
 
+/// Whether the static check flags `p` at `n` laps: a pair not verified, a wait that never
+/// completes, a hang.
+fn flagged(p: &mut Pipeline, n: u32) -> bool {
+    p.iterations = n;
+    let report = check(&p.trace().unwrap());
+    !report.all_verified()
+        || !report.happens_before.never_complete.is_empty()
+        || report.hang.is_some()
+}
+
 /// Whether some execution the explorer ran races, hangs or arrives past a phase.
 fn goes_wrong(f: &Exploration) -> bool {
     !f.races.is_empty() || !f.stuck.is_empty() || !f.faults.is_empty()
@@ -208,13 +218,7 @@ fn what_goes_wrong_at_any_trip_count_goes_wrong_in_the_sweep() {
             .count();
         let wrong_swept = swept.clone().any(wrong);
         assert_eq!(every.goes_wrong(), wrong_swept, "{every:?}\n{p:#?}");
-        let flagged_swept = swept.into_iter().any(|n| {
-            p.iterations = n;
-            let report = check(&p.trace().unwrap());
-            !report.all_verified()
-                || !report.happens_before.never_complete.is_empty()
-                || report.hang.is_some()
-        });
+        let flagged_swept = swept.into_iter().any(|n| flagged(&mut p, n));
         assert_eq!(wrong_swept, flagged_swept, "{p:#?}");
         judged += 1;
         buggy += usize::from(wrong_swept);
@@ -357,13 +361,7 @@ fn what_goes_wrong_after_the_loop_at_any_trip_count_goes_wrong_in_the_sweep() {
             wrong_swept,
             "({what}) {every:?}\n{p:#?}"
         );
-        let flagged_swept = swept.into_iter().any(|n| {
-            p.iterations = n as u32;
-            let report = check(&p.trace().unwrap());
-            !report.all_verified()
-                || !report.happens_before.never_complete.is_empty()
-                || report.hang.is_some()
-        });
+        let flagged_swept = swept.into_iter().any(|n| flagged(&mut p, n as u32));
         assert_eq!(wrong_swept, flagged_swept, "({what}) {p:#?}");
         judged += 1;
         buggy += usize::from(wrong_swept);
@@ -425,11 +423,7 @@ fn kernel_as_runs(built: &[(KernelTrace, KernelLaps)]) -> Vec<Run<'_>> {
 /// no fewer than R + 1).
 fn n_ctx(text: &str, laps: u32) -> ReadOptions {
     let trips = TripCounts::new(text, &ReadOptions::default()).unwrap();
-    let default = read_kernel(text, &ReadOptions::default()).unwrap();
-    let step = default.params["N_CTX"] / trips.first;
-    let mut opts = ReadOptions::default();
-    opts.params.insert("N_CTX".into(), step * i64::from(laps));
-    opts
+    trips.at_laps(&ReadOptions::default(), laps)
 }
 
 /// A real kernel cut into laps (`kernel_laps`): every partition's loop, its prologue and its

@@ -725,13 +725,4 @@ impl Looped {
             .and_then(|v| v.get(position))
             .copied()
     }
-
-    /// The representative of the epilogue's op at `position` (in trace order) after
-    /// `trip_count` laps: its id, numbered after every earlier run's events.
-    pub fn epilogue_representative(&self, trip_count: u32, position: usize) -> Option<EventId> {
-        self.epilogues
-            .get((trip_count % self.period) as usize)
-            .and_then(|v| v.get(position))
-            .copied()
-    }
 }

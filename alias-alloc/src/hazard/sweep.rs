@@ -102,6 +102,31 @@ impl TripCounts {
         })
     }
 
+    /// `opts` with every swept value set to `laps` laps of its longest-step loops (what
+    /// `--every-trip-count` reads a trip count with; below `R + 1` laps too, unlike
+    /// [`ReadOptions::laps`]).
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{ReadOptions, TripCounts};
+    /// let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"),
+    ///     "/tests/data/tlx_kernels/fa_ws_pipelined/before.mlir"))
+    ///     .map_err(|e| alias_alloc::hazard::HazardError::Module { message: e.to_string() })?;
+    /// let t = TripCounts::new(&text, &ReadOptions::default())?;
+    /// assert_eq!(t.at_laps(&ReadOptions::default(), 2).params["N_CTX"], 256);
+    /// # Ok::<(), alias_alloc::hazard::HazardError>(())
+    /// ```
+    pub fn at_laps(&self, opts: &ReadOptions, laps: u32) -> ReadOptions {
+        let mut o = opts.clone();
+        for (name, s) in &self.swept {
+            o.params
+                .insert(name.clone(), s.longest.saturating_mul(i64::from(laps)));
+        }
+        if let Some(s) = self.seq {
+            o.seq_stride = Some(s.longest.saturating_mul(i64::from(laps)));
+        }
+        o
+    }
+
     /// What run `k` gives a value bounding loops of `steps`.
     fn value(&self, steps: Steps, k: usize) -> i64 {
         steps.longest.saturating_mul(self.first).saturating_add(

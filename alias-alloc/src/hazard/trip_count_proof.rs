@@ -81,17 +81,7 @@ impl TripCountProof {
                 "loops of one bound step unalike: their trip counts are not one lap count",
             ));
         }
-        let at = |laps: u32| {
-            let mut o = opts.clone();
-            for (name, s) in &trips.swept {
-                o.params
-                    .insert(name.clone(), s.longest.saturating_mul(i64::from(laps)));
-            }
-            if let Some(s) = trips.seq {
-                o.seq_stride = Some(s.longest.saturating_mul(i64::from(laps)));
-            }
-            o
-        };
+        let at = |laps: u32| trips.at_laps(opts, laps);
         let period = u32::try_from(trips.period).map_err(|_| refuse("a period past u32"))?;
         let first = u32::try_from(trips.first).map_err(|_| refuse("a trip count past u32"))?;
         let head = kernel_laps(&read_kernel(text, &at(first))?)?.head;
