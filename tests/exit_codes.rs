@@ -113,14 +113,27 @@ fn every_command_exits_with_the_documented_codes() {
     assert_ne!(one, two_cta);
     let one = temp("cluster_of_one.mlir", &one);
     // check --every-trip-count: 1 a kernel stuck at every trip count, 3 one outside the model
-    // (a loop in a loop); its 0 (about 20 s in release) is the library's test,
-    // alias-alloc/tests/hazard_looped.rs.
+    // (a loop in a loop), 2 a --param fixing the bound every trip count sweeps; its 0 (about
+    // 20 s in release) is the library's test, alias-alloc/tests/hazard_looped.rs.
     let fp8 = format!("{ROOT}/{}", kernel("fa_ws_pipelined_fp8"));
     let clc = format!("{ROOT}/{}", kernel("fa_clc"));
     let cases = cases.into_iter().chain([
         (1, vec!["ptx-cost".into(), blackwell]),
         (3, vec!["check".into(), one]),
-        (1, vec!["check".into(), fp8, "--every-trip-count".into()]),
+        (
+            1,
+            vec!["check".into(), fp8.clone(), "--every-trip-count".into()],
+        ),
+        (
+            2,
+            vec![
+                "check".into(),
+                fp8,
+                "--every-trip-count".into(),
+                "--param".into(),
+                "N_CTX=512".into(),
+            ],
+        ),
         (3, vec!["check".into(), clc, "--every-trip-count".into()]),
     ]);
     let mut seen: Vec<(String, i32)> = Vec::new();

@@ -100,9 +100,10 @@ pub struct CheckArgs {
     #[arg(long)]
     pub sweep: bool,
     /// Decide every trip count at once: the kernel read lap by lap as its loop run forever
-    /// (one loop a partition, a parameter bounding it), every interleaving explored over every
-    /// trip count from the least it decides and at each one below (docs/hazard-check.md,
-    /// Every trip count). Exit 0 verified at every trip count, 1 one goes wrong, 3 not decided.
+    /// (at most one loop a partition, a parameter bounding it and left free), every
+    /// interleaving explored over every trip count from the least it decides and at each one
+    /// below (docs/hazard-check.md, Every trip count). Exit 0 verified at every trip count, 1
+    /// one goes wrong, 2 a --param fixing the bound, 3 not decided.
     #[arg(long, conflicts_with_all = ["sweep", "json", "svg", "sample"])]
     pub every_trip_count: bool,
     /// JSON instead of text.
@@ -118,7 +119,8 @@ Exit codes: 0 every pair verified, 1 a hazard or a protocol fault (a wait that n
 tx bytes that differ from barrier_expect, an arrival past its phase, a phase left open), 2 an
 unreadable file or argument, 3 no hazard but something the check cannot decide (an op outside
 the model, a pair left unknown). With --every-trip-count: 0 verified at every trip count, 1 some
-trip count goes wrong, 3 not decided (a kernel outside the model, the explorer stopped).";
+trip count goes wrong, 2 also a --param fixing the loops' bound, 3 not decided (a kernel outside
+the model, the explorer stopped).";
 
 /// `linalias ptx-cost …`.
 #[derive(Debug, Args)]

@@ -100,7 +100,10 @@ fn read(file: &str, text: &str, opts: &ReadOptions) -> Result<KernelTrace, CliEr
 fn refused(file: &str, e: &HazardError) -> CliError {
     match e.exit_code() {
         2 => CliError::input(
-            if matches!(e, HazardError::NoSuchParam { .. }) {
+            if matches!(
+                e,
+                HazardError::NoSuchParam { .. } | HazardError::PinnedBound { .. }
+            ) {
                 "--param"
             } else {
                 "KERNEL.mlir"

@@ -120,6 +120,13 @@ pub enum HazardError {
         /// The kernel's.
         params: String,
     },
+    /// A parameter given a value where every value of it is asked for (every trip count of
+    /// the loops it bounds).
+    #[error("'{name}' bounds a loop: every trip count needs it free; leave its --param out")]
+    PinnedBound {
+        /// The parameter.
+        name: String,
+    },
     /// A barrier used (arrive, wait, expect, copy) where no `init_barrier` initialised it.
     #[error("line {line}: {op} uses barrier '{barrier}', which no init_barrier initialised")]
     Uninitialized {
@@ -178,7 +185,9 @@ impl HazardError {
     /// ```
     pub fn exit_code(&self) -> u8 {
         match self {
-            HazardError::Module { .. } | HazardError::NoSuchParam { .. } => 2,
+            HazardError::Module { .. }
+            | HazardError::NoSuchParam { .. }
+            | HazardError::PinnedBound { .. } => 2,
             HazardError::IndexOutOfRange { .. }
             | HazardError::Uninitialized { .. }
             | HazardError::Reinitialized { .. } => 1,

@@ -9,11 +9,12 @@
 //! only events of laps below *n* (what may run depends only on what ran), so a race or an
 //! arrival past its phase at some *n* is one at every larger *n*, and *T*ₙ is stuck at a state
 //! of *T*∞ whose run events lie below *n*, some event below *n* has not run and none below *n*
-//! may run. With one, the end is a choice: in any state whose last lap begun is *n* − 1 the
-//! loop may end (*n* is decided, lap *n* is the epilogue of *n* mod *P*, nothing past it), and
-//! every execution of *T*ₙ passes through such a state before its epilogue (each epilogue op
-//! comes after a predecessor in lap *n* − 1 or in the epilogue). A head — prologues, a
-//! pipelined loop's first lap — is taken as it is. [`Looped::explore`] runs every
+//! may run. With one, the end is a choice: in any state whose last lap begun is *h* − 1 the
+//! loop may end after *n* = *h* … *h* + *reach* − 1 laps (*n* is decided, lap *n* is the
+//! epilogue of *n* mod *P*, nothing past it), and every execution of *T*ₙ passes through such
+//! a state before its epilogue: each epilogue op comes after one at most *reach* laps back (1
+//! for most loops; 2 where two partitions take turns) or waits on a barrier only the epilogue
+//! arrives on. A head — prologues, a pipelined loop's first lap — is taken as it is. [`Looped::explore`] runs every
 //! interleaving with a finite state:
 //!
 //! - the laps where something has not run and something has, the laps below all run — shifted
@@ -28,8 +29,9 @@
 //! The latest instance is enough to decide whether a race exists: an older instance *o* of the
 //! same access, unordered with an access *e* while the latest *o*′ is ordered, is ordered
 //! before *o*′ on its own timeline (then before *e*), or unordered with *o*′ — a race of two
-//! writes (a TMA copy's timeline lives one lap; its accesses are writes, or the loop is
-//! refused) that was found when *o*′ ran.
+//! writes that was found when *o*′ ran. A TMA copy's timeline lives one lap: a write there is
+//! the same case; a read (a TMA store's) is checked as it runs — an instance unordered with the
+//! one before it leaves the answer incomplete.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 
@@ -154,9 +156,9 @@ impl Looped {
             let mut next = s.clone();
             let offset = *offset;
             match m {
-                Move::End => {
-                    // The loop ends here: n = hi, every lap begun so far is one of its.
-                    next.exit = Some(next.hi());
+                Move::End(n) => {
+                    // The loop ends at n ≥ hi: every lap begun so far is one of its.
+                    next.exit = Some(n);
                     pending = Some((next, offset));
                 }
                 Move::Run(l, r) => {
@@ -197,7 +199,7 @@ impl Looped {
                 // n = hi is the end's move below.
                 let mut least = unrun.max(s.hi() - 1) + 1;
                 if ends {
-                    least = least.max(s.hi() + 1);
+                    least = least.max(s.hi() + self.reach);
                 }
                 if !s.shifted {
                     least = least.max(i64::from(self.least_trip_count()));
@@ -211,9 +213,12 @@ impl Looped {
             _ => {}
         }
         let mut moves = Vec::new();
-        let may_end = s.shifted || s.hi() >= i64::from(self.least_trip_count());
-        if ends && s.exit.is_none() && may_end {
-            moves.push(Move::End);
+        if ends && s.exit.is_none() {
+            for n in s.hi()..s.hi() + self.reach {
+                if s.shifted || n >= i64::from(self.least_trip_count()) {
+                    moves.push(Move::End(n));
+                }
+            }
         }
         for (l, r) in enabled {
             if s.exit.is_none() && l - s.base >= drift {
@@ -249,6 +254,7 @@ impl Looped {
                     out.faults.insert(r);
                     least(&mut out.fault_at);
                 }
+                Found::Unordered => out.complete = false,
             }
         }
     }
@@ -329,9 +335,9 @@ impl Looped {
 /// ever compared with what runs in the window, where no predecessor reaches it.
 const LONG_AGO: i64 = i64::MIN / 4;
 
-/// A move of the explorer: the loop ends, or an event runs.
+/// A move of the explorer: the loop ends (after the laps given), or an event runs.
 enum Move {
-    End,
+    End(i64),
     Run(i64, EventId),
 }
 
@@ -344,6 +350,8 @@ enum Found {
         lb: i64,
     },
     Fault(EventId),
+    /// A read of a one-lap timeline ran unordered with its older instance.
+    Unordered,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -459,8 +467,13 @@ impl State {
             return found;
         };
         match &step.kind {
-            EventKind::Access { .. } => {
+            EventKind::Access { write, .. } => {
                 let mut set = self.inherited(looped, l, r);
+                if step.per_lap && !write && self.latest.contains_key(&r) && !set.contains(r) {
+                    // Two instances of a read on timelines of one lap each, unordered: the
+                    // latest no longer stands for the older.
+                    found.push(Found::Unordered);
+                }
                 for &c in looped.conflicts.get(&r).into_iter().flatten() {
                     let Some(&lc) = self.latest.get(&c) else {
                         continue;

@@ -4,8 +4,9 @@
 
 use super::error::HazardError;
 use super::looped::Run;
+use super::machine::passes;
 use super::read::KernelTrace;
-use super::trace::{TimelineId, TimelineKind, Trace};
+use super::trace::{EventKind, TimelineKind, Trace};
 
 /// A kernel's trace cut into laps.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,15 +34,19 @@ impl KernelLaps {
     }
 }
 
-/// Cuts `kt` into laps: every partition runs one loop (no loop nested in it, none after it),
-/// what comes before it is its prologue, what comes after its epilogue; a partition whose loop
-/// runs fewer laps than the longest — a software-pipelined one that does the first lap's work
-/// in its prologue — ends with it, so every loop ends in the same lap. A TMA copy or an MMA is
-/// in the lap of the op that issues it. A pipelined loop's first and last laps often differ
-/// from the others (an MMA's barrier predicated on the lap): the first lap every partition
-/// loops in goes with the head, the last with the epilogue. Refuses
-/// ([`HazardError::Unsupported`]) a partition without a loop, with two, or with a loop in a
-/// loop.
+/// Cuts `kt` into laps: a loop's iteration is in the lap its induction variable gives — its
+/// value less the least any loop starts at, over the greatest common divisor of the loops'
+/// steps — so loops of one bound line up whatever their starts and steps (a software-pipelined
+/// loop that does the first lap's work in its prologue starts a lap late; two partitions that
+/// take turns step twice as far, one a lap later). Every partition runs at most one loop (none
+/// nested in it, none after it): what comes before it is its prologue (lap 0), what comes after
+/// its epilogue. A partition without a loop runs in lap 0 up to its first wait on a barrier
+/// that only the epilogues arrive on (one that waits for the loop's result), in the epilogue
+/// from there. A TMA copy or an MMA is in the lap of the op that issues it. A pipelined loop's
+/// first and last laps often differ from the others (an MMA's barrier predicated on the lap):
+/// the laps up to the last partition's first loop lap go with the head, the last with the
+/// epilogue. Refuses ([`HazardError::Unsupported`]) a partition with two loops or a loop in a
+/// loop, a loop off the others' lap grid, a kernel without a loop.
 ///
 /// ```
 /// use alias_alloc::hazard::{kernel_laps, read_kernel, ReadOptions};
@@ -66,37 +71,40 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
             reason: reason.to_string(),
         }
     };
-    // Per partition: its loop's trip count, and where its first loop op lies in its program order.
-    let mut loops: Vec<Option<(u32, usize)>> = vec![None; trace.timelines.len()];
+    let induction = |e: usize| {
+        kt.origins
+            .get(e)
+            .map_or(&[][..], |o| o.induction.as_slice())
+    };
+    // Per partition: its events in program order, and where its loop's first and last lie.
+    let mut programs: Vec<Vec<usize>> = vec![Vec::new(); trace.timelines.len()];
+    for (e, event) in trace.events.iter().enumerate() {
+        if let Some(p) = programs.get_mut(event.timeline.0) {
+            p.push(e);
+        }
+    }
+    let mut loops: Vec<Option<(usize, usize)>> = vec![None; trace.timelines.len()];
+    let (mut unit, mut start) = (0i64, i64::MAX);
     for (t, timeline) in trace.timelines.iter().enumerate() {
         if timeline.kind != TimelineKind::Partition {
             continue;
         }
-        let events: Vec<usize> = (0..trace.events.len())
-            .filter(|&e| {
-                trace
-                    .events
-                    .get(e)
-                    .is_some_and(|x| x.timeline == TimelineId(t))
-            })
-            .collect();
-        let mut first = None;
-        let mut last = None;
-        let mut next = 0i64;
+        let events = programs.get(t).map_or(&[][..], Vec::as_slice);
+        let mut span: Option<(usize, usize)> = None;
+        let mut prev: Option<(i64, i64)> = None;
         for (k, &e) in events.iter().enumerate() {
-            let iteration = kt
-                .origins
-                .get(e)
-                .map_or(&[][..], |o| o.iteration.as_slice());
-            match iteration {
+            match induction(e) {
                 [] => {}
-                [i] => {
-                    if last.is_some_and(|l: usize| l + 1 != k) || (*i != next && *i != next - 1) {
+                [(v, step)] => {
+                    let next_in_line =
+                        prev.is_none_or(|(p, s)| s == *step && (*v == p || *v == p + s));
+                    if span.is_some_and(|(_, l)| l + 1 != k) || !next_in_line {
                         return Err(refuse(e, "a partition with two loops, or a loop with a gap: one loop a partition is what the laps model"));
                     }
-                    next = *i + 1;
-                    first.get_or_insert(k);
-                    last = Some(k);
+                    prev = Some((*v, *step));
+                    span = Some((span.map_or(k, |s| s.0), k));
+                    unit = gcd(unit, *step);
+                    start = start.min(*v);
                 }
                 _ => {
                     return Err(refuse(
@@ -106,73 +114,111 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
                 }
             }
         }
-        let (Some(first), Some(_)) = (first, last) else {
-            return Err(refuse(
-                events.first().copied().unwrap_or(0),
-                "a partition without a loop: one loop a partition is what the laps model",
-            ));
-        };
-        let trip = u32::try_from(next).map_err(|_| refuse(first, "a negative iteration"))?;
         if let Some(slot) = loops.get_mut(t) {
-            *slot = Some((trip, first));
+            *slot = span;
         }
     }
-    let trip_count = loops.iter().flatten().map(|l| l.0).max().unwrap_or(0);
-    let shift = |t: TimelineId| -> u32 {
-        let issuer = match trace.timelines.get(t.0).map(|x| x.kind) {
-            Some(TimelineKind::Tma { issuer } | TimelineKind::TensorCore { issuer }) => issuer,
-            _ => t,
-        };
-        loops
-            .get(issuer.0)
-            .copied()
-            .flatten()
-            .map_or(0, |l| trip_count - l.0)
+    if unit == 0 {
+        return Err(refuse(0, "no loop: there are no laps to cut"));
+    }
+    let lap_of = |e: usize, v: i64| -> Result<u32, HazardError> {
+        if (v - start).rem_euclid(unit) != 0 {
+            return Err(refuse(e, "a loop off the others' lap grid (its start is no multiple of their steps past theirs)"));
+        }
+        u32::try_from((v - start) / unit).map_err(|_| refuse(e, "a lap past u32"))
     };
-    let mut laps = vec![0u32; trace.events.len()];
-    let mut seen = vec![0usize; trace.timelines.len()];
-    for (e, event) in trace.events.iter().enumerate() {
-        let t = event.timeline;
-        let k = seen.get(t.0).copied().unwrap_or(0);
-        if let Some(slot) = seen.get_mut(t.0) {
-            *slot += 1;
+    let mut full = 0u32;
+    let mut head = 0u32;
+    for (t, span) in loops.iter().enumerate() {
+        let Some((first, last)) = *span else { continue };
+        let events = programs.get(t).map_or(&[][..], Vec::as_slice);
+        for k in [first, last] {
+            let e = events.get(k).copied().unwrap_or(0);
+            let v = induction(e).first().map_or(start, |x| x.0);
+            let lap = lap_of(e, v)?;
+            full = full.max(lap + 1);
+            if k == first {
+                head = head.max(lap + 1);
+            }
         }
-        let iteration = kt
-            .origins
-            .get(e)
-            .map_or(&[][..], |o| o.iteration.as_slice());
-        let lap = match (iteration, loops.get(t.0).copied().flatten()) {
-            ([i], _) => u32::try_from(*i)
-                .map_err(|_| refuse(e, "a negative iteration"))?
-                .saturating_add(shift(t)),
-            // A partition's prologue or epilogue.
-            (_, Some((_, first))) if k < first => 0,
-            (_, Some(_)) => trip_count,
-            // A copy or an MMA outside the loop: after what issued it.
-            _ => event
-                .after
-                .iter()
-                .filter_map(|p| laps.get(p.0).copied())
-                .max()
-                .unwrap_or(0),
+    }
+    let last = full.saturating_sub(1);
+    // A loop-less partition's events from `split` on run in the epilogue.
+    let cut = |split: &[Option<usize>]| -> Result<Vec<u32>, HazardError> {
+        let mut laps = vec![0u32; trace.events.len()];
+        let mut seen = vec![0usize; trace.timelines.len()];
+        for (e, event) in trace.events.iter().enumerate() {
+            let t = event.timeline.0;
+            let k = seen.get(t).copied().unwrap_or(0);
+            if let Some(slot) = seen.get_mut(t) {
+                *slot += 1;
+            }
+            let is_partition =
+                trace.timelines.get(t).map(|x| x.kind) == Some(TimelineKind::Partition);
+            let lap = match (induction(e), loops.get(t).copied().flatten()) {
+                ([(v, _)], _) => lap_of(e, *v)?,
+                (_, Some((first, _))) if k < first => 0,
+                (_, Some(_)) => last,
+                _ if is_partition => match split.get(t).copied().flatten() {
+                    Some(s) if k >= s => last,
+                    _ => 0,
+                },
+                // A copy or an MMA outside the loop: after what issued it.
+                _ => event
+                    .after
+                    .iter()
+                    .filter_map(|p| laps.get(p.0).copied())
+                    .max()
+                    .unwrap_or(0),
+            };
+            if let Some(slot) = laps.get_mut(e) {
+                *slot = lap.min(last);
+            }
+        }
+        Ok(laps)
+    };
+    let none = vec![None; trace.timelines.len()];
+    let laps = cut(&none)?;
+    // Where a loop-less partition waits for the loop's result: its first wait, blocked at the
+    // start, on a barrier arrived on in the epilogues alone.
+    let mut split = none;
+    for (t, span) in loops.iter().enumerate() {
+        let is_partition = trace.timelines.get(t).map(|x| x.kind) == Some(TimelineKind::Partition);
+        if span.is_some() || !is_partition {
+            continue;
+        }
+        let events = programs.get(t).map_or(&[][..], Vec::as_slice);
+        let waits_for_end = |e: usize| match trace.events.get(e).map(|x| &x.kind) {
+            Some(EventKind::Wait { barrier, parity }) => {
+                !passes(0, *parity)
+                    && trace.events.iter().enumerate().all(|(a, x)| {
+                        let on = match x.kind {
+                            EventKind::Arrive { barrier: b, .. }
+                            | EventKind::CompleteTx { barrier: b, .. } => b == *barrier,
+                            _ => false,
+                        };
+                        !on || laps.get(a) == Some(&last)
+                    })
+            }
+            _ => false,
         };
-        if let Some(slot) = laps.get_mut(e) {
-            *slot = lap;
+        if let Some(slot) = split.get_mut(t) {
+            *slot = events.iter().position(|&e| waits_for_end(e));
         }
     }
-    let most = loops
-        .iter()
-        .flatten()
-        .map(|l| trip_count - l.0)
-        .max()
-        .unwrap_or(0);
-    let last = trip_count.saturating_sub(1);
-    for l in &mut laps {
-        *l = (*l).min(last);
-    }
+    let laps = cut(&split)?;
     Ok(KernelLaps {
         laps,
         trip_count: last,
-        head: most + 1,
+        head,
     })
+}
+
+/// The greatest common divisor (`gcd(0, b) = b`).
+fn gcd(a: i64, b: i64) -> i64 {
+    if b == 0 {
+        a.abs()
+    } else {
+        gcd(b, a % b)
+    }
 }

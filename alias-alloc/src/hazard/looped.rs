@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::error::HazardError;
+use super::machine::passes;
 use super::trace::{EventId, EventKind, TimelineId, Trace};
 
 /// One op of a lap, by its representative.
@@ -75,6 +76,10 @@ pub struct Looped {
     pub(super) early: BTreeMap<(i64, EventId), Vec<(i64, EventId)>>,
     pub(super) conflicts: BTreeMap<EventId, Vec<EventId>>,
     pub(super) max_back: i64,
+    /// Every epilogue op comes after an op at most `reach` laps back (1: of the last lap), or
+    /// waits for the epilogue: before the first epilogue op runs, a lap at most `reach` laps
+    /// before it has begun.
+    pub(super) reach: i64,
 }
 
 /// An op's kind without the trace's own event ids (a copy's expect).
@@ -156,6 +161,32 @@ impl<'a> Layout<'a> {
 
     fn per_lap(&self, t: TimelineId) -> bool {
         self.timeline_laps.get(&t).is_some_and(|s| s.len() == 1)
+    }
+
+    /// Whether `e` is a wait that nothing before the epilogue lets pass: blocked at the start,
+    /// on a barrier that no op outside the epilogue arrives on or completes tx on.
+    fn waits_for_epilogue(&self, e: EventId) -> bool {
+        let trip = self.run.trip_count;
+        match self.run.trace.events.get(e.0).map(|x| &x.kind) {
+            Some(EventKind::Wait { barrier, parity }) => {
+                !passes(0, *parity)
+                    && self
+                        .run
+                        .trace
+                        .events
+                        .iter()
+                        .zip(self.run.laps)
+                        .all(|(x, &l)| {
+                            let on = match &x.kind {
+                                EventKind::Arrive { barrier: b, .. }
+                                | EventKind::CompleteTx { barrier: b, .. } => b == barrier,
+                                _ => false,
+                            };
+                            !on || l == trip
+                        })
+            }
+            _ => false,
+        }
     }
 
     fn not_periodic(&self, e: EventId, period: u32, what: &'static str) -> HazardError {
@@ -388,15 +419,6 @@ impl Looped {
                         "a predecessor more than a period back",
                     ));
                 }
-                if first.per_lap(event.timeline)
-                    && matches!(&event.kind, EventKind::Access { write: false, .. })
-                {
-                    return Err(first.not_periodic(
-                        e,
-                        period,
-                        "a read on a timeline of one lap (only writes are decided by their latest instance)",
-                    ));
-                }
             }
             let group = Self::group(first, e, event, period, |m| name(first, m, &no_own))?;
             steps.insert(
@@ -412,6 +434,7 @@ impl Looped {
             );
         }
         let template_back = max_back;
+        let mut reach = 1;
         let mut epilogues: Vec<Option<Vec<EventId>>> = vec![None; period as usize];
         for (run, layout) in layouts.iter().enumerate() {
             let trip = i64::from(layout.run.trip_count);
@@ -565,12 +588,17 @@ impl Looped {
             for &(e, id) in &epilogue {
                 let event = layout.run.trace.event(e)?;
                 let after = pred_list(layout, e, &own)?;
-                if !after.iter().any(|a| a.0 <= 1) {
-                    return Err(layout.not_periodic(
-                        e,
-                        period,
-                        "an epilogue op after nothing of the last lap could run before the loop ends",
-                    ));
+                if !layout.waits_for_epilogue(e) {
+                    match after.iter().map(|a| a.0).min() {
+                        Some(b) if b <= p => reach = reach.max(b),
+                        _ => {
+                            return Err(layout.not_periodic(
+                                e,
+                                period,
+                                "an epilogue op after nothing of the last period's laps could run before the loop ends",
+                            ))
+                        }
+                    }
                 }
                 max_back = after.iter().map(|a| a.0).fold(max_back, i64::max);
                 let lane = lanes
@@ -672,6 +700,7 @@ impl Looped {
             early,
             conflicts,
             max_back,
+            reach,
         })
     }
 

@@ -86,6 +86,9 @@ pub struct Origin {
     pub buffer: Option<String>,
     /// The iteration of every loop around it, outermost first.
     pub iteration: Vec<i64>,
+    /// The induction variable of every loop around it and the loop's step, outermost first
+    /// (an `scf.while`: its iteration and 1).
+    pub induction: Vec<(i64, i64)>,
 }
 
 /// A kernel read into a trace.
@@ -235,6 +238,7 @@ struct Interp<'m> {
     /// The barrier the CTAs of a cluster sync on after their inits.
     cluster_sync: Option<BarrierId>,
     iteration: Vec<i64>,
+    induction: Vec<(i64, i64)>,
     /// Per partition: TMA stores not yet waited for.
     stores: HashMap<TimelineId, Vec<super::trace::EventId>>,
     opts: ReadOptions,
@@ -444,6 +448,7 @@ impl<'m> Interp<'m> {
             location: op.location().map(str::to_string),
             buffer: buffer.map(str::to_string),
             iteration: self.iteration.clone(),
+            induction: self.induction.clone(),
         }
     }
 
@@ -969,10 +974,12 @@ impl<'m> Interp<'m> {
                 let (mut iv, mut k) = (lo, 0i64);
                 while iv < hi {
                     self.iteration.push(k);
+                    self.induction.push((iv, st));
                     let mut args = vec![Val::Int(iv)];
                     args.extend(carried.iter().cloned());
                     carried = self.region(t, body, &args)?;
                     self.iteration.pop();
+                    self.induction.pop();
                     iv = iv.saturating_add(st);
                     k += 1;
                 }
@@ -1030,8 +1037,10 @@ impl<'m> Interp<'m> {
                         ));
                     }
                     self.iteration.push(k);
+                    self.induction.push((k, 1));
                     carried = self.region(t, after, &values)?;
                     self.iteration.pop();
+                    self.induction.pop();
                     k += 1;
                 }
             }
@@ -1777,6 +1786,7 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         origins: Vec::new(),
         barriers: HashMap::new(),
         iteration: Vec::new(),
+        induction: Vec::new(),
         stores: HashMap::new(),
         opts: opts.clone(),
         params: BTreeMap::new(),
@@ -1856,6 +1866,7 @@ pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, Hazard
         if cta > 0 {
             interp.env = first_env.clone();
             interp.iteration.clear();
+            interp.induction.clear();
             interp.condition = None;
             interp.maybe = None;
         }

@@ -102,7 +102,7 @@ impl TripCounts {
         })
     }
 
-    /// `opts` with every swept value set to `laps` laps of its longest-step loops (what
+    /// `opts` with every swept value set to `laps` laps of its shortest-step loops (what
     /// `--every-trip-count` reads a trip count with; below `R + 1` laps too, unlike
     /// [`ReadOptions::laps`]).
     ///
@@ -119,10 +119,10 @@ impl TripCounts {
         let mut o = opts.clone();
         for (name, s) in &self.swept {
             o.params
-                .insert(name.clone(), s.longest.saturating_mul(i64::from(laps)));
+                .insert(name.clone(), s.shortest.saturating_mul(i64::from(laps)));
         }
         if let Some(s) = self.seq {
-            o.seq_stride = Some(s.longest.saturating_mul(i64::from(laps)));
+            o.seq_stride = Some(s.shortest.saturating_mul(i64::from(laps)));
         }
         o
     }

@@ -44,9 +44,11 @@ pub struct TripCountProof {
 
 impl TripCountProof {
     /// Proves or refutes `text` at every trip count of the loops its parameters bound, as read
-    /// under `opts` (`opts.params` may not fix a loop bound). Refuses
-    /// ([`HazardError::Unsupported`]) a kernel with no parameter-bounded loop or whose loops
-    /// step unalike, and what [`kernel_laps`] and [`Looped::runs`] refuse.
+    /// under `opts` (`opts.params` may not fix a loop bound: [`HazardError::PinnedBound`]). A
+    /// lap is the shortest step of the loops a bound bounds; a loop stepping a multiple of it
+    /// runs every few laps. Refuses ([`HazardError::Unsupported`]) a kernel with no
+    /// parameter-bounded loop or with a step no multiple of the shortest, and what
+    /// [`kernel_laps`] and [`Looped::runs`] refuse.
     ///
     /// ```
     /// use alias_alloc::hazard::{ReadOptions, TripCountProof, PROOF_BUDGET};
@@ -66,9 +68,7 @@ impl TripCountProof {
             reason: reason.to_string(),
         };
         if let Some(name) = trips.pinned.first() {
-            return Err(refuse(&format!(
-                "--param {name} fixes a loop bound: every trip count needs it free"
-            )));
+            return Err(HazardError::PinnedBound { name: name.clone() });
         }
         let steps: Vec<_> = trips.swept.values().chain(trips.seq.iter()).collect();
         if steps.is_empty() {
@@ -76,20 +76,34 @@ impl TripCountProof {
                 "no loop a parameter bounds: one trip count is all there is",
             ));
         }
-        if steps.iter().any(|s| s.shortest != s.longest) {
-            return Err(refuse(
-                "loops of one bound step unalike: their trip counts are not one lap count",
-            ));
+        // A lap is a shortest step; a loop stepping r times as far runs every r-th lap (two
+        // partitions taking turns), so the laps repeat r times as slowly.
+        let mut ratio = 1i64;
+        for s in &steps {
+            if s.shortest <= 0 || s.longest % s.shortest != 0 {
+                return Err(refuse(
+                    "loops of one bound step unalike, one step no multiple of another: their trip counts are not one lap count",
+                ));
+            }
+            ratio = lcm(ratio, s.longest / s.shortest);
         }
         let at = |laps: u32| trips.at_laps(opts, laps);
-        let period = u32::try_from(trips.period).map_err(|_| refuse("a period past u32"))?;
-        let first = u32::try_from(trips.first).map_err(|_| refuse("a trip count past u32"))?;
-        let head = kernel_laps(&read_kernel(text, &at(first))?)?.head;
+        let period = u32::try_from(trips.period.saturating_mul(ratio))
+            .map_err(|_| refuse("a period past u32"))?;
+        let first = u32::try_from(trips.first.saturating_mul(ratio))
+            .map_err(|_| refuse("a trip count past u32"))?;
         let read = |laps: u32| -> Result<(KernelTrace, super::KernelLaps), HazardError> {
             let kt = read_kernel(text, &at(laps))?;
             let cut = kernel_laps(&kt)?;
+            if cut.trip_count + 1 != laps {
+                return Err(refuse(&format!(
+                    "at {laps} laps of the bound its loops run {} laps: the loops do not step by the bound's lap",
+                    cut.trip_count + 1
+                )));
+            }
             Ok((kt, cut))
         };
+        let head = read(first)?.1.head;
         let model = (head + 2 * period + 1, head + 3 * period);
         let built = (model.0..=model.1)
             .map(read)
@@ -112,8 +126,8 @@ impl TripCountProof {
         let bounds = trips
             .swept
             .iter()
-            .map(|(n, s)| (n.clone(), s.longest))
-            .chain(trips.seq.map(|s| ("seq_stride".to_string(), s.longest)))
+            .map(|(n, s)| (n.clone(), s.shortest))
+            .chain(trips.seq.map(|s| ("seq_stride".to_string(), s.shortest)))
             .collect();
         Ok(Self {
             bounds,
@@ -234,4 +248,13 @@ fn wrong(f: &Exploration) -> bool {
 /// The cuts as runs of [`Looped::runs`].
 fn as_runs(built: &[(KernelTrace, super::KernelLaps)]) -> Vec<Run<'_>> {
     built.iter().map(|(kt, cut)| cut.run(&kt.trace)).collect()
+}
+
+/// The least common multiple of two positive numbers.
+fn lcm(a: i64, b: i64) -> i64 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    a / x.max(1) * b
 }
