@@ -80,6 +80,17 @@ impl Looped {
     /// Runs every interleaving of the loop run forever, visiting at most `budget` states (past
     /// it, what was found is returned, not [`EveryTripCount::complete`]).
     pub fn explore(&self, budget: usize) -> EveryTripCount {
+        self.search(budget, false)
+    }
+
+    /// [`Looped::explore`] up to the first race, hang or arrival past a phase (then not
+    /// [`EveryTripCount::complete`]): enough to refute, and the shortest trip counts go first,
+    /// so what it finds is at the least trip count found.
+    pub fn refute(&self, budget: usize) -> EveryTripCount {
+        self.search(budget, true)
+    }
+
+    fn search(&self, budget: usize, first: bool) -> EveryTripCount {
         let mut out = EveryTripCount {
             complete: true,
             ..EveryTripCount::default()
@@ -112,6 +123,10 @@ impl Looped {
         let mut stack: Vec<(State, i64, Vec<Move>)> = Vec::new();
         let mut pending = Some((start, 0i64));
         loop {
+            if first && out.goes_wrong() {
+                out.complete = false;
+                break;
+            }
             if let Some((mut s, mut offset)) = pending.take() {
                 // Accesses touch no barrier: run those of laps already begun as soon as they
                 // may.
@@ -227,6 +242,9 @@ impl Looped {
                 moves.push(Move::Run(l, r));
             }
         }
+        // Popped from the back: the loop's end first, the earliest laps next — the shortest
+        // trip counts are explored first, so what goes wrong is found at the least first.
+        moves.reverse();
         moves
     }
 
@@ -234,9 +252,13 @@ impl Looped {
         self.steps.get(&r)
     }
 
-    /// Records what a step found at trip count `at` (shifted by `offset`).
+    /// Records what a step found at trip count `at` (shifted by `offset`): there, and at no
+    /// trip count below the least this decides (a race among laps below it is one of every
+    /// trip count from the least on).
     fn record(&self, out: &mut EveryTripCount, found: Vec<Found>, offset: i64, at: i64) {
-        let n = u32::try_from(at + offset).unwrap_or(u32::MAX);
+        let n = u32::try_from(at + offset)
+            .unwrap_or(u32::MAX)
+            .max(self.least_trip_count());
         let least = |at: &mut Option<u32>| *at = Some(at.map_or(n, |m| m.min(n)));
         for f in found {
             match f {

@@ -34,8 +34,9 @@ pub struct TripCountProof {
     pub checked: (u32, u32),
     /// The least trip count decided at once.
     pub least: u32,
-    /// What every trip count from `least` on does ([`Looped::explore`]; its trip counts are
-    /// the kernel's less one: the loop's last lap goes with the epilogue).
+    /// What every trip count from `least` on does ([`Looped::refute`]: every interleaving, or
+    /// up to the first that goes wrong; its trip counts are the kernel's less one: the loop's
+    /// last lap goes with the epilogue).
     pub every: EveryTripCount,
     /// Each trip count below `least` with what every interleaving of it does ([`explore`]),
     /// or why it was not explored to the end.
@@ -116,7 +117,7 @@ impl TripCountProof {
             all.push(read(laps)?);
         }
         let looped = Looped::runs(&as_runs(&all), period, head)?;
-        let every = looped.explore(budget);
+        let every = looped.refute(budget);
         let below = (1..least)
             .map(|laps| {
                 let kt = read_kernel(text, &at(laps))?;
