@@ -535,6 +535,23 @@ fn real_kernels_are_cut_by_their_induction_variable() {
         kt.origins[first].line, 109,
         "the default partition's first event"
     );
+    // Without that wait, its first op runs in lap 0 and its wait at line 151 (on acc_empties[1],
+    // committed after the loop) begins the epilogue: an epilogue op after a head op, as many
+    // laps back as the trip count — refused.
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[108].contains("ttng.wait_barrier"));
+    let without: String = lines
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| i != 108)
+        .map(|(_, l)| format!("{l}\n"))
+        .collect();
+    let e = TripCountProof::new(&without, &ReadOptions::default(), 1).unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("an epilogue op after an op of the head"),
+        "{e}"
+    );
 }
 
 /// Six real kernels proved at every trip count (`TripCountProof`, what `linalias check

@@ -3,10 +3,9 @@
 //! epilogue after it.
 
 use super::error::HazardError;
-use super::looped::Run;
-use super::machine::passes;
+use super::looped::{waits_for_epilogue, Run};
 use super::read::KernelTrace;
-use super::trace::{EventKind, TimelineKind, Trace};
+use super::trace::{EventId, TimelineKind, Trace};
 
 /// A kernel's trace cut into laps.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,13 +118,18 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
         }
     }
     if unit == 0 {
-        return Err(refuse(0, "no loop: there are no laps to cut"));
+        return Err(HazardError::Unsupported {
+            op: "scf.for".to_string(),
+            line: 0,
+            reason: "no partition loops: there are no laps to cut".to_string(),
+        });
     }
     let lap_of = |e: usize, v: i64| -> Result<u32, HazardError> {
-        if (v - start).rem_euclid(unit) != 0 {
+        let past = v.checked_sub(start).unwrap_or(-1);
+        if past.rem_euclid(unit) != 0 {
             return Err(refuse(e, "a loop off the others' lap grid (its start is no multiple of their steps past theirs)"));
         }
-        u32::try_from((v - start) / unit).map_err(|_| refuse(e, "a lap past u32"))
+        u32::try_from(past / unit).map_err(|_| refuse(e, "a lap past u32"))
     };
     let mut full = 0u32;
     let mut head = 0u32;
@@ -136,9 +140,9 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
             let e = events.get(k).copied().unwrap_or(0);
             let v = induction(e).first().map_or(start, |x| x.0);
             let lap = lap_of(e, v)?;
-            full = full.max(lap + 1);
+            full = full.max(lap.saturating_add(1));
             if k == first {
-                head = head.max(lap + 1);
+                head = head.max(lap.saturating_add(1));
             }
         }
     }
@@ -188,22 +192,10 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
             continue;
         }
         let events = programs.get(t).map_or(&[][..], Vec::as_slice);
-        let waits_for_end = |e: usize| match trace.events.get(e).map(|x| &x.kind) {
-            Some(EventKind::Wait { barrier, parity }) => {
-                !passes(0, *parity)
-                    && trace.events.iter().enumerate().all(|(a, x)| {
-                        let on = match x.kind {
-                            EventKind::Arrive { barrier: b, .. }
-                            | EventKind::CompleteTx { barrier: b, .. } => b == *barrier,
-                            _ => false,
-                        };
-                        !on || laps.get(a) == Some(&last)
-                    })
-            }
-            _ => false,
-        };
         if let Some(slot) = split.get_mut(t) {
-            *slot = events.iter().position(|&e| waits_for_end(e));
+            *slot = events
+                .iter()
+                .position(|&e| waits_for_epilogue(trace, &laps, last, EventId(e)));
         }
     }
     let laps = cut(&split)?;

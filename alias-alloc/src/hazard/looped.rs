@@ -163,30 +163,9 @@ impl<'a> Layout<'a> {
         self.timeline_laps.get(&t).is_some_and(|s| s.len() == 1)
     }
 
-    /// Whether `e` is a wait that nothing before the epilogue lets pass: blocked at the start,
-    /// on a barrier that no op outside the epilogue arrives on or completes tx on.
+    /// [`waits_for_epilogue`] in this run.
     fn waits_for_epilogue(&self, e: EventId) -> bool {
-        let trip = self.run.trip_count;
-        match self.run.trace.events.get(e.0).map(|x| &x.kind) {
-            Some(EventKind::Wait { barrier, parity }) => {
-                !passes(0, *parity)
-                    && self
-                        .run
-                        .trace
-                        .events
-                        .iter()
-                        .zip(self.run.laps)
-                        .all(|(x, &l)| {
-                            let on = match &x.kind {
-                                EventKind::Arrive { barrier: b, .. }
-                                | EventKind::CompleteTx { barrier: b, .. } => b == barrier,
-                                _ => false,
-                            };
-                            !on || l == trip
-                        })
-            }
-            _ => false,
-        }
+        waits_for_epilogue(self.run.trace, self.run.laps, self.run.trip_count, e)
     }
 
     fn not_periodic(&self, e: EventId, period: u32, what: &'static str) -> HazardError {
@@ -196,6 +175,26 @@ impl<'a> Layout<'a> {
             period,
             what,
         }
+    }
+}
+
+/// Whether event `e` of `trace` cut into `laps` is a wait that nothing before the epilogue
+/// (lap `trip_count`) lets pass: blocked at the start, on a barrier that no op outside the
+/// epilogue arrives on or completes tx on.
+pub(super) fn waits_for_epilogue(trace: &Trace, laps: &[u32], trip_count: u32, e: EventId) -> bool {
+    match trace.events.get(e.0).map(|x| &x.kind) {
+        Some(EventKind::Wait { barrier, parity }) => {
+            !passes(0, *parity)
+                && trace.events.iter().zip(laps).all(|(x, &l)| {
+                    let on = match &x.kind {
+                        EventKind::Arrive { barrier: b, .. }
+                        | EventKind::CompleteTx { barrier: b, .. } => b == barrier,
+                        _ => false,
+                    };
+                    !on || l == trip_count
+                })
+        }
+        _ => false,
     }
 }
 
@@ -236,8 +235,10 @@ impl Looped {
     /// first run of a residue a period past the head; a later run of a residue given, from
     /// [`Looped::least_trip_count`] on, is checked against the model lap by lap. The head is
     /// laps `0 … head − 1`, taken as they are (the same in every run), with the laps whose
-    /// predecessors reach into it. Refuses what does not repeat ([`HazardError::NotPeriodic`])
-    /// or does not fit ([`HazardError::Laps`]).
+    /// predecessors reach into it. Every epilogue op comes after an op of the last period's
+    /// laps or of the epilogue, or is a wait blocked at the start on a barrier only the
+    /// epilogue arrives on. Refuses what does not repeat ([`HazardError::NotPeriodic`]) or
+    /// does not fit ([`HazardError::Laps`]).
     ///
     /// ```
     /// use alias_alloc::hazard::{Cells, HazardError, Looped, Run, Space, Trace, TraceBuilder};
@@ -588,6 +589,13 @@ impl Looped {
             for &(e, id) in &epilogue {
                 let event = layout.run.trace.event(e)?;
                 let after = pred_list(layout, e, &own)?;
+                if after.iter().any(|&(back, _)| trip - back < k) {
+                    return Err(layout.not_periodic(
+                        e,
+                        period,
+                        "an epilogue op after an op of the head (a partition without a loop that waits before the loop's end and after it): how far back changes with the trip count",
+                    ));
+                }
                 if !layout.waits_for_epilogue(e) {
                     match after.iter().map(|a| a.0).min() {
                         Some(b) if b <= p => reach = reach.max(b),
