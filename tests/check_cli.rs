@@ -263,3 +263,52 @@ fn the_sweep_flags_a_bug_of_odd_trip_counts() {
         "{out}"
     );
 }
+
+/// `--every-trip-count` names what goes wrong: `cross_attention` with its first softmax
+/// partition's `qk_fulls` wait made phase 0 races from a few laps on — the proof names both
+/// ops by their lines and how many laps apart, the text and the JSON alike; `fa_ws_pipelined_fp8`
+/// hangs at every trip count, 4 laps the least the model decides.
+#[test]
+fn every_trip_count_names_what_goes_wrong() {
+    let k = |name: &str| format!("{ROOT}/alias-alloc/tests/data/tlx_kernels/{name}/before.mlir");
+    let text = std::fs::read_to_string(k("cross_attention")).unwrap();
+    let wait = "ttng.wait_barrier %1, %phase_24, %true_14";
+    assert_eq!(text.matches(wait).count(), 1);
+    let mutated = text.replace(
+        wait,
+        "%mut_zero = arith.constant 0 : i32\n          ttng.wait_barrier %1, %mut_zero, %true_14",
+    );
+    let lines: Vec<&str> = mutated.lines().collect();
+    let dir = std::env::temp_dir().join(format!("check-cli-every-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("const_phase.mlir");
+    std::fs::write(&path, lines.join("\n")).unwrap();
+    let path = path.to_str().unwrap();
+    let (code, out, err) = run(&["check", path, "--every-trip-count"]);
+    assert_eq!(code, 1, "{err}");
+    let race = "race: ttng.tc_gen5_mma line 350 p_tiles[0] and ttng.tmem_store line 203 p_tiles[0], 1 lap later";
+    assert!(out.contains("from 5 laps: a race at 5 laps"), "{out}");
+    assert!(out.contains(race), "{out}");
+    assert!(out.contains("3 laps: 3 races"), "{out}");
+    let (code, out, _) = run(&["check", path, "--every-trip-count", "--json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["every"]["race_at"], 5);
+    assert_eq!(v["every"]["findings"][0], race);
+    assert_eq!(v["period"], 24);
+    assert_eq!(v["below"][2]["races"], 3);
+    assert_eq!(v["summary"]["exit_code"], 1);
+    let (code, out, _) = run(&[
+        "check",
+        &k("fa_ws_pipelined_fp8"),
+        "--every-trip-count",
+        "--json",
+    ]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["least"].clone(), v["every"]["stuck_at"].clone()),
+        (4.into(), 4.into())
+    );
+    assert_eq!(v["below"].as_array().unwrap().len(), 3);
+}

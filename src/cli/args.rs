@@ -104,7 +104,7 @@ pub struct CheckArgs {
     /// interleaving explored over every trip count from the least it decides and at each one
     /// below (docs/hazard-check.md, Every trip count). Exit 0 verified at every trip count, 1
     /// one goes wrong, 2 a --param fixing the bound, 3 not decided.
-    #[arg(long, conflicts_with_all = ["sweep", "json", "svg", "sample"])]
+    #[arg(long, conflicts_with_all = ["sweep", "svg", "sample"])]
     pub every_trip_count: bool,
     /// JSON instead of text.
     #[arg(long)]

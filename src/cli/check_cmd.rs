@@ -42,7 +42,11 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
     if args.every_trip_count {
         let proof =
             TripCountProof::new(&text, &opts, PROOF_BUDGET).map_err(|e| refused(&file, &e))?;
-        let out = proof.text(&file);
+        let out = if args.json {
+            format!("{:#}\n", proof.json(&file))
+        } else {
+            proof.text(&file)
+        };
         return print(
             &args,
             &file,

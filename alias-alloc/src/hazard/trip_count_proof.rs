@@ -6,12 +6,15 @@
 
 use std::fmt::Write as _;
 
+use serde_json::{json, Value};
+
 use super::every_trip_count::EveryTripCount;
 use super::explore::{explore, Exploration};
 use super::kernel_laps::kernel_laps;
 use super::looped::{Looped, Run};
 use super::read::{read_kernel, KernelTrace, ReadOptions};
 use super::sweep::TripCounts;
+use super::trace::EventId;
 use super::HazardError;
 
 /// The states [`TripCountProof::new`] lets the explorer visit, over every trip count and at
@@ -38,6 +41,10 @@ pub struct TripCountProof {
     /// up to the first that goes wrong; its trip counts are the kernel's less one: the loop's
     /// last lap goes with the epilogue).
     pub every: EveryTripCount,
+    /// `every`'s races and arrivals past a phase, each op named by its line in the kernel
+    /// (`race: ttng.tmem_load line 171 qk_tiles[0] and ttng.tc_gen5_mma line 349 qk_tiles[0],
+    /// 2 laps later`).
+    pub findings: Vec<String>,
     /// Each trip count below `least` with what every interleaving of it does ([`explore`]),
     /// or why it was not explored to the end.
     pub below: Vec<(u32, Result<Exploration, HazardError>)>,
@@ -118,6 +125,7 @@ impl TripCountProof {
         }
         let looped = Looped::runs(&as_runs(&all), period, head)?;
         let every = looped.refute(budget);
+        let findings = name_findings(&every, &looped, &all);
         let below = (1..least)
             .map(|laps| {
                 let kt = read_kernel(text, &at(laps))?;
@@ -138,6 +146,7 @@ impl TripCountProof {
             checked,
             least,
             every,
+            findings,
             below,
         })
     }
@@ -218,6 +227,9 @@ impl TripCountProof {
             "from {} laps: {what} ({} states)",
             self.least, e.states
         );
+        for f in &self.findings {
+            let _ = writeln!(out, "  {f}");
+        }
         for (laps, r) in &self.below {
             let line = match r {
                 Ok(f) if wrong(f) => format!(
@@ -239,6 +251,81 @@ impl TripCountProof {
         let _ = writeln!(out, "summary: {}", self.summary());
         out
     }
+
+    /// The proof as JSON: what [`TripCountProof::text`] says, trip counts as the kernel's.
+    pub fn json(&self, file: &str) -> Value {
+        let kernel = |n: Option<u32>| n.map(|n| n.saturating_add(1));
+        let below: Vec<Value> = self
+            .below
+            .iter()
+            .map(|(laps, r)| match r {
+                Ok(f) => json!({
+                    "laps": laps,
+                    "states": f.states,
+                    "races": f.races.len(),
+                    "stuck": f.stuck.len(),
+                    "faults": f.faults.len(),
+                }),
+                Err(e) => json!({"laps": laps, "not_decided": e.to_string()}),
+            })
+            .collect();
+        json!({
+            "kernel": file,
+            "bounds": self.bounds.iter().map(|(n, s)| json!({"name": n, "step": s})).collect::<Vec<_>>(),
+            "period": self.period,
+            "head": self.head,
+            "model": [self.model.0, self.model.1],
+            "checked": [self.checked.0, self.checked.1],
+            "least": self.least,
+            "every": {
+                "states": self.every.states,
+                "complete": self.every.complete,
+                "race_at": kernel(self.every.race_at),
+                "stuck_at": kernel(self.every.stuck_at),
+                "fault_at": kernel(self.every.fault_at),
+                "findings": self.findings,
+            },
+            "below": below,
+            "summary": {"exit_code": self.exit_code(), "verdict": self.summary()},
+        })
+    }
+}
+
+/// `every`'s races and faults, each op named by where it was read from.
+fn name_findings(
+    every: &EveryTripCount,
+    looped: &Looped,
+    built: &[(KernelTrace, super::KernelLaps)],
+) -> Vec<String> {
+    let name = |id: EventId| -> String {
+        looped
+            .origin(id)
+            .and_then(|(run, e)| built.get(run).and_then(|(kt, _)| kt.origins.get(e.0)))
+            .map_or_else(
+                || format!("op {}", id.0),
+                |o| {
+                    let buffer = o
+                        .buffer
+                        .as_ref()
+                        .map_or_else(String::new, |b| format!(" {b}"));
+                    format!("{} line {}{buffer}", o.op, o.line)
+                },
+            )
+    };
+    let races = every.races.iter().map(|&(a, b, d)| {
+        let apart = match d {
+            0 => "in one lap".to_string(),
+            1 => "1 lap later".to_string(),
+            u32::MAX => "laps later".to_string(),
+            d => format!("{d} laps later"),
+        };
+        format!("race: {} and {}, {apart}", name(a), name(b))
+    });
+    let faults = every
+        .faults
+        .iter()
+        .map(|&f| format!("arrival past its phase: {}", name(f)));
+    races.chain(faults).collect()
 }
 
 /// Whether an exploration found a race, a stuck execution or a fault.
