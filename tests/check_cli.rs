@@ -267,7 +267,7 @@ fn the_sweep_flags_a_bug_of_odd_trip_counts() {
 /// `--every-trip-count` names what goes wrong: `cross_attention` with its first softmax
 /// partition's `qk_fulls` wait made phase 0 races from a few laps on — the proof names both
 /// ops by their lines and how many laps apart, the text and the JSON alike; `fa_ws_pipelined_fp8`
-/// hangs at every trip count, 4 laps the least the model decides.
+/// hangs at every trip count, 4 laps the least the model decides, its `kv_fulls` wait named.
 #[test]
 fn every_trip_count_names_what_goes_wrong() {
     let k = |name: &str| format!("{ROOT}/alias-alloc/tests/data/tlx_kernels/{name}/before.mlir");
@@ -311,4 +311,10 @@ fn every_trip_count_names_what_goes_wrong() {
         (4.into(), 4.into())
     );
     assert_eq!(v["below"].as_array().unwrap().len(), 3);
+    // Its copies bring half the bytes kv_fulls expects: the consumers' kv_fulls waits hang.
+    let findings = v["every"]["findings"].as_array().unwrap();
+    assert!(
+        findings.contains(&"hang: ttng.wait_barrier line 410 kv_fulls[0] waits forever".into()),
+        "{findings:?}"
+    );
 }

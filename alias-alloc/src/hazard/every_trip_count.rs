@@ -61,6 +61,8 @@ pub struct EveryTripCount {
     pub fault_at: Option<u32>,
     /// The least trip count found at which some execution is stuck.
     pub stuck_at: Option<u32>,
+    /// The ops ([`Looped::origin`]) that wait forever in the hang found at `stuck_at`.
+    pub blocked: BTreeSet<EventId>,
     /// Whether every state was followed: `false` when a thread ran more than
     /// [`DRIFT_PERIODS`] periods ahead or the budget ran out — what was found is real, what
     /// was not is not proved.
@@ -207,7 +209,7 @@ impl Looped {
         match (s.exit, first_ready) {
             (Some(n), Some(_)) if enabled.is_empty() => {
                 let n = u32::try_from(n + offset).unwrap_or(u32::MAX);
-                out.stuck_at = Some(out.stuck_at.map_or(n, |m| m.min(n)));
+                stuck(out, n, ready.iter().map(|x| x.1));
             }
             (None, Some(unrun)) => {
                 // Stuck at every n from `least` to the first enabled lap; with an epilogue,
@@ -222,7 +224,7 @@ impl Looped {
                 let blocked = enabled.iter().map(|x| x.0).min().is_none_or(|e| least <= e);
                 if blocked {
                     let n = u32::try_from(least + offset).unwrap_or(u32::MAX);
-                    out.stuck_at = Some(out.stuck_at.map_or(n, |m| m.min(n)));
+                    stuck(out, n, ready.iter().filter(|x| x.0 < least).map(|x| x.1));
                 }
             }
             _ => {}
@@ -350,6 +352,15 @@ impl Looped {
             Some(_) => true,
             None => false,
         }
+    }
+}
+
+/// Records a hang at trip count `n` with the ops that wait forever there, where it is the
+/// least found so far.
+fn stuck(out: &mut EveryTripCount, n: u32, waiting: impl Iterator<Item = EventId>) {
+    if out.stuck_at.is_none_or(|m| n < m) {
+        out.stuck_at = Some(n);
+        out.blocked = waiting.collect();
     }
 }
 

@@ -41,9 +41,9 @@ pub struct TripCountProof {
     /// up to the first that goes wrong; its trip counts are the kernel's less one: the loop's
     /// last lap goes with the epilogue).
     pub every: EveryTripCount,
-    /// `every`'s races and arrivals past a phase, each op named by its line in the kernel
-    /// (`race: ttng.tmem_load line 171 qk_tiles[0] and ttng.tc_gen5_mma line 349 qk_tiles[0],
-    /// 2 laps later`).
+    /// `every`'s races, arrivals past a phase and the ops a hang leaves waiting, each op named
+    /// by its line in the kernel (`race: ttng.tc_gen5_mma line 350 p_tiles[0] and
+    /// ttng.tmem_store line 203 p_tiles[0], 1 lap later`).
     pub findings: Vec<String>,
     /// Each trip count below `least` with what every interleaving of it does ([`explore`]),
     /// or why it was not explored to the end.
@@ -325,7 +325,11 @@ fn name_findings(
         .faults
         .iter()
         .map(|&f| format!("arrival past its phase: {}", name(f)));
-    races.chain(faults).collect()
+    let blocked = every
+        .blocked
+        .iter()
+        .map(|&b| format!("hang: {} waits forever", name(b)));
+    races.chain(faults).chain(blocked).collect()
 }
 
 /// Whether an exploration found a race, a stuck execution or a fault.
