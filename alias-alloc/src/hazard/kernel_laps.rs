@@ -5,6 +5,7 @@
 use super::error::HazardError;
 use super::looped::{waits_for_epilogue, Run};
 use super::read::KernelTrace;
+use super::sweep::gcd;
 use super::trace::{EventId, TimelineKind, Trace};
 
 /// A kernel's trace cut into laps.
@@ -204,13 +205,4 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
         trip_count: last,
         head,
     })
-}
-
-/// The greatest common divisor (`gcd(0, b) = b`).
-fn gcd(a: i64, b: i64) -> i64 {
-    if b == 0 {
-        a.abs()
-    } else {
-        gcd(b, a % b)
-    }
 }

@@ -225,15 +225,17 @@ impl TripCounts {
     }
 }
 
-fn gcd(a: i64, b: i64) -> i64 {
+/// The greatest common divisor (`gcd(0, b) = |b|`).
+pub(super) fn gcd(a: i64, b: i64) -> i64 {
     if b == 0 {
-        a
+        a.abs()
     } else {
         gcd(b, a % b)
     }
 }
 
-fn lcm(a: i64, b: i64) -> i64 {
+/// The least common multiple (saturating).
+pub(super) fn lcm(a: i64, b: i64) -> i64 {
     (a / gcd(a, b).max(1)).saturating_mul(b)
 }
 

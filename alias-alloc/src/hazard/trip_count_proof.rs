@@ -13,7 +13,7 @@ use super::explore::{explore, Exploration};
 use super::kernel_laps::kernel_laps;
 use super::looped::{Looped, Run};
 use super::read::{read_kernel, KernelTrace, ReadOptions};
-use super::sweep::TripCounts;
+use super::sweep::{lcm, TripCounts};
 use super::trace::EventId;
 use super::HazardError;
 
@@ -340,13 +340,4 @@ fn wrong(f: &Exploration) -> bool {
 /// The cuts as runs of [`Looped::runs`].
 fn as_runs(built: &[(KernelTrace, super::KernelLaps)]) -> Vec<Run<'_>> {
     built.iter().map(|(kt, cut)| cut.run(&kt.trace)).collect()
-}
-
-/// The least common multiple of two positive numbers.
-fn lcm(a: i64, b: i64) -> i64 {
-    let (mut x, mut y) = (a, b);
-    while y != 0 {
-        (x, y) = (y, x % y);
-    }
-    a / x.max(1) * b
 }
