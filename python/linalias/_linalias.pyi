@@ -6,7 +6,7 @@ from typing import Any, Optional, Sequence, final
 __all__ = ["LinaliasError", "LayoutError", "ParseError", "AllocError", "LinearLayout", "spec_mlir",
            "spec_linear_layout", "mlir_normalize", "mlir_linear_layout", "plan_report", "BankConflicts",
            "bank_conflicts", "tmem_reg_layout", "PackError", "Placement", "pack_csv", "PtxError",
-           "ptx_kernel", "check_report", "dtype_bits"]
+           "ptx_kernel", "check_report", "every_trip_count_report", "dtype_bits"]
 
 class LinaliasError(ValueError):
     """Every error linalias raises (a ``ValueError``)."""
@@ -159,4 +159,14 @@ def check_report(
     num_programs: int = 1,
     clc_tiles: int = 2,
 ) -> tuple[str, str, str, int]: ...
+def every_trip_count_report(
+    text: str,
+    mode: str,
+    params: dict[str, int] = ...,
+    file: str = "<python>",
+    seq_stride: Optional[int] = None,
+    program_id: int = 0,
+    num_programs: int = 1,
+    clc_tiles: int = 2,
+) -> tuple[str, str, int]: ...
 def dtype_bits(name: str) -> int: ...

@@ -226,6 +226,27 @@ class Sweep(_Report):
     runs = property(lambda self: self.report["runs"])
 
 
+class EveryTripCount(_Report):
+    """A kernel at every trip count of its loops at once (``linalias check --every-trip-count
+    --json``): ``verified`` at every trip count, or the least found where one races, hangs or
+    arrives past a phase, each finding named by its ops' lines (``findings``)."""
+
+    period = property(lambda self: self.report["period"])
+    head = property(lambda self: self.report["head"])
+    least = property(lambda self: self.report["least"])
+    every = property(lambda self: self.report["every"])
+    below = property(lambda self: self.report["below"])
+    findings = property(lambda self: self.report["every"]["findings"])
+
+    @property
+    def decided(self) -> bool:
+        """Verified or refuted (``linalias check --every-trip-count`` exits 0 or 1, not 3)."""
+        return self.exit_code in (0, 1)
+
+    def _repr_svg_(self):
+        return None
+
+
 class Kernel:
     """One kernel's TLX calls (inside ``with kernel:``), or a TTGIR dump / plan file read
     whole; ``plan`` plans it."""
@@ -327,15 +348,32 @@ class Kernel:
         return Sweep(*self._check_report(True, mode, params, samples, seq_stride, program_id, num_programs,
                                          clc_tiles))
 
+    def every_trip_count(self, mode: str = "tlx", params: Optional[dict] = None,
+                         seq_stride: Optional[int] = None, program_id: int = 0, num_programs: int = 1,
+                         clc_tiles: int = 2) -> EveryTripCount:
+        """The kernel at every trip count of its loops at once (``linalias check
+        --every-trip-count``): read lap by lap as its loop run forever, every interleaving
+        explored over every trip count from the least it decides, each one below alone.
+        ``params`` may fix other integer parameters, not the loops' bound (``ParseError``); a
+        kernel outside the model is an ``AllocError`` naming why."""
+        self._needs_ttgir()
+        report, text, code = _linalias.every_trip_count_report(
+            self._text, mode, dict(params or {}), seq_stride=seq_stride, program_id=program_id,
+            num_programs=num_programs, clc_tiles=clc_tiles)
+        return EveryTripCount(json.loads(report), text, "", code)
+
+    def _needs_ttgir(self):
+        if not self._module:
+            raise _linalias.ParseError(
+                "the hazard check reads a kernel's TTGIR (Kernel.from_ttgir): TLX calls alone have no "
+                "partitions, barriers or accesses to check")
+
     def _check_report(self, sweep: bool, mode: str, params: Optional[dict], samples: int,
                       seq_stride: Optional[int], program_id: int, num_programs: int,
                       clc_tiles: int) -> tuple:
         """``linalias check`` (``--sweep`` where ``sweep``) on the kernel's TTGIR: the JSON
         report read, the text, the swimlanes, the exit code."""
-        if not self._module:
-            raise _linalias.ParseError(
-                "the hazard check reads a kernel's TTGIR (Kernel.from_ttgir): TLX calls alone have no "
-                "partitions, barriers or accesses to check")
+        self._needs_ttgir()
         report, text, svg, code = _linalias.check_report(self._text, mode, dict(params or {}), samples,
                                                           sweep=sweep, seq_stride=seq_stride,
                                                           program_id=program_id, num_programs=num_programs,
@@ -355,5 +393,5 @@ class Kernel:
         return plan
 
 
-__all__ = ["Kernel", "Plan", "Check", "Sweep", "LinaliasWarning", "storage_kind", "reuse_group_type", "storage_alias_spec",
+__all__ = ["Kernel", "Plan", "Check", "Sweep", "EveryTripCount", "LinaliasWarning", "storage_kind", "reuse_group_type", "storage_alias_spec",
            "local_alloc", "reuse_group", "buffered_tensor"]

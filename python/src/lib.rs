@@ -30,6 +30,7 @@ fn _linalias(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(encoding::dtype_bits, m)?)?;
     m.add_function(wrap_pyfunction!(plan::plan_report, m)?)?;
     m.add_function(wrap_pyfunction!(plan::check_report, m)?)?;
+    m.add_function(wrap_pyfunction!(plan::every_trip_count_report, m)?)?;
     m.add_class::<analysis::BankConflicts>()?;
     m.add_class::<pack::Placement>()?;
     m.add_function(wrap_pyfunction!(pack::pack_csv, m)?)?;

@@ -7,7 +7,8 @@ use std::time::Duration;
 use pyo3::prelude::*;
 
 use alias_alloc::hazard::{
-    read_kernel, CheckReport, HazardError, ReadOptions, SweepReport, TripCounts,
+    read_kernel, CheckReport, HazardError, ReadOptions, SweepReport, TripCountProof, TripCounts,
+    PROOF_BUDGET,
 };
 use alias_alloc::mlir::read_module;
 use alias_alloc::plan_file::PlanFile;
@@ -90,23 +91,14 @@ pub fn check_report(
     num_programs: i64,
     clc_tiles: i64,
 ) -> PyResultOf<(String, String, String, u8)> {
-    if let Some(s) = seq_stride.filter(|&s| s < 1) {
-        return Err(parse_error(format!("seq_stride must be positive, not {s}")));
-    }
-    if program_id < 0 || num_programs < 1 || clc_tiles < 0 {
-        return Err(parse_error(format!(
-            "program_id and clc_tiles must be at least 0 and num_programs at least 1, not {program_id}, {clc_tiles} and {num_programs}"
-        )));
-    }
-    let opts = ReadOptions {
-        mode: mode_of(mode)?,
+    let opts = hazard_options(
+        mode,
         params,
         seq_stride,
         program_id,
         num_programs,
         clc_tiles,
-        ..ReadOptions::default()
-    };
+    )?;
     if sweep {
         let trips = TripCounts::new(text, &opts).map_err(hazard_error)?;
         let report = SweepReport::new(file, text, &opts, trips, samples).map_err(hazard_error)?;
@@ -127,11 +119,76 @@ pub fn check_report(
     ))
 }
 
+/// The kernel at every trip count of its loops at once (`linalias check --every-trip-count`):
+/// the JSON report, the text report and the exit code (0 verified at every trip count, 1 some
+/// trip count races, hangs or arrives past a phase, 3 not decided). `params` may fix the
+/// kernel's other integer parameters, not a loop bound (a `ParseError`); the other keywords
+/// are `check_report`'s. A kernel outside the model is an `AllocError` naming why.
+#[pyfunction]
+#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), file="<python>", seq_stride=None, program_id=0, num_programs=1, clc_tiles=2))]
+#[allow(clippy::too_many_arguments)] // Python keywords, each with its default
+pub fn every_trip_count_report(
+    text: &str,
+    mode: &str,
+    params: std::collections::BTreeMap<String, i64>,
+    file: &str,
+    seq_stride: Option<i64>,
+    program_id: i64,
+    num_programs: i64,
+    clc_tiles: i64,
+) -> PyResultOf<(String, String, u8)> {
+    let opts = hazard_options(
+        mode,
+        params,
+        seq_stride,
+        program_id,
+        num_programs,
+        clc_tiles,
+    )?;
+    let proof = TripCountProof::new(text, &opts, PROOF_BUDGET).map_err(hazard_error)?;
+    Ok((
+        proof.json(file).to_string(),
+        proof.text(file),
+        proof.exit_code(),
+    ))
+}
+
+/// The reader's options from the Python keywords; a stride, tile or mode out of range is a
+/// `ParseError`.
+fn hazard_options(
+    mode: &str,
+    params: std::collections::BTreeMap<String, i64>,
+    seq_stride: Option<i64>,
+    program_id: i64,
+    num_programs: i64,
+    clc_tiles: i64,
+) -> PyResultOf<ReadOptions> {
+    if let Some(s) = seq_stride.filter(|&s| s < 1) {
+        return Err(parse_error(format!("seq_stride must be positive, not {s}")));
+    }
+    if program_id < 0 || num_programs < 1 || clc_tiles < 0 {
+        return Err(parse_error(format!(
+            "program_id and clc_tiles must be at least 0 and num_programs at least 1, not {program_id}, {clc_tiles} and {num_programs}"
+        )));
+    }
+    Ok(ReadOptions {
+        mode: mode_of(mode)?,
+        params,
+        seq_stride,
+        program_id,
+        num_programs,
+        clc_tiles,
+        ..ReadOptions::default()
+    })
+}
+
 /// What the reader refuses: an unreadable module or parameter is a `ParseError`, the rest an
 /// `AllocError` saying the check cannot decide.
 fn hazard_error(e: HazardError) -> pyo3::PyErr {
     match e {
-        HazardError::Module { .. } | HazardError::NoSuchParam { .. } => parse_error(e.to_string()),
+        HazardError::Module { .. }
+        | HazardError::NoSuchParam { .. }
+        | HazardError::PinnedBound { .. } => parse_error(e.to_string()),
         _ => crate::errors::AllocError::new_err(format!("the check cannot decide: {e}")),
     }
 }

@@ -189,10 +189,41 @@ def test_the_tile_position_is_the_clis():
     assert got == want and got["clc_tiles"] == 5 and out.returncode == 0
 
 
+def test_every_trip_count_is_the_clis():
+    """``Kernel.every_trip_count`` reports what ``linalias check --every-trip-count --json`` does:
+    ``fa_ws_pipelined_fp8`` hangs at every trip count (its kv_fulls waits named);
+    ``cross_attention_pipeline`` is verified at every trip count from 4 laps (1 … 3 alone); a
+    parameter fixing the loops' bound is a ParseError, a kernel outside the model an
+    AllocError."""
+    kernels = REPO / "alias-alloc" / "tests" / "data" / "tlx_kernels"
+    path = kernels / "fa_ws_pipelined_fp8" / "before.mlir"
+    out = subprocess.run([cli(), "check", str(path), "--every-trip-count", "--json"], capture_output=True,
+                         text=True, cwd=REPO)
+    want = json.loads(out.stdout)
+    proof = tlx.Kernel.from_ttgir(path.read_text()).every_trip_count()
+    got = dict(proof.report)
+    want.pop("kernel"), got.pop("kernel")
+    assert got == want
+    assert proof.exit_code == out.returncode == 1 and proof.decided and not proof.verified
+    assert (proof.period, proof.head, proof.least, proof.every["stuck_at"]) == (6, 2, 4, 4)
+    assert "hang: ttng.wait_barrier line 410 kv_fulls[0] waits forever" in proof.findings
+    assert proof.summary == "some trip count races, hangs or arrives past a phase"
+    pipeline = kernels / "cross_attention_pipeline" / "before.mlir"
+    proof = tlx.Kernel.from_ttgir(pipeline.read_text()).every_trip_count()
+    assert proof.verified and proof.least == 4 and proof.every["states"] == 54820
+    assert [b["states"] for b in proof.below] == [183, 1381, 2663]
+    with pytest.raises(linalias.ParseError, match="N_CTX"):
+        tlx.Kernel.from_ttgir(path.read_text()).every_trip_count(params={"N_CTX": 512})
+    with pytest.raises(linalias.AllocError, match="a loop in a loop"):
+        tlx.Kernel.from_ttgir((kernels / "fa_clc" / "before.mlir").read_text()).every_trip_count()
+
+
 def test_the_hazard_check_needs_ttgir():
     with pytest.raises(linalias.ParseError, match="TTGIR"):
         flash_attention().check()
     with pytest.raises(linalias.ParseError, match="TTGIR"):
         flash_attention().sweep()
+    with pytest.raises(linalias.ParseError, match="TTGIR"):
+        flash_attention().every_trip_count()
     with pytest.raises(linalias.ParseError):
         tlx.Kernel.from_ttgir("module {").check()

@@ -122,7 +122,7 @@ pub enum HazardError {
     },
     /// A parameter given a value where every value of it is asked for (every trip count of
     /// the loops it bounds).
-    #[error("'{name}' bounds a loop: every trip count needs it free; leave its --param out")]
+    #[error("'{name}' bounds a loop: every trip count needs it free (leave it out of the parameters given)")]
     PinnedBound {
         /// The parameter.
         name: String,
