@@ -316,7 +316,7 @@ fn name_findings(
         let apart = match d {
             0 => "in one lap".to_string(),
             1 => "1 lap later".to_string(),
-            u32::MAX => "laps later".to_string(),
+            u32::MAX => "more than a period later".to_string(),
             d => format!("{d} laps later"),
         };
         format!("race: {} and {}, {apart}", name(a), name(b))
