@@ -91,19 +91,23 @@ fn goes_wrong(f: &Exploration) -> bool {
 }
 
 /// Whatever the explorer finds at trip counts 1, 2, … (`found`), `every` finds.
-fn finds_what_the_explorer_finds(every: &EveryTripCount, found: &[&Exploration], p: &Pipeline) {
+fn finds_what_the_explorer_finds(
+    every: &EveryTripCount,
+    found: &[&Exploration],
+    what: &dyn std::fmt::Debug,
+) {
     for (n, f) in (1..).zip(found) {
         assert!(
             f.races.is_empty() || every.race_at.is_some(),
-            "a race at {n}: {p:#?}"
+            "a race at {n}: {what:#?}"
         );
         assert!(
             f.faults.is_empty() || every.fault_at.is_some(),
-            "a fault at {n}: {p:#?}"
+            "a fault at {n}: {what:#?}"
         );
         assert!(
             f.stuck.is_empty() || every.stuck_at.is_some(),
-            "stuck at {n}: {p:#?}"
+            "stuck at {n}: {what:#?}"
         );
     }
 }
@@ -678,26 +682,17 @@ fn partitions_taking_turns_are_decided_at_every_trip_count() {
             let found: Vec<Exploration> = (1..=2 * period + 2)
                 .map(|n| explore(&taking_turns(n, slots, variant).0, BUDGET).unwrap())
                 .collect();
-            for (n, f) in (1..).zip(&found) {
-                assert!(
-                    f.races.is_empty() || every.race_at.is_some(),
-                    "race at {n}: {what}"
-                );
-                assert!(
-                    f.stuck.is_empty() || every.stuck_at.is_some(),
-                    "stuck at {n}: {what}"
-                );
-                assert!(f.faults.is_empty(), "{what}");
-            }
+            finds_what_the_explorer_finds(&every, &found.iter().collect::<Vec<_>>(), &what);
+            assert!(found.iter().all(|f| f.faults.is_empty()), "{what}");
             for (at, races) in [(every.race_at, true), (every.stuck_at, false)] {
                 if let Some(n) = at {
                     let f = explore(&taking_turns(n, slots, variant).0, BUDGET).unwrap();
-                    let seen = if races {
-                        &f.races.is_empty()
+                    let none = if races {
+                        f.races.is_empty()
                     } else {
-                        &f.stuck.is_empty()
+                        f.stuck.is_empty()
                     };
-                    assert!(!seen, "Looped names {n}: {what}");
+                    assert!(!none, "Looped names {n}: {what}");
                 }
             }
         }

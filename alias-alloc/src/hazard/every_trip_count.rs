@@ -14,8 +14,8 @@
 //! epilogue of *n* mod *P*, nothing past it), and every execution of *T*ₙ passes through such
 //! a state before its epilogue: each epilogue op comes after one at most *reach* laps back (1
 //! for most loops; 2 where two partitions take turns) or waits on a barrier only the epilogue
-//! arrives on. A head — prologues, a pipelined loop's first lap — is taken as it is. [`Looped::explore`] runs every
-//! interleaving with a finite state:
+//! arrives on. A head — prologues, a pipelined loop's first lap — is taken as it is.
+//! [`Looped::explore`] runs every interleaving with a finite state:
 //!
 //! - the laps where something has not run and something has, the laps below all run — shifted
 //!   down by a multiple of *P*, so a state *P* laps on is the same state; the trip count once
