@@ -15,9 +15,10 @@ proof's exit code — 0 verified at every trip count, 1 some trip count goes wro
   listed for review.
 
 Usage:
-  tools/proof_mutants.py [--linalias target/release/linalias] [--stride N] [KERNEL ...]
+  tools/proof_mutants.py [--linalias target/release/linalias] [--stride N] [--timeout S] [KERNEL ...]
 
-``--stride N`` keeps every N-th mutant of each operator (all by default).
+``--stride N`` keeps every N-th mutant of each operator (all by default); ``--timeout S`` is
+the seconds one command may take (90 by default).
 """
 
 import argparse
@@ -32,8 +33,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import hazard_mutants as hm  # noqa: E402
 
 PROVED = ["cross_attention", "cross_attention_m64", "cross_attention_pipeline",
-          "cross_attention_pipeline_n64", "fa_ws_legacy_reuse", "fa_ws_pipelined"]
-TIMEOUT = 90  # seconds a proof may take before it counts as not decided
+          "cross_attention_pipeline_n64", "fa_ws_legacy_reuse", "fa_ws_pipelined",
+          "fa_bwd_1cta", "fa_bwd_1cta_hd64", "fa_bwd_1cta_warp_barrier"]
+TIMEOUT = 90  # seconds a command may take (--timeout) before its mutant counts as not decided
 
 
 def code(linalias, path, *extra):
@@ -59,8 +61,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--linalias", default=str(hm.ROOT / "target/release/linalias"))
     ap.add_argument("--stride", type=int, default=1)
+    ap.add_argument("--timeout", type=int, default=TIMEOUT,
+                    help="seconds a command may take (default %(default)s)")
     ap.add_argument("kernels", nargs="*", default=PROVED)
     a = ap.parse_args()
+    global TIMEOUT
+    TIMEOUT = a.timeout
     rows = defaultdict(Counter)
     disagree, only = [], []
     jobs = []

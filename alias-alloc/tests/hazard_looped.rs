@@ -573,16 +573,39 @@ fn real_kernels_are_race_free_at_every_trip_count() {
             "fa_ws_pipelined",
             6,
             4,
-            271_106,
+            105_312,
             &[1_807, 6_388, 10_659][..],
         ),
-        ("fa_ws_legacy_reuse", 6, 3, 252_664, &[1_702, 5_840][..]),
+        ("fa_ws_legacy_reuse", 6, 3, 89_525, &[1_702, 5_840][..]),
         // Two softmax partitions taking turns (step 256 a lap of 128): 2 × lcm(2, 2·3, 2·2).
-        ("cross_attention", 24, 5, 195_452, cross),
-        ("cross_attention_m64", 24, 5, 195_452, cross),
+        ("cross_attention", 24, 5, 113_416, cross),
+        ("cross_attention_m64", 24, 5, 113_416, cross),
         // A default partition without a loop, in the epilogue.
-        ("cross_attention_pipeline", 4, 4, 54_820, pipeline),
-        ("cross_attention_pipeline_n64", 4, 4, 54_820, pipeline),
+        ("cross_attention_pipeline", 4, 4, 30_110, pipeline),
+        ("cross_attention_pipeline_n64", 4, 4, 30_110, pipeline),
+        // Backward: TMA stores read on timelines of one lap, five partitions; past 2,000,000
+        // states before persistent sets.
+        (
+            "fa_bwd_1cta",
+            4,
+            4,
+            1_313_516,
+            &[3_015, 35_808, 105_264][..],
+        ),
+        (
+            "fa_bwd_1cta_hd64",
+            4,
+            4,
+            1_313_341,
+            &[2_882, 35_577, 105_033][..],
+        ),
+        (
+            "fa_bwd_1cta_warp_barrier",
+            4,
+            4,
+            1_144_622,
+            &[2_566, 30_371, 89_171][..],
+        ),
     ] {
         let text = test_support::tlx_kernels::dump(kernel, "before");
         let proof = TripCountProof::new(&text, &ReadOptions::default(), PROOF_BUDGET).unwrap();
@@ -697,4 +720,56 @@ fn partitions_taking_turns_are_decided_at_every_trip_count() {
             }
         }
     }
+}
+
+/// The persistent sets `Looped::explore` follows (`persistent.rs`) find what running every
+/// enabled op finds — the same least trip count racing, arriving past a phase and hanging —
+/// on the seeded pipelines, with and without a broken epilogue, in no more states.
+#[test]
+fn persistent_sets_find_what_every_interleaving_finds() {
+    let mut rng = XorShift(0x51ee_75e7);
+    let mut change = XorShift(0x0e91_1093);
+    let (mut compared, mut wrong, mut fewer, mut states, mut reduced) = (0, 0, 0, 0, 0);
+    for i in 0..200 {
+        let (mut p, _) = generate(&mut rng);
+        let big_p = p.period();
+        let what = if i % 2 == 1 && p.drain_and_reuse() {
+            mutate_epilogue(&mut p, change.below(7))
+        } else {
+            "no epilogue"
+        };
+        let built = if what == "no epilogue" {
+            p.iterations = 2 * big_p;
+            let (trace, laps) = p.unrolled().unwrap();
+            vec![(trace, laps, 2 * big_p)]
+        } else {
+            unrolled_per_residue(&mut p)
+        };
+        let looped = match Looped::runs(&runs(&built), big_p, 0) {
+            Ok(l) => l,
+            Err(_) => continue,
+        };
+        let every = looped.explore_every_interleaving(BUDGET);
+        let persistent = looped.explore(BUDGET);
+        if !every.complete || !persistent.complete {
+            continue;
+        }
+        let verdict = |e: &EveryTripCount| (e.race_at, e.fault_at, e.stuck_at, e.goes_wrong());
+        assert_eq!(
+            verdict(&persistent),
+            verdict(&every),
+            "({what}) {persistent:?}\n{every:?}\n{p:#?}"
+        );
+        assert!(persistent.states <= every.states, "({what}) {p:#?}");
+        compared += 1;
+        wrong += usize::from(every.goes_wrong());
+        fewer += usize::from(persistent.states < every.states);
+        states += every.states;
+        reduced += persistent.states;
+    }
+    eprintln!("{compared} pipelines compared ({wrong} going wrong), {fewer} in fewer states: {reduced} states against {states}");
+    assert!(
+        compared >= 150 && wrong >= 50 && fewer >= 50,
+        "{compared} compared, {wrong} wrong, {fewer} fewer"
+    );
 }

@@ -90,6 +90,11 @@ impl EventSet {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }
 
+    /// The bits as words, event `64 w + b` at bit `b` of word `w` (a state's fingerprint).
+    pub(super) fn words(&self) -> &[u64] {
+        &self.words
+    }
+
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|&w| w == 0)

@@ -38,6 +38,7 @@ use std::collections::{BTreeMap, BTreeSet, HashSet};
 use super::bitset::EventSet;
 use super::looped::{Looped, Step};
 use super::machine::{passes, settle};
+use super::persistent::{persistent, Footprints, Standing};
 use super::trace::{BarrierId, EventId, EventKind};
 
 /// How far a thread may run ahead of the first lap not yet done, in periods, before the
@@ -82,17 +83,59 @@ impl Looped {
     /// Runs every interleaving of the loop run forever, visiting at most `budget` states (past
     /// it, what was found is returned, not [`EveryTripCount::complete`]).
     pub fn explore(&self, budget: usize) -> EveryTripCount {
-        self.search(budget, false)
+        self.search(budget, false, true)
+    }
+
+    /// [`Looped::explore`] running every enabled op in every state instead of a persistent
+    /// set of them (`persistent.rs`): the same answer over more states — the reference the
+    /// reduction is tested against.
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{Cells, Looped, Space, TraceBuilder};
+    /// // One producer fills two one-slot rings a lap; a consumer drains each.
+    /// let mut t = TraceBuilder::new();
+    /// let p = t.partition("producer");
+    /// let mut laps = Vec::new();
+    /// let mut rings = Vec::new();
+    /// for ring in 0..2u64 {
+    ///     let (full, empty) = (t.barrier("full", 1)?, t.barrier("empty", 1)?);
+    ///     rings.push((full, empty, Cells::range(Space::Smem, 128 * ring, 128)));
+    /// }
+    /// for i in 0..4u8 {
+    ///     for (full, empty, slot) in &rings {
+    ///         t.wait(p, "wait empty", *empty, 1 - i % 2)?;
+    ///         t.access(p, "local_store", slot.clone(), true)?;
+    ///         t.arrive(p, "arrive full", *full, 1)?;
+    ///         laps.extend([u32::from(i); 3]);
+    ///     }
+    /// }
+    /// for (full, empty, slot) in &rings {
+    ///     let c = t.partition("consumer");
+    ///     for i in 0..4u8 {
+    ///         t.wait(c, "wait full", *full, i % 2)?;
+    ///         t.access(c, "local_load", slot.clone(), false)?;
+    ///         t.arrive(c, "arrive empty", *empty, 1)?;
+    ///         laps.extend([u32::from(i); 3]);
+    ///     }
+    /// }
+    /// let looped = Looped::new(&t.build()?, &laps, 2)?;
+    /// let (every, reduced) = (looped.explore_every_interleaving(100_000), looped.explore(100_000));
+    /// assert!(every.complete && reduced.complete && !every.goes_wrong() && !reduced.goes_wrong());
+    /// assert!(reduced.states < every.states); // the consumers need not be interleaved
+    /// # Ok::<(), alias_alloc::hazard::HazardError>(())
+    /// ```
+    pub fn explore_every_interleaving(&self, budget: usize) -> EveryTripCount {
+        self.search(budget, false, false)
     }
 
     /// [`Looped::explore`] up to the first race, hang or arrival past a phase (then not
     /// [`EveryTripCount::complete`]): enough to refute, and the shortest trip counts go first,
     /// so what it finds is at the least trip count found.
     pub fn refute(&self, budget: usize) -> EveryTripCount {
-        self.search(budget, true)
+        self.search(budget, true, true)
     }
 
-    fn search(&self, budget: usize, first: bool) -> EveryTripCount {
+    fn search(&self, budget: usize, first: bool, reduce: bool) -> EveryTripCount {
         let mut out = EveryTripCount {
             complete: true,
             ..EveryTripCount::default()
@@ -117,12 +160,13 @@ impl Looped {
             know: BTreeMap::new(),
             latest: BTreeMap::new(),
         };
-        let drift = DRIFT_PERIODS * i64::from(self.period);
         let floor = self.head + self.max_back;
-        let ends = !self.epilogues.is_empty();
+        let footprints = reduce.then(|| Footprints::new(self));
         let mut seen = HashSet::new();
         // Depth first, a frame per state on the path: the state and the moves not yet tried.
-        let mut stack: Vec<(State, i64, Vec<Move>)> = Vec::new();
+        let mut stack: Vec<Frame> = Vec::new();
+        let mut on_path: HashSet<u128> = HashSet::new();
+        let mut words = Vec::new();
         let mut pending = Some((start, 0i64));
         loop {
             if first && out.goes_wrong() {
@@ -132,46 +176,63 @@ impl Looped {
             if let Some((mut s, mut offset)) = pending.take() {
                 // Accesses touch no barrier: run those of laps already begun as soon as they
                 // may.
-                loop {
-                    let local: Vec<(i64, EventId)> = self
-                        .ready(&s)
-                        .into_iter()
+                let ready = loop {
+                    let ready = self.ready(&s);
+                    let local: Vec<(i64, EventId)> = ready
+                        .iter()
+                        .copied()
                         .filter(|&(l, r)| {
                             (l < s.hi() || s.exit.is_some())
                                 && matches!(
-                                    self.step_of(r).map(|x| &x.kind),
+                                    self.step(r).map(|x| &x.kind),
                                     Some(EventKind::Access { .. })
                                 )
                         })
                         .collect();
                     if local.is_empty() {
-                        break;
+                        break ready;
                     }
                     for (l, r) in local {
                         let found = s.run(self, l, r);
                         self.record(&mut out, found, offset, s.exit.unwrap_or(s.hi()));
                     }
                     offset += s.normalize(self.period, floor);
-                }
-                if seen.insert(s.fingerprint()) {
+                };
+                let print = s.fingerprint(&mut words);
+                if seen.insert(print) {
                     out.states += 1;
                     if out.states > budget {
                         out.complete = false;
                         break;
                     }
-                    let moves = self.moves(&s, offset, drift, ends, &mut out);
-                    stack.push((s, offset, moves));
+                    let (moves, rest) =
+                        self.moves(&s, &ready, offset, footprints.as_ref(), &mut out);
+                    on_path.insert(print);
+                    stack.push(Frame {
+                        state: s,
+                        offset,
+                        print,
+                        moves,
+                        rest,
+                    });
+                } else if on_path.contains(&print) {
+                    // The cycle proviso: a state whose successor is on the path runs every
+                    // enabled op, so none is put off round the cycle.
+                    if let Some(f) = stack.last_mut() {
+                        f.moves.append(&mut f.rest);
+                    }
                 }
             }
-            let Some((s, offset, moves)) = stack.last_mut() else {
+            let Some(frame) = stack.last_mut() else {
                 break;
             };
-            let Some(m) = moves.pop() else {
+            let Some(m) = frame.moves.pop() else {
+                on_path.remove(&frame.print);
                 stack.pop();
                 continue;
             };
-            let mut next = s.clone();
-            let offset = *offset;
+            let mut next = frame.state.clone();
+            let offset = frame.offset;
             match m {
                 Move::End(n) => {
                     // The loop ends at n ≥ hi: every lap begun so far is one of its.
@@ -190,16 +251,18 @@ impl Looped {
     }
 
     /// What may happen next in state `s` (recording where it is stuck): the enabled events,
-    /// and the loop's end where it may end.
+    /// and the loop's end where it may end — as the moves to try, and the enabled events a
+    /// persistent set (`footprints` given) leaves out, tried only under the cycle proviso.
     fn moves(
         &self,
         s: &State,
+        ready: &[(i64, EventId)],
         offset: i64,
-        drift: i64,
-        ends: bool,
+        footprints: Option<&Footprints>,
         out: &mut EveryTripCount,
-    ) -> Vec<Move> {
-        let ready = self.ready(s);
+    ) -> (Vec<Move>, Vec<Move>) {
+        let drift = DRIFT_PERIODS * i64::from(self.period);
+        let ends = !self.epilogues.is_empty();
         let enabled: Vec<(i64, EventId)> = ready
             .iter()
             .copied()
@@ -237,21 +300,62 @@ impl Looped {
                 }
             }
         }
-        for (l, r) in enabled {
+        let beyond = |l: i64| s.exit.is_none() && (l >= s.hi() || l - s.base >= drift);
+        let chosen = footprints.and_then(|fp| {
+            let mut standing: Vec<(EventId, Standing)> = ready
+                .iter()
+                .map(|&(l, r)| {
+                    let st = match (self.enabled(s, l, r), beyond(l)) {
+                        (true, false) => Standing::Enabled,
+                        (true, true) => Standing::Beyond,
+                        (false, _) => Standing::Blocked,
+                    };
+                    (r, st)
+                })
+                .collect();
+            standing.extend(self.outside(s).into_iter().map(|r| (r, Standing::Outside)));
+            persistent(self, fp, &standing)
+        });
+        let mut rest = Vec::new();
+        for (i, &(l, r)) in ready.iter().enumerate() {
+            if !self.enabled(s, l, r) {
+                continue;
+            }
             if s.exit.is_none() && l - s.base >= drift {
                 out.complete = false;
-            } else {
+            } else if chosen.as_ref().is_none_or(|c| c.contains(&i)) {
                 moves.push(Move::Run(l, r));
+            } else {
+                rest.push(Move::Run(l, r));
             }
         }
         // Popped from the back: the loop's end first, the earliest laps next — the shortest
         // trip counts are explored first, so what goes wrong is found at the least first.
         moves.reverse();
-        moves
+        rest.reverse();
+        (moves, rest)
     }
 
-    fn step_of(&self, r: EventId) -> Option<&Step> {
-        self.steps.get(&r)
+    /// The events that would be ready if their laps were in the window: a head lap's past
+    /// it whose predecessors all ran (or it has none).
+    fn outside(&self, s: &State) -> Vec<EventId> {
+        if s.shifted || s.exit.is_some() {
+            return Vec::new();
+        }
+        let end = s.hi() + self.max_back;
+        (end..self.head + self.max_back)
+            .flat_map(|l| {
+                self.reps_at(s, l)
+                    .iter()
+                    .filter(move |&&r| !s.ran(l, r) && self.preds_ran(s, l, r))
+                    .copied()
+            })
+            .collect()
+    }
+
+    /// Op `r`'s step.
+    pub(super) fn step(&self, r: EventId) -> Option<&Step> {
+        self.steps.get(r.0).and_then(Option::as_ref)
     }
 
     /// Records what a step found at trip count `at` (shifted by `offset`): there, and at no
@@ -313,7 +417,7 @@ impl Looped {
     }
 
     fn preds_ran(&self, s: &State, l: i64, r: EventId) -> bool {
-        self.step_of(r).is_some()
+        self.step(r).is_some()
             && self
                 .after_of(s, l, r)
                 .iter()
@@ -323,15 +427,17 @@ impl Looped {
     /// The predecessors of `(l, r)`: its lap's own where they reach into the head, else its
     /// op's.
     fn after_of(&self, s: &State, l: i64, r: EventId) -> &[(i64, EventId)] {
-        match self.early.get(&(l, r)) {
-            Some(v) if !s.shifted => v,
-            _ => self.step_of(r).map_or(&[], |x| x.after.as_slice()),
+        if !s.shifted {
+            if let Some(v) = self.early.get(&(l, r)) {
+                return v;
+            }
         }
+        self.step(r).map_or(&[], |x| x.after.as_slice())
     }
 
     /// Whether `(l, r)` may run now (a named barrier: by its first member, all members ready).
     fn enabled(&self, s: &State, l: i64, r: EventId) -> bool {
-        match self.step_of(r) {
+        match self.step(r) {
             Some(Step {
                 kind: EventKind::Wait { barrier, parity },
                 ..
@@ -368,6 +474,16 @@ fn stuck(out: &mut EveryTripCount, n: u32, waiting: impl Iterator<Item = EventId
 /// ever compared with what runs in the window, where no predecessor reaches it.
 const LONG_AGO: i64 = i64::MIN / 4;
 
+/// A state on the search's path: the moves not yet tried, and the enabled events its
+/// persistent set left out.
+struct Frame {
+    state: State,
+    offset: i64,
+    print: u128,
+    moves: Vec<Move>,
+    rest: Vec<Move>,
+}
+
 /// A move of the explorer: the loop ends (after the laps given), or an event runs.
 enum Move {
     End(i64),
@@ -387,7 +503,7 @@ enum Found {
     Unordered,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Bar {
     parity: u32,
     pending: i64,
@@ -398,7 +514,7 @@ struct Bar {
 
 /// A state of the loop run forever: laps below `base` all ran, `done[k]` is what ran of lap
 /// `base + k` (the last one not empty).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct State {
     base: i64,
     /// Whether laps were shifted down (lap 0 is no longer the loop's first; a lap below it is
@@ -416,14 +532,40 @@ struct State {
 
 impl State {
     /// The state's 128-bit fingerprint, which the explorer remembers instead of the state (two
-    /// 64-bit SipHashes of it, under two prefixes): two states that differ share one with a
+    /// 64-bit SipHashes of its words, laid out in `words` without ambiguity — every list
+    /// after its length —, under two prefixes): two states that differ share one with a
     /// probability near 2⁻¹²⁸ a pair — below 10⁻²⁵ for a billion states.
-    fn fingerprint(&self) -> u128 {
+    fn fingerprint(&self, words: &mut Vec<u64>) -> u128 {
         use std::hash::{Hash, Hasher};
+        words.clear();
+        // (i64 as u64 and back is one-to-one)
+        words.extend([self.base as u64, u64::from(self.shifted)]);
+        words.extend(match self.exit {
+            Some(n) => [1, n as u64],
+            None => [0, 0],
+        });
+        words.push(self.done.len() as u64);
+        for d in &self.done {
+            words.extend_from_slice(d.words());
+        }
+        for b in &self.barriers {
+            words.extend([u64::from(b.parity), b.pending as u64, b.tx as u64]);
+            words.extend_from_slice(b.open.words());
+            words.extend_from_slice(b.closed.words());
+        }
+        words.push(self.know.len() as u64);
+        for (&(l, r), k) in &self.know {
+            words.extend([l as u64, r.0 as u64]);
+            words.extend_from_slice(k.words());
+        }
+        words.push(self.latest.len() as u64);
+        for (r, &l) in &self.latest {
+            words.extend([r.0 as u64, l as u64]);
+        }
         let half = |prefix: u8| {
             let mut h = std::collections::hash_map::DefaultHasher::new();
             prefix.hash(&mut h);
-            self.hash(&mut h);
+            words.hash(&mut h);
             h.finish()
         };
         (u128::from(half(0)) << 64) | u128::from(half(1))
@@ -496,7 +638,7 @@ impl State {
     /// Runs `(l, r)` (a named barrier: its whole group); returns what it found.
     fn run(&mut self, looped: &Looped, l: i64, r: EventId) -> Vec<Found> {
         let mut found = Vec::new();
-        let Some(step) = looped.step_of(r) else {
+        let Some(step) = looped.step(r) else {
             return found;
         };
         match &step.kind {
@@ -513,7 +655,7 @@ impl State {
                     };
                     let same_timeline = step.per_lap
                         && lc == l
-                        && looped.step_of(c).is_some_and(|x| x.lane == step.lane);
+                        && looped.step(c).is_some_and(|x| x.lane == step.lane);
                     if !set.contains(c) && !same_timeline {
                         found.push(Found::Race {
                             a: c,
@@ -601,7 +743,7 @@ impl State {
     /// Marks `(l, r)` run, keeps what it knows while a successor has not run, and forgets
     /// what its predecessors knew once all their successors ran.
     fn finish(&mut self, looped: &Looped, l: i64, r: EventId, set: EventSet) {
-        let Some(step) = looped.step_of(r) else {
+        let Some(step) = looped.step(r) else {
             return;
         };
         if let Ok(k) = usize::try_from(l - self.base) {
@@ -619,7 +761,7 @@ impl State {
             let at = l - back;
             // (a successor that is no op of its lap here — the epilogue's while the loop runs,
             // the loop's past the trip count — is none)
-            let all_ran = looped.step_of(q).is_some_and(|x| {
+            let all_ran = looped.step(q).is_some_and(|x| {
                 x.successors.iter().all(|&(on, s)| {
                     self.ran(at + on, s) || !looped.reps_at(self, at + on).contains(&s)
                 })

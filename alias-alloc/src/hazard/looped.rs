@@ -71,7 +71,8 @@ pub struct Looped {
     pub(super) laps: Vec<Vec<EventId>>,
     /// Per residue of the trip count: the epilogue (none at all: a loop with nothing after).
     pub(super) epilogues: Vec<Vec<EventId>>,
-    pub(super) steps: BTreeMap<EventId, Step>,
+    /// Per op (its compact id), its step.
+    pub(super) steps: Vec<Option<Step>>,
     /// The predecessors of a loop op in a lap whose predecessors reach into the head.
     pub(super) early: BTreeMap<(i64, EventId), Vec<(i64, EventId)>>,
     pub(super) conflicts: BTreeMap<EventId, Vec<EventId>>,
@@ -688,8 +689,9 @@ impl Looped {
                 }
             }
         }
+        let ids = numbering.origin.len();
         Ok(Self {
-            ids: numbering.origin.len(),
+            ids,
             origin: numbering.origin,
             counts: trace.barriers.iter().map(|b| b.count).collect(),
             period,
@@ -704,7 +706,7 @@ impl Looped {
             } else {
                 Vec::new()
             },
-            steps,
+            steps: (0..ids).map(|i| steps.remove(&EventId(i))).collect(),
             early,
             conflicts,
             max_back,

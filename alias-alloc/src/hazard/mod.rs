@@ -9,6 +9,7 @@
 //! | every execution of a small trace: the oracle ([`explore`]) | `explore.rs` |
 //! | a loop read as the loop run forever, from a few trip counts ([`Looped`]) | `looped.rs` |
 //! | every execution of it at every trip count at once ([`EveryTripCount`]) | `every_trip_count.rs` |
+//! | the ops that need not be interleaved: persistent sets (`Footprints`) | `persistent.rs` |
 //! | a kernel proved or refuted at every trip count ([`TripCountProof`]) | `trip_count_proof.rs` |
 //! | a kernel's trace cut into the laps of its loop ([`kernel_laps`]) | `kernel_laps.rs` |
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
@@ -52,6 +53,7 @@ mod kernel_laps;
 mod ledger;
 mod looped;
 mod machine;
+mod persistent;
 mod read;
 mod subslice;
 mod sweep;
