@@ -34,8 +34,10 @@
 //! one before it leaves the answer incomplete.
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::rc::Rc;
 
 use super::bitset::EventSet;
+use super::fingerprint::fingerprint;
 use super::looped::{Looped, Step};
 use super::machine::{passes, settle};
 use super::persistent::{persistent, Footprints, Standing};
@@ -149,12 +151,14 @@ impl Looped {
             barriers: self
                 .counts
                 .iter()
-                .map(|&count| Bar {
-                    parity: 0,
-                    pending: i64::from(count),
-                    tx: 0,
-                    open: empty.clone(),
-                    closed: empty.clone(),
+                .map(|&count| {
+                    Rc::new(Bar {
+                        parity: 0,
+                        pending: i64::from(count),
+                        tx: 0,
+                        open: empty.clone(),
+                        closed: empty.clone(),
+                    })
                 })
                 .collect(),
             know: BTreeMap::new(),
@@ -523,20 +527,18 @@ struct State {
     /// The trip count, once decided (a loop with an epilogue): lap `exit` is the epilogue.
     exit: Option<i64>,
     done: Vec<EventSet>,
-    barriers: Vec<Bar>,
+    /// Per barrier (shared with the states it was copied from until one changes it).
+    barriers: Vec<Rc<Bar>>,
     /// The latest instances known to each run event with a successor still to run.
-    know: BTreeMap<(i64, EventId), EventSet>,
+    know: BTreeMap<(i64, EventId), Rc<EventSet>>,
     /// Per access: the lap of its latest instance.
     latest: BTreeMap<EventId, i64>,
 }
 
 impl State {
-    /// The state's 128-bit fingerprint, which the explorer remembers instead of the state (two
-    /// 64-bit SipHashes of its words, laid out in `words` without ambiguity — every list
-    /// after its length —, under two prefixes): two states that differ share one with a
-    /// probability near 2⁻¹²⁸ a pair — below 10⁻²⁵ for a billion states.
+    /// The state's [`fingerprint`], which the explorer remembers instead of the state: of its
+    /// words, laid out in `words` without ambiguity (every list after its length).
     fn fingerprint(&self, words: &mut Vec<u64>) -> u128 {
-        use std::hash::{Hash, Hasher};
         words.clear();
         // (i64 as u64 and back is one-to-one)
         words.extend([self.base as u64, u64::from(self.shifted)]);
@@ -562,13 +564,7 @@ impl State {
         for (r, &l) in &self.latest {
             words.extend([r.0 as u64, l as u64]);
         }
-        let half = |prefix: u8| {
-            let mut h = std::collections::hash_map::DefaultHasher::new();
-            prefix.hash(&mut h);
-            words.hash(&mut h);
-            h.finish()
-        };
-        (u128::from(half(0)) << 64) | u128::from(half(1))
+        fingerprint(words)
     }
 
     /// Whether lap `l` comes before the loop's first (no event there: a predecessor absent).
@@ -672,11 +668,16 @@ impl State {
                 }
                 // The older instance is no longer the one anything knows.
                 for k in self.know.values_mut() {
-                    k.remove(r);
+                    if k.contains(r) {
+                        Rc::make_mut(k).remove(r);
+                    }
                 }
                 for b in &mut self.barriers {
-                    b.open.remove(r);
-                    b.closed.remove(r);
+                    if b.open.contains(r) || b.closed.contains(r) {
+                        let b = Rc::make_mut(b);
+                        b.open.remove(r);
+                        b.closed.remove(r);
+                    }
                 }
                 set.remove(r);
                 self.latest.insert(r, l);
@@ -727,7 +728,7 @@ impl State {
         bytes: i64,
     ) -> bool {
         let count = looped.counts.get(barrier.0).map_or(1, |&c| i64::from(c));
-        let Some(b) = self.barriers.get_mut(barrier.0) else {
+        let Some(b) = self.barriers.get_mut(barrier.0).map(Rc::make_mut) else {
             return false;
         };
         b.open.union_with(set);
@@ -755,7 +756,7 @@ impl State {
             }
         }
         if !step.successors.is_empty() {
-            self.know.insert((l, r), set);
+            self.know.insert((l, r), Rc::new(set));
         }
         for &(back, q) in looped.after_of(self, l, r) {
             let at = l - back;

@@ -4,6 +4,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use super::error::HazardError;
+use super::fingerprint::fingerprint;
 use super::machine::{Fault, Machine};
 use super::trace::{EventId, Trace};
 
@@ -20,7 +21,8 @@ pub struct Exploration {
     pub states: usize,
 }
 
-/// Runs every interleaving of `trace`, visiting at most `budget` states.
+/// Runs every interleaving of `trace`, visiting at most `budget` states (each remembered by
+/// a 128-bit fingerprint of what decides its future, `fingerprint.rs`).
 ///
 /// ```
 /// use alias_alloc::hazard::{explore, Cells, Space, TraceBuilder};
@@ -47,7 +49,7 @@ pub fn explore(trace: &Trace, budget: usize) -> Result<Exploration, HazardError>
             out.races.insert((a.min(b), a.max(b)));
         }
         out.faults.extend(m.faults.iter().copied());
-        if m.finished() || !seen.insert(m.key()) {
+        if m.finished() || !seen.insert(fingerprint(&m.key())) {
             continue;
         }
         out.states += 1;

@@ -7,6 +7,7 @@
 //! | a set of events ([`EventSet`]) | `bitset.rs` |
 //! | one execution, step by step: the mbarrier's rules ([`Machine`]) | `machine.rs` |
 //! | every execution of a small trace: the oracle ([`explore`]) | `explore.rs` |
+//! | a state's 128-bit digest, remembered instead of it | `fingerprint.rs` |
 //! | a loop read as the loop run forever, from a few trip counts ([`Looped`]) | `looped.rs` |
 //! | every execution of it at every trip count at once ([`EveryTripCount`]) | `every_trip_count.rs` |
 //! | the ops that need not be interleaved: persistent sets (`Footprints`) | `persistent.rs` |
@@ -48,6 +49,7 @@ mod check_report;
 mod error;
 mod every_trip_count;
 mod explore;
+mod fingerprint;
 mod happens_before;
 mod kernel_laps;
 mod ledger;
