@@ -38,21 +38,21 @@ PROVED = ["cross_attention", "cross_attention_m64", "cross_attention_pipeline",
 TIMEOUT = 90  # seconds a command may take (--timeout) before its mutant counts as not decided
 
 
-def code(linalias, path, *extra):
+def code(linalias, path, timeout, *extra):
     try:
         r = subprocess.run([linalias, "check", str(path), *extra], capture_output=True,
-                           text=True, timeout=TIMEOUT)
+                           text=True, timeout=timeout)
         return r.returncode
     except subprocess.TimeoutExpired:
         return "timeout"
 
 
-def judge(linalias, mutated, tmp):
+def judge(linalias, mutated, tmp, timeout):
     fd, name = tempfile.mkstemp(suffix=".mlir", dir=tmp)
     with os.fdopen(fd, "w") as f:
         f.write("\n".join(mutated))
-    swept = code(linalias, name, "--sweep")
-    proved = code(linalias, name, "--every-trip-count") if swept != 2 else 2
+    swept = code(linalias, name, timeout, "--sweep")
+    proved = code(linalias, name, timeout, "--every-trip-count") if swept != 2 else 2
     os.unlink(name)
     return swept, proved
 
@@ -65,8 +65,6 @@ def main():
                     help="seconds a command may take (default %(default)s)")
     ap.add_argument("kernels", nargs="*", default=PROVED)
     a = ap.parse_args()
-    global TIMEOUT
-    TIMEOUT = a.timeout
     rows = defaultdict(Counter)
     disagree, only = [], []
     jobs = []
@@ -82,7 +80,7 @@ def main():
                 if (seen[opname] - 1) % a.stride:
                     continue
                 site = (opname, kernel, j + 1, lines[j].strip().split(" loc(")[0][:100])
-                jobs.append((site, pool.submit(judge, a.linalias, mutated, tmp)))
+                jobs.append((site, pool.submit(judge, a.linalias, mutated, tmp, a.timeout)))
         for k, (site, future) in enumerate(jobs):
             swept, proved = future.result()
             print(f"[{k + 1}/{len(jobs)}] {site[0]} {site[1]}:{site[2]}: sweep {swept}, proof {proved}",
