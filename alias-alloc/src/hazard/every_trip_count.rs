@@ -15,7 +15,8 @@
 //! a state before its epilogue: each epilogue op comes after one at most *reach* laps back (1
 //! for most loops; 2 where two partitions take turns) or waits on a barrier only the epilogue
 //! arrives on. A head — prologues, a pipelined loop's first lap — is taken as it is.
-//! [`Looped::explore`] runs every interleaving with a finite state:
+//! [`Looped::explore`] runs every interleaving — up to the order of independent ops: a
+//! persistent set of the enabled ops in each state (`persistent.rs`) — with a finite state:
 //!
 //! - the laps where something has not run and something has, the laps below all run — shifted
 //!   down by a multiple of *P*, so a state *P* laps on is the same state; the trip count once
@@ -82,8 +83,10 @@ impl EveryTripCount {
 }
 
 impl Looped {
-    /// Runs every interleaving of the loop run forever, visiting at most `budget` states (past
-    /// it, what was found is returned, not [`EveryTripCount::complete`]).
+    /// Runs every interleaving of the loop run forever, up to the order of independent ops (a
+    /// persistent set of the enabled ops in each state: every race, arrival past a phase and
+    /// hang is still reached), visiting at most `budget` states (past it, what was found is
+    /// returned, not [`EveryTripCount::complete`]).
     pub fn explore(&self, budget: usize) -> EveryTripCount {
         self.search(budget, false, true)
     }
