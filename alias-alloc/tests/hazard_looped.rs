@@ -773,3 +773,70 @@ fn persistent_sets_find_what_every_interleaving_finds() {
         "{compared} compared, {wrong} wrong, {fewer} fewer"
     );
 }
+
+/// `fa_ws_persistent`, a persistent kernel (a tile loop around the K loop in every partition),
+/// at every tile count a CTA runs, one lap a tile, at one to four K laps a tile: verified.
+/// `--every-trip-count` refuses it: its laps are tiles. 3 to 17 s each in release: `.ci/run`
+/// runs it with `--release --ignored`.
+#[test]
+#[ignore = "minutes in debug; .ci/run runs it in release"]
+fn a_persistent_kernel_is_race_free_at_every_tile_count() {
+    let text = test_support::tlx_kernels::dump("fa_ws_persistent", "before");
+    let refused = TripCountProof::new(&text, &ReadOptions::default(), PROOF_BUDGET).unwrap_err();
+    assert!(refused.to_string().contains("a lap is a tile"), "{refused}");
+    for (n_ctx, programs, states, below) in [
+        (128, 1, 65_601, [1_710, 6_502]),
+        (256, 1, 100_937, [5_671, 18_200]),
+        (384, 2, 126_419, [9_536, 25_930]),
+        (512, 2, 151_369, [13_401, 33_660]),
+    ] {
+        let mut opts = ReadOptions::default();
+        opts.params.insert("N_CTX".into(), n_ctx);
+        let proof = TripCountProof::tiles(&text, &opts, PROOF_BUDGET).unwrap();
+        eprint!("{}", proof.text("fa_ws_persistent"));
+        // H tiles a CTA; at 3 and 4 K laps two programs share H · 2 tiles.
+        let mut fixed = vec![("N_CTX".to_string(), n_ctx)];
+        if programs > 1 {
+            fixed.push(("num_programs".to_string(), programs));
+        }
+        assert_eq!(proof.counted.bounds, [("H".to_string(), 1)]);
+        assert_eq!(proof.counted.fixed, fixed);
+        assert_eq!((proof.period, proof.head, proof.least), (6, 1, 3));
+        assert!(proof.every.complete && !proof.every.goes_wrong());
+        assert_eq!(proof.every.states, states, "N_CTX = {n_ctx}");
+        let explored: Vec<usize> = proof
+            .below
+            .iter()
+            .map(|(_, r)| r.as_ref().unwrap().states)
+            .collect();
+        assert_eq!(explored, below, "N_CTX = {n_ctx}");
+        assert_eq!(proof.summary(), "verified at every tile count");
+    }
+}
+
+/// A wait of `fa_ws_persistent`'s load partition made to pass at once every tile (`q_empties`'
+/// phase the constant 1): the next tile's Q is loaded over the one the MMAs still read. The
+/// kernel at one tile a CTA is fine — what the default check and a sweep of `N_CTX` = 128 see
+/// — and the tile proof finds the race at 2 tiles and a hang from 3 on.
+#[test]
+fn a_tile_count_proof_finds_a_wait_that_passes_into_the_next_tile() {
+    let text = test_support::tlx_kernels::dump("fa_ws_persistent", "before");
+    let wait = "ttng.wait_barrier %3, %4, %true_32";
+    assert_eq!(text.matches(wait).count(), 1);
+    let mutant = text.replace(wait, "ttng.wait_barrier %3, %c1_i32_34, %true_32");
+    let mut opts = ReadOptions::default();
+    opts.params.insert("N_CTX".into(), 128);
+    let proof = TripCountProof::tiles(&mutant, &opts, PROOF_BUDGET).unwrap();
+    assert_eq!(proof.exit_code(), 1);
+    assert_eq!(proof.every.stuck_at, Some(2), "a hang from 3 tiles on");
+    let one = proof.below[0].1.as_ref().unwrap();
+    assert!(one.races.is_empty() && one.stuck.is_empty() && one.faults.is_empty());
+    let two = proof.below[1].1.as_ref().unwrap();
+    assert_eq!((two.races.len(), two.faults.len()), (2, 3));
+    let text = proof.text("m");
+    assert!(
+        text.contains("2 tiles: 2 races, 164 stuck events, 3 faults"),
+        "{text}"
+    );
+    assert!(text.contains("hang: ttng.wait_barrier line 543 q_empties[0] waits forever"));
+}

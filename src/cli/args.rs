@@ -106,6 +106,13 @@ pub struct CheckArgs {
     /// one goes wrong, 2 a --param fixing the bound, 3 not decided.
     #[arg(long, conflicts_with_all = ["sweep", "svg", "sample"])]
     pub every_trip_count: bool,
+    /// Decide every tile count at once: a persistent kernel (a tile loop around its K loop in
+    /// every partition) with its K loop's bound as --param gives it (default: the sweep's
+    /// first), one lap a tile, every number of tiles a CTA runs (set by clc_tiles or a free
+    /// parameter, `Z`) explored as --every-trip-count explores laps (docs/hazard-check.md,
+    /// Every tile count). Exit codes as --every-trip-count.
+    #[arg(long, conflicts_with_all = ["sweep", "svg", "sample", "every_trip_count"])]
+    pub every_tile_count: bool,
     /// JSON instead of text.
     #[arg(long)]
     pub json: bool,

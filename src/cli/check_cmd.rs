@@ -39,9 +39,13 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
     if args.sweep {
         return sweep(&args, &file, &text, &opts);
     }
-    if args.every_trip_count {
-        let proof =
-            TripCountProof::new(&text, &opts, PROOF_BUDGET).map_err(|e| refused(&file, &e))?;
+    if args.every_trip_count || args.every_tile_count {
+        let proof = if args.every_tile_count {
+            TripCountProof::tiles(&text, &opts, PROOF_BUDGET)
+        } else {
+            TripCountProof::new(&text, &opts, PROOF_BUDGET)
+        }
+        .map_err(|e| refused(&file, &e))?;
         let out = if args.json {
             format!("{:#}\n", proof.json(&file))
         } else {

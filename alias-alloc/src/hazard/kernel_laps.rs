@@ -21,6 +21,9 @@ pub struct KernelLaps {
     /// The laps up to the first every partition runs its loop in, that one included (the head
     /// of [`super::Looped::runs`]).
     pub head: u32,
+    /// Whether a partition's loop holds a loop (a tile loop around a K loop): a lap is then
+    /// one iteration of the outer loop, every iteration of the inner ones in it.
+    pub nested: bool,
 }
 
 impl KernelLaps {
@@ -39,14 +42,15 @@ impl KernelLaps {
 /// steps — so loops of one bound line up whatever their starts and steps (a software-pipelined
 /// loop that does the first lap's work in its prologue starts a lap late; two partitions that
 /// take turns step twice as far, one a lap later). Every partition runs at most one loop (none
-/// nested in it, none after it): what comes before it is its prologue (lap 0), what comes after
-/// its epilogue. A partition without a loop runs in lap 0 up to its first wait on a barrier
+/// after it): what comes before it is its prologue (lap 0), what comes after its epilogue. A
+/// loop in it (a persistent kernel's K loop in its tile loop) is part of the lap of the outer
+/// iteration it runs in: a lap is then a tile ([`KernelLaps::nested`]). A partition without a loop runs in lap 0 up to its first wait on a barrier
 /// that only the epilogues arrive on (one that waits for the loop's result), in the epilogue
 /// from there. A TMA copy or an MMA is in the lap of the op that issues it. A pipelined loop's
 /// first and last laps often differ from the others (an MMA's barrier predicated on the lap):
 /// the laps up to the last partition's first loop lap go with the head, the last with the
-/// epilogue. Refuses ([`HazardError::Unsupported`]) a partition with two loops or a loop in a
-/// loop, a loop off the others' lap grid, a kernel without a loop.
+/// epilogue. Refuses ([`HazardError::Unsupported`]) a partition with two loops, a loop off the
+/// others' lap grid, a kernel without a loop.
 ///
 /// ```
 /// use alias_alloc::hazard::{kernel_laps, read_kernel, ReadOptions};
@@ -85,6 +89,7 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
     }
     let mut loops: Vec<Option<(usize, usize)>> = vec![None; trace.timelines.len()];
     let (mut unit, mut start) = (0i64, i64::MAX);
+    let mut nested = false;
     for (t, timeline) in trace.timelines.iter().enumerate() {
         if timeline.kind != TimelineKind::Partition {
             continue;
@@ -95,7 +100,8 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
         for (k, &e) in events.iter().enumerate() {
             match induction(e) {
                 [] => {}
-                [(v, step)] => {
+                [(v, step), inner @ ..] => {
+                    nested |= !inner.is_empty();
                     let next_in_line =
                         prev.is_none_or(|(p, s)| s == *step && (*v == p || *v == p + s));
                     if span.is_some_and(|(_, l)| l + 1 != k) || !next_in_line {
@@ -105,12 +111,6 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
                     span = Some((span.map_or(k, |s| s.0), k));
                     unit = gcd(unit, *step);
                     start = start.min(*v);
-                }
-                _ => {
-                    return Err(refuse(
-                        e,
-                        "a loop in a loop: one loop a partition is what the laps model",
-                    ))
                 }
             }
         }
@@ -161,7 +161,7 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
             let is_partition =
                 trace.timelines.get(t).map(|x| x.kind) == Some(TimelineKind::Partition);
             let lap = match (induction(e), loops.get(t).copied().flatten()) {
-                ([(v, _)], _) => lap_of(e, *v)?,
+                ([(v, _), ..], _) => lap_of(e, *v)?,
                 (_, Some((first, _))) if k < first => 0,
                 (_, Some(_)) => last,
                 _ if is_partition => match split.get(t).copied().flatten() {
@@ -204,5 +204,6 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
         laps,
         trip_count: last,
         head,
+        nested,
     })
 }

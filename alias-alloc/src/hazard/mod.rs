@@ -83,7 +83,7 @@ pub use trace::{
     Barrier, BarrierId, Cells, Event, EventId, EventKind, Space, SyncGroup, Timeline, TimelineId,
     TimelineKind, Trace, TraceBuilder, CLUSTER_SYNC, PARTITION_SYNC,
 };
-pub use trip_count_proof::{TripCountProof, PROOF_BUDGET};
+pub use trip_count_proof::{Counted, TripCountProof, PROOF_BUDGET};
 pub use verdict::{
     check, Hang, Proof, Report, UnknownReason, Verdict, Witness, RANDOM_RUNS, REPLAY_BUDGET,
     SEARCH_BUDGET, SEARCH_EVENTS,

@@ -24,9 +24,8 @@ pub const PROOF_BUDGET: usize = 2_000_000;
 /// A kernel at every trip count of its loops.
 #[derive(Debug, Clone)]
 pub struct TripCountProof {
-    /// What bounds the loops: each parameter (or `seq_stride`) and its step — `laps` laps set
-    /// it to `laps` steps.
-    pub bounds: Vec<(String, i64)>,
+    /// What is counted (laps or tiles), what sets the count, what is held fixed.
+    pub counted: Counted,
     /// The laps after which the kernel's ring slots and phases repeat.
     pub period: u32,
     /// The laps taken as they are: prologues and the first lap every partition loops in.
@@ -95,60 +94,133 @@ impl TripCountProof {
             }
             ratio = lcm(ratio, s.longest / s.shortest);
         }
-        let at = |laps: u32| trips.at_laps(opts, laps);
         let period = u32::try_from(trips.period.saturating_mul(ratio))
             .map_err(|_| refuse("a period past u32"))?;
         let first = u32::try_from(trips.first.saturating_mul(ratio))
             .map_err(|_| refuse("a trip count past u32"))?;
-        let read = |laps: u32| -> Result<(KernelTrace, super::KernelLaps), HazardError> {
-            let kt = read_kernel(text, &at(laps))?;
-            let cut = kernel_laps(&kt)?;
-            if cut.trip_count + 1 != laps {
-                return Err(refuse(&format!(
-                    "at {laps} laps of the bound its loops run {} laps: the loops do not step by the bound's lap",
-                    cut.trip_count + 1
-                )));
-            }
-            Ok((kt, cut))
-        };
-        let head = read(first)?.1.head;
-        let model = (head + 2 * period + 1, head + 3 * period);
-        let built = (model.0..=model.1)
-            .map(read)
-            .collect::<Result<Vec<_>, _>>()?;
-        let least = Looped::runs(&as_runs(&built), period, head)?.least_trip_count() + 1;
-        // Every trip count from the least to a period past the model's, checked against it.
-        let checked = (least, model.1 + period);
-        let mut all = built;
-        for laps in (checked.0..model.0).chain(model.1 + 1..=checked.1) {
-            all.push(read(laps)?);
-        }
-        let looped = Looped::runs(&as_runs(&all), period, head)?;
-        let every = looped.refute(budget);
-        let findings = name_findings(&every, &looped, &all);
-        let below = (1..least)
-            .map(|laps| {
-                let kt = read_kernel(text, &at(laps))?;
-                Ok((laps, explore(&kt.trace, budget)))
-            })
-            .collect::<Result<Vec<_>, HazardError>>()?;
         let bounds = trips
             .swept
             .iter()
             .map(|(n, s)| (n.clone(), s.shortest))
             .chain(trips.seq.map(|s| ("seq_stride".to_string(), s.shortest)))
             .collect();
-        Ok(Self {
+        let counted = Counted {
+            tiles: false,
             bounds,
-            period,
-            head,
-            model,
-            checked,
-            least,
-            every,
-            findings,
-            below,
-        })
+            offset: 0,
+            fixed: Vec::new(),
+        };
+        prove(
+            text,
+            &|laps| trips.at_laps(opts, laps),
+            counted,
+            (period, first),
+            budget,
+        )
+    }
+
+    /// Proves or refutes `text` at every tile count: a persistent kernel, whose partitions loop
+    /// over tiles around their K loop, with its K loop's bound as `opts` gives it (or at the
+    /// first trip count [`TripCounts`] sweeps) and every number of tiles a CTA runs. A lap is
+    /// a tile ([`kernel_laps`]: the K loop's iterations in it); the ring counters it carries
+    /// from tile to tile repeat every [`TripCounts::period`] tiles. The tiles come from the
+    /// kernel's own arithmetic: the first of `clc_tiles` and the integer parameters left free
+    /// (`Z`, `H`) whose value, with `num_programs` 1 … 4, gives that many tiles plus a
+    /// constant — every read is checked to run the tiles it is taken for (a CTA's tiles differ
+    /// in their coordinates alone, which no barrier reads). Refuses
+    /// ([`HazardError::Unsupported`]) a kernel without a tile loop, or whose tiles nothing
+    /// free sets one by one, and what [`kernel_laps`] and [`Looped::runs`] refuse.
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{ReadOptions, TripCountProof, PROOF_BUDGET};
+    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tlx_kernels/fa_ws_persistent/before.mlir");
+    /// # let text = std::fs::read_to_string(path)
+    /// #     .map_err(|e| alias_alloc::hazard::HazardError::Module { message: e.to_string() })?;
+    /// let mut opts = ReadOptions::default();
+    /// opts.params.insert("N_CTX".into(), 128); // one K lap a tile
+    /// let proof = TripCountProof::tiles(&text, &opts, 1_000)?;
+    /// assert_eq!(proof.counted.bounds, [("H".to_string(), 1)]); // H tiles a CTA
+    /// // Its ring counters repeat every 6 tiles; from 3 tiles on every tile count at once.
+    /// assert_eq!((proof.period, proof.head, proof.least), (6, 1, 3));
+    /// // 1,000 states are too few (PROOF_BUDGET verifies it in 65,601: `exit_code() == 0`).
+    /// assert_eq!(proof.exit_code(), 3);
+    /// # Ok::<(), alias_alloc::hazard::HazardError>(())
+    /// ```
+    pub fn tiles(text: &str, opts: &ReadOptions, budget: usize) -> Result<Self, HazardError> {
+        let trips = TripCounts::new(text, opts)?;
+        let refuse = |reason: &str| HazardError::Unsupported {
+            op: "scf.for".to_string(),
+            line: 0,
+            reason: reason.to_string(),
+        };
+        let base = trips
+            .options(opts)
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| opts.clone());
+        let fixed: Vec<(String, i64)> = trips
+            .swept
+            .keys()
+            .chain(trips.pinned.iter())
+            .filter_map(|n| base.params.get(n).map(|&v| (n.clone(), v)))
+            .collect();
+        let tiles_at = |o: &ReadOptions| -> Option<u32> {
+            let kt = read_kernel(text, o).ok()?;
+            let cut = kernel_laps(&kt).ok()?;
+            cut.nested.then_some(cut.trip_count + 1)
+        };
+        let period = u32::try_from(trips.period).map_err(|_| refuse("a period past u32"))?;
+        let free: Vec<String> = read_kernel(text, &base)?
+            .params
+            .into_keys()
+            .filter(|n| !base.params.contains_key(n))
+            .collect();
+        // The knob: the first that sets the tiles one by one (x, x + 1, x + 2 tiles plus a
+        // constant), and the least value it takes.
+        for programs in 1..=4i64 {
+            let mut o = base.clone();
+            o.num_programs = programs;
+            let knobs = std::iter::once(("clc_tiles".to_string(), 0i64))
+                .chain(free.iter().map(|n| (n.clone(), 1)));
+            for (knob, least) in knobs {
+                let set = |x: i64| {
+                    let mut o = o.clone();
+                    if knob == "clc_tiles" {
+                        o.clc_tiles = x;
+                    } else {
+                        o.params.insert(knob.clone(), x);
+                    }
+                    o
+                };
+                let t: Vec<Option<u32>> = (least..least + 3).map(|x| tiles_at(&set(x))).collect();
+                let [Some(a), Some(b), Some(c)] = t[..] else {
+                    continue;
+                };
+                if b != a + 1 || c != b + 1 {
+                    continue;
+                }
+                // x = tiles − offset; the least tile count it reaches.
+                let offset = i64::from(a) - least;
+                if offset + least > 1 {
+                    continue;
+                }
+                let mut fixed = fixed.clone();
+                if programs != 1 {
+                    fixed.push(("num_programs".to_string(), programs));
+                }
+                let counted = Counted {
+                    tiles: true,
+                    bounds: vec![(knob.clone(), 1)],
+                    offset,
+                    fixed,
+                };
+                let at = |tiles: u32| set(i64::from(tiles) - offset);
+                return prove(text, &at, counted, (period, 2), budget);
+            }
+        }
+        Err(refuse(
+            "no tile loop a free parameter or clc_tiles sets one tile at a time: --every-tile-count proves persistent kernels",
+        ))
     }
 
     /// Whether some trip count races, hangs or arrives past a phase.
@@ -175,9 +247,14 @@ impl TripCountProof {
 
     /// The verdict in one line.
     pub fn summary(&self) -> String {
+        let what = if self.counted.tiles {
+            "tile count"
+        } else {
+            "trip count"
+        };
         match self.exit_code() {
-            0 => "verified at every trip count".to_string(),
-            1 => "some trip count races, hangs or arrives past a phase".to_string(),
+            0 => format!("verified at every {what}"),
+            1 => format!("some {what} races, hangs or arrives past a phase"),
             _ => "not decided: the explorer stopped before the end (see above)".to_string(),
         }
     }
@@ -186,14 +263,38 @@ impl TripCountProof {
     /// one below, the summary.
     pub fn text(&self, file: &str) -> String {
         let mut out = String::new();
-        let bounds: Vec<String> = self
+        let c = &self.counted;
+        let (what, units) = if c.tiles {
+            ("tile count", "tiles")
+        } else {
+            ("trip count", "laps")
+        };
+        let unit = |n: u32| {
+            if n == 1 {
+                &units[..units.len() - 1]
+            } else {
+                units
+            }
+        };
+        let bounds: Vec<String> = c
             .bounds
             .iter()
-            .map(|(n, step)| format!("{n} = {step} · laps"))
+            .map(|(n, step)| match (c.tiles, c.offset) {
+                (false, _) => format!("{n} = {step} · laps"),
+                (true, 0) => format!("{n} = tiles"),
+                (true, o) if o > 0 => format!("{n} = tiles − {o}"),
+                (true, o) => format!("{n} = tiles + {}", -o),
+            })
             .collect();
+        let fixed: Vec<String> = c.fixed.iter().map(|(n, v)| format!("{n} = {v}")).collect();
+        let fixed = if fixed.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", fixed.join(", "))
+        };
         let _ = writeln!(
             out,
-            "{file}: every trip count at once ({}): laps repeat every {} past a head of {}; model read at {} … {} laps, checked at {} … {}",
+            "{file}: every {what} at once ({}{fixed}): {units} repeat every {} past a head of {}; model read at {} … {} {units}, checked at {} … {}",
             bounds.join(", "),
             self.period,
             self.head,
@@ -206,15 +307,15 @@ impl TripCountProof {
         let kernel = |n: Option<u32>| n.map(|n| n.saturating_add(1));
         let mut found = Vec::new();
         if let Some(n) = kernel(e.race_at) {
-            found.push(format!("a race at {n} laps"));
+            found.push(format!("a race at {n} {}", unit(n)));
         }
         if let Some(n) = kernel(e.stuck_at) {
-            found.push(format!("a hang at {n} laps"));
+            found.push(format!("a hang at {n} {}", unit(n)));
         }
         if let Some(n) = kernel(e.fault_at) {
-            found.push(format!("an arrival past its phase at {n} laps"));
+            found.push(format!("an arrival past its phase at {n} {}", unit(n)));
         }
-        let what = if !found.is_empty() {
+        let found = if !found.is_empty() {
             found.join(", ")
         } else if e.complete {
             "no race, hang or fault in any interleaving".to_string()
@@ -224,7 +325,7 @@ impl TripCountProof {
         };
         let _ = writeln!(
             out,
-            "from {} laps: {what} ({} states)",
+            "from {} {units}: {found} ({} states)",
             self.least, e.states
         );
         for f in &self.findings {
@@ -245,8 +346,7 @@ impl TripCountProof {
                 ),
                 Err(err) => format!("not decided: {err}"),
             };
-            let s = if *laps == 1 { "" } else { "s" };
-            let _ = writeln!(out, "{laps} lap{s}: {line}");
+            let _ = writeln!(out, "{laps} {}: {line}", unit(*laps));
         }
         let _ = writeln!(out, "summary: {}", self.summary());
         out
@@ -271,7 +371,10 @@ impl TripCountProof {
             .collect();
         json!({
             "kernel": file,
-            "bounds": self.bounds.iter().map(|(n, s)| json!({"name": n, "step": s})).collect::<Vec<_>>(),
+            "counts": if self.counted.tiles { "tiles" } else { "laps" },
+            "bounds": self.counted.bounds.iter().map(|(n, s)| json!({"name": n, "step": s})).collect::<Vec<_>>(),
+            "offset": self.counted.offset,
+            "fixed": self.counted.fixed.iter().map(|(n, v)| json!({"name": n, "value": v})).collect::<Vec<_>>(),
             "period": self.period,
             "head": self.head,
             "model": [self.model.0, self.model.1],
@@ -330,6 +433,87 @@ fn name_findings(
         .iter()
         .map(|&b| format!("hang: {} waits forever", name(b)));
     races.chain(faults).chain(blocked).collect()
+}
+
+/// What is counted and how: laps of a loop a parameter bounds, or tiles of a persistent kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counted {
+    /// Whether a lap is a tile (the outer loop's iteration, its K loop in it).
+    pub tiles: bool,
+    /// What sets the count: each parameter (or `seq_stride`, `clc_tiles`) and its step —
+    /// `n` laps set it to `n` steps less `offset`.
+    pub bounds: Vec<(String, i64)>,
+    /// What the count runs past the bound's value (a CLC kernel runs a tile before it asks
+    /// for one).
+    pub offset: i64,
+    /// What is held at one value over every count (a tile proof's K-loop bound,
+    /// `num_programs`).
+    pub fixed: Vec<(String, i64)>,
+}
+
+/// The proof at every count `at` gives the options for, `period` and `first` as counted.
+fn prove(
+    text: &str,
+    at: &dyn Fn(u32) -> ReadOptions,
+    counted: Counted,
+    (period, first): (u32, u32),
+    budget: usize,
+) -> Result<TripCountProof, HazardError> {
+    let refuse = |reason: &str| HazardError::Unsupported {
+        op: "scf.for".to_string(),
+        line: 0,
+        reason: reason.to_string(),
+    };
+    let read = |laps: u32| -> Result<(KernelTrace, super::KernelLaps), HazardError> {
+        let kt = read_kernel(text, &at(laps))?;
+        let cut = kernel_laps(&kt)?;
+        if cut.nested != counted.tiles {
+            return Err(refuse(if cut.nested {
+                "a loop in a loop (a tile loop around a K loop): a lap is a tile; --every-tile-count proves every tile count at one K"
+            } else {
+                "no loop in a loop: its laps are the trip count's (--every-trip-count)"
+            }));
+        }
+        if cut.trip_count + 1 != laps {
+            return Err(refuse(&format!(
+                "at {laps} laps of the bound its loops run {} laps: the loops do not step by the bound's lap",
+                cut.trip_count + 1
+            )));
+        }
+        Ok((kt, cut))
+    };
+    let head = read(first)?.1.head;
+    let model = (head + 2 * period + 1, head + 3 * period);
+    let built = (model.0..=model.1)
+        .map(read)
+        .collect::<Result<Vec<_>, _>>()?;
+    let least = Looped::runs(&as_runs(&built), period, head)?.least_trip_count() + 1;
+    // Every trip count from the least to a period past the model's, checked against it.
+    let checked = (least, model.1 + period);
+    let mut all = built;
+    for laps in (checked.0..model.0).chain(model.1 + 1..=checked.1) {
+        all.push(read(laps)?);
+    }
+    let looped = Looped::runs(&as_runs(&all), period, head)?;
+    let every = looped.refute(budget);
+    let findings = name_findings(&every, &looped, &all);
+    let below = (1..least)
+        .map(|laps| {
+            let kt = read_kernel(text, &at(laps))?;
+            Ok((laps, explore(&kt.trace, budget)))
+        })
+        .collect::<Result<Vec<_>, HazardError>>()?;
+    Ok(TripCountProof {
+        counted,
+        period,
+        head,
+        model,
+        checked,
+        least,
+        every,
+        findings,
+        below,
+    })
 }
 
 /// Whether an exploration found a race, a stuck execution or a fault.
