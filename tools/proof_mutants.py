@@ -15,10 +15,15 @@ proof's exit code — 0 verified at every trip count, 1 some trip count goes wro
   listed for review.
 
 Usage:
-  tools/proof_mutants.py [--linalias target/release/linalias] [--stride N] [--timeout S] [KERNEL ...]
+  tools/proof_mutants.py [--linalias target/release/linalias] [--stride N] [--timeout S]
+                         [--tiles NAME=V] [KERNEL ...]
 
 ``--stride N`` keeps every N-th mutant of each operator (all by default); ``--timeout S`` is
-the seconds one command may take (90 by default).
+the seconds one command may take (90 by default). ``--tiles N_CTX=256`` judges persistent
+kernels (by default the one the tile proof verifies unmutated) by ``--every-tile-count`` at
+that K-loop bound instead: every tile count at one K, where the sweep runs tiles and K
+together — a mutant wrong only at another K is flagged by the sweep alone, not a
+contradiction; the disagreements are listed for review all the same.
 """
 
 import argparse
@@ -35,6 +40,7 @@ import hazard_mutants as hm  # noqa: E402
 PROVED = ["cross_attention", "cross_attention_m64", "cross_attention_pipeline",
           "cross_attention_pipeline_n64", "fa_ws_legacy_reuse", "fa_ws_pipelined",
           "fa_bwd_1cta", "fa_bwd_1cta_hd64", "fa_bwd_1cta_warp_barrier"]
+TILED = ["fa_ws_persistent"]
 TIMEOUT = 90  # seconds a command may take (--timeout) before its mutant counts as not decided
 
 
@@ -47,12 +53,12 @@ def code(linalias, path, timeout, *extra):
         return "timeout"
 
 
-def judge(linalias, mutated, tmp, timeout):
+def judge(linalias, mutated, tmp, timeout, proof):
     fd, name = tempfile.mkstemp(suffix=".mlir", dir=tmp)
     with os.fdopen(fd, "w") as f:
         f.write("\n".join(mutated))
     swept = code(linalias, name, timeout, "--sweep")
-    proved = code(linalias, name, timeout, "--every-trip-count") if swept != 2 else 2
+    proved = code(linalias, name, timeout, *proof) if swept != 2 else 2
     os.unlink(name)
     return swept, proved
 
@@ -63,14 +69,18 @@ def main():
     ap.add_argument("--stride", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=TIMEOUT,
                     help="seconds a command may take (default %(default)s)")
-    ap.add_argument("kernels", nargs="*", default=PROVED)
+    ap.add_argument("--tiles", metavar="NAME=V",
+                    help="judge by --every-tile-count --param NAME=V (persistent kernels)")
+    ap.add_argument("kernels", nargs="*")
     a = ap.parse_args()
+    kernels = a.kernels or (TILED if a.tiles else PROVED)
+    proof = ["--every-tile-count", "--param", a.tiles] if a.tiles else ["--every-trip-count"]
     rows = defaultdict(Counter)
     disagree, only = [], []
     jobs = []
     with tempfile.TemporaryDirectory() as tmp, \
             concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
-        for kernel in a.kernels:
+        for kernel in kernels:
             lines = (hm.KERNELS / kernel / "before.mlir").read_text().split("\n")
             seen = Counter()
             for opname, j, mutated in hm.mutants(lines):
@@ -80,7 +90,7 @@ def main():
                 if (seen[opname] - 1) % a.stride:
                     continue
                 site = (opname, kernel, j + 1, lines[j].strip().split(" loc(")[0][:100])
-                jobs.append((site, pool.submit(judge, a.linalias, mutated, tmp, a.timeout)))
+                jobs.append((site, pool.submit(judge, a.linalias, mutated, tmp, a.timeout, proof)))
         for k, (site, future) in enumerate(jobs):
             swept, proved = future.result()
             print(f"[{k + 1}/{len(jobs)}] {site[0]} {site[1]}:{site[2]}: sweep {swept}, proof {proved}",

@@ -16,10 +16,10 @@ pub struct Cli {
 pub const EXIT_CODES: &str = "\
 Exit codes, for every command:
   0  done: printed, planned, packed within the capacity; check: every pair verified
-     (--every-trip-count: at every trip count)
+     (--every-trip-count, --every-tile-count: at every trip or tile count)
   1  read and refused: an operation refused the layouts, the planner refused the program, it
      does not fit (plan, pack: the report is printed, what does not fit last), check found a
-     hazard or a protocol fault (--every-trip-count: at some trip count)
+     hazard or a protocol fault (--every-trip-count, --every-tile-count: at some count)
   2  an unreadable or invalid file or argument
   3  check only: no hazard found, but something it cannot decide";
 
@@ -127,7 +127,7 @@ tx bytes that differ from barrier_expect, an arrival past its phase, a phase lef
 unreadable file or argument, 3 no hazard but something the check cannot decide (an op outside
 the model, a pair left unknown). With --every-trip-count: 0 verified at every trip count, 1 some
 trip count goes wrong, 2 also a --param fixing the loops' bound, 3 not decided (a kernel outside
-the model, the explorer stopped).";
+the model, the explorer stopped). With --every-tile-count the same of every tile count.";
 
 /// `linalias ptx-cost …`.
 #[derive(Debug, Args)]

@@ -1,6 +1,6 @@
 //! `linalias check KERNEL.mlir [--mode tlx|intended] [--param NAME=V] [--seq-stride N]
 //! [--program-id N] [--num-programs N] [--clc-tiles N] [--sample N] [--svg FILE] [--sweep |
-//! --every-trip-count] [--json]`: the hazard check of `alias_alloc::hazard` on a kernel's TTGIR, one line per pair
+//! --every-trip-count | --every-tile-count] [--json]`: the hazard check of `alias_alloc::hazard` on a kernel's TTGIR, one line per pair
 //! of allocations whose accesses overlap, a witness for each hazard, the protocol findings and
 //! a summary.
 

@@ -125,8 +125,8 @@ impl TripCountProof {
     /// a tile ([`kernel_laps`]: the K loop's iterations in it); the ring counters it carries
     /// from tile to tile repeat every [`TripCounts::period`] tiles. The tiles come from the
     /// kernel's own arithmetic: the first of `clc_tiles` and the integer parameters left free
-    /// (`Z`, `H`) whose value, with `num_programs` 1 … 4, gives that many tiles plus a
-    /// constant — every read is checked to run the tiles it is taken for (a CTA's tiles differ
+    /// (`Z`, `H`) whose value gives a constant number `a` of tiles a step — with `a` programs
+    /// the first runs one a step — that many tiles plus a constant — every read is checked to run the tiles it is taken for (a CTA's tiles differ
     /// in their coordinates alone, which no barrier reads). Refuses
     /// ([`HazardError::Unsupported`]) a kernel without a tile loop, or whose tiles nothing
     /// free sets one by one, and what [`kernel_laps`] and [`Looped::runs`] refuse.
@@ -177,46 +177,54 @@ impl TripCountProof {
             .collect();
         // The knob: the first that sets the tiles one by one (x, x + 1, x + 2 tiles plus a
         // constant), and the least value it takes.
-        for programs in 1..=4i64 {
-            let mut o = base.clone();
-            o.num_programs = programs;
-            let knobs = std::iter::once(("clc_tiles".to_string(), 0i64))
-                .chain(free.iter().map(|n| (n.clone(), 1)));
-            for (knob, least) in knobs {
-                let set = |x: i64| {
-                    let mut o = o.clone();
-                    if knob == "clc_tiles" {
-                        o.clc_tiles = x;
-                    } else {
-                        o.params.insert(knob.clone(), x);
-                    }
-                    o
-                };
-                let t: Vec<Option<u32>> = (least..least + 3).map(|x| tiles_at(&set(x))).collect();
+        let knobs = std::iter::once(("clc_tiles".to_string(), 0i64))
+            .chain(free.iter().map(|n| (n.clone(), 1)));
+        for (knob, least) in knobs {
+            let set = |programs: i64, x: i64| {
+                let mut o = base.clone();
+                o.num_programs = programs;
+                if knob == "clc_tiles" {
+                    o.clc_tiles = x;
+                } else {
+                    o.params.insert(knob.clone(), x);
+                }
+                o
+            };
+            // The tiles at three consecutive values, one program: a constant step `a` (more
+            // than one where a value sets `a` tiles: `H` at `N_CTX` = 384 is 2 tiles), then
+            // `a` programs, the first of which runs one tile a step.
+            let slope = |programs: i64| -> Option<(i64, i64)> {
+                let t: Vec<Option<u32>> = (least..least + 3)
+                    .map(|x| tiles_at(&set(programs, x)))
+                    .collect();
                 let [Some(a), Some(b), Some(c)] = t[..] else {
-                    continue;
+                    return None;
                 };
-                if b != a + 1 || c != b + 1 {
-                    continue;
-                }
-                // x = tiles − offset; the least tile count it reaches.
-                let offset = i64::from(a) - least;
-                if offset + least > 1 {
-                    continue;
-                }
-                let mut fixed = fixed.clone();
-                if programs != 1 {
-                    fixed.push(("num_programs".to_string(), programs));
-                }
-                let counted = Counted {
-                    tiles: true,
-                    bounds: vec![(knob.clone(), 1)],
-                    offset,
-                    fixed,
-                };
-                let at = |tiles: u32| set(i64::from(tiles) - offset);
-                return prove(text, &at, counted, (period, 2), budget);
+                let step = i64::from(b) - i64::from(a);
+                (step >= 1 && i64::from(c) - i64::from(b) == step).then_some((step, i64::from(a)))
+            };
+            let Some((step, _)) = slope(1) else { continue };
+            let programs = step;
+            let Some((1, first)) = slope(programs) else {
+                continue;
+            };
+            // x = tiles − offset; 1 tile must be reached.
+            let offset = first - least;
+            if offset + least > 1 {
+                continue;
             }
+            let mut fixed = fixed.clone();
+            if programs != 1 {
+                fixed.push(("num_programs".to_string(), programs));
+            }
+            let counted = Counted {
+                tiles: true,
+                bounds: vec![(knob.clone(), 1)],
+                offset,
+                fixed,
+            };
+            let at = |tiles: u32| set(programs, i64::from(tiles) - offset);
+            return prove(text, &at, counted, (period, 2), budget);
         }
         Err(refuse(
             "no tile loop a free parameter or clc_tiles sets one tile at a time: --every-tile-count proves persistent kernels",
