@@ -318,3 +318,41 @@ fn every_trip_count_names_what_goes_wrong() {
         "{findings:?}"
     );
 }
+
+/// `--every-tile-count --json`: a persistent kernel at every tile count, what is counted and
+/// what is held — `fa_ws_persistent` at three K laps a tile, `H` tiles a CTA on two programs
+/// (`H` · 2 tiles shared out), verified; `--every-trip-count` refuses it (its laps are tiles)
+/// and `--every-tile-count` a kernel without a tile loop.
+#[test]
+fn every_tile_count_says_what_it_counts() {
+    let k = |name: &str| format!("{ROOT}/alias-alloc/tests/data/tlx_kernels/{name}/before.mlir");
+    let persistent = k("fa_ws_persistent");
+    let args = [
+        "check",
+        &persistent,
+        "--every-tile-count",
+        "--param",
+        "N_CTX=384",
+    ];
+    let (code, out, err) = run(&[&args[..], &["--json"]].concat());
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["counts"], "tiles");
+    assert_eq!(v["bounds"], serde_json::json!([{"name": "H", "step": 1}]));
+    assert_eq!(
+        v["fixed"],
+        serde_json::json!([{"name": "N_CTX", "value": 384}, {"name": "num_programs", "value": 2}])
+    );
+    assert_eq!(
+        (v["period"].clone(), v["least"].clone()),
+        (6.into(), 3.into())
+    );
+    assert_eq!(v["every"]["states"], 126_419);
+    assert_eq!(v["summary"]["verdict"], "verified at every tile count");
+    let (code, _, err) = run(&["check", &persistent, "--every-trip-count"]);
+    assert_eq!(code, 3);
+    assert!(err.contains("a lap is a tile; --every-tile-count"), "{err}");
+    let (code, _, err) = run(&["check", &k("fa_ws_pipelined"), "--every-tile-count"]);
+    assert_eq!(code, 3);
+    assert!(err.contains("no tile loop"), "{err}");
+}

@@ -117,6 +117,12 @@ fn every_command_exits_with_the_documented_codes() {
     // 20 s in release) is the library's test, alias-alloc/tests/hazard_looped.rs.
     let fp8 = format!("{ROOT}/{}", kernel("fa_ws_pipelined_fp8"));
     let clc = format!("{ROOT}/{}", kernel("fa_clc"));
+    let persistent = format!("{ROOT}/{}", kernel("fa_ws_persistent"));
+    let next_tile = std::fs::read_to_string(&persistent).unwrap().replace(
+        "ttng.wait_barrier %3, %4, %true_32",
+        "ttng.wait_barrier %3, %c1_i32_34, %true_32",
+    );
+    let next_tile = temp("next_tile.mlir", &next_tile);
     let cases = cases.into_iter().chain([
         (1, vec!["ptx-cost".into(), blackwell]),
         (3, vec!["check".into(), one]),
@@ -128,13 +134,39 @@ fn every_command_exits_with_the_documented_codes() {
             2,
             vec![
                 "check".into(),
-                fp8,
+                fp8.clone(),
                 "--every-trip-count".into(),
                 "--param".into(),
                 "N_CTX=512".into(),
             ],
         ),
-        (3, vec!["check".into(), clc, "--every-trip-count".into()]),
+        (
+            3,
+            vec!["check".into(), clc.clone(), "--every-trip-count".into()],
+        ),
+        // check --every-tile-count: 0 a persistent kernel verified at every tile count (about
+        // 3 s), 1 one of its waits passing into the next tile, 3 a kernel without a tile loop.
+        (
+            0,
+            vec![
+                "check".into(),
+                persistent.clone(),
+                "--every-tile-count".into(),
+                "--param".into(),
+                "N_CTX=128".into(),
+            ],
+        ),
+        (
+            1,
+            vec![
+                "check".into(),
+                next_tile,
+                "--every-tile-count".into(),
+                "--param".into(),
+                "N_CTX=128".into(),
+            ],
+        ),
+        (3, vec!["check".into(), fp8, "--every-tile-count".into()]),
     ]);
     let mut seen: Vec<(String, i32)> = Vec::new();
     for (want, args) in cases {
