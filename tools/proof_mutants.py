@@ -16,14 +16,14 @@ proof's exit code — 0 verified at every trip count, 1 some trip count goes wro
 
 Usage:
   tools/proof_mutants.py [--linalias target/release/linalias] [--stride N] [--timeout S]
-                         [--tiles NAME=V] [KERNEL ...]
+                         [--tiles NAME=V[,V...]] [KERNEL ...]
 
 ``--stride N`` keeps every N-th mutant of each operator (all by default); ``--timeout S`` is
-the seconds one command may take (90 by default). ``--tiles N_CTX=256`` judges persistent
+the seconds one command may take (90 by default). ``--tiles N_CTX=256,512`` judges persistent
 kernels (by default the one the tile proof verifies unmutated) by ``--every-tile-count`` at
-that K-loop bound instead: every tile count at one K, where the sweep runs tiles and K
-together — a mutant wrong only at another K is flagged by the sweep alone, not a
-contradiction; the disagreements are listed for review all the same.
+each K-loop bound given instead (wrong where one of them is): every tile count at those K,
+where the sweep runs tiles and K together — a mutant wrong only at another K is flagged by
+the sweep alone, not a contradiction; the disagreements are listed for review all the same.
 """
 
 import argparse
@@ -58,7 +58,11 @@ def judge(linalias, mutated, tmp, timeout, proof):
     with os.fdopen(fd, "w") as f:
         f.write("\n".join(mutated))
     swept = code(linalias, name, timeout, "--sweep")
-    proved = code(linalias, name, timeout, *proof) if swept != 2 else 2
+    proved = 2
+    if swept != 2:
+        # Several proofs (--tiles at several K): wrong if one is, else undecided if one is.
+        codes = [code(linalias, name, timeout, *p) for p in proof]
+        proved = 1 if 1 in codes else next((c for c in codes if c != 0), 0)
     os.unlink(name)
     return swept, proved
 
@@ -69,12 +73,16 @@ def main():
     ap.add_argument("--stride", type=int, default=1)
     ap.add_argument("--timeout", type=int, default=TIMEOUT,
                     help="seconds a command may take (default %(default)s)")
-    ap.add_argument("--tiles", metavar="NAME=V",
-                    help="judge by --every-tile-count --param NAME=V (persistent kernels)")
+    ap.add_argument("--tiles", metavar="NAME=V[,V...]",
+                    help="judge by --every-tile-count --param NAME=V at each V (persistent kernels)")
     ap.add_argument("kernels", nargs="*")
     a = ap.parse_args()
     kernels = a.kernels or (TILED if a.tiles else PROVED)
-    proof = ["--every-tile-count", "--param", a.tiles] if a.tiles else ["--every-trip-count"]
+    if a.tiles:
+        name, values = a.tiles.split("=", 1)
+        proof = [["--every-tile-count", "--param", f"{name}={v}"] for v in values.split(",")]
+    else:
+        proof = [["--every-trip-count"]]
     rows = defaultdict(Counter)
     disagree, only = [], []
     jobs = []

@@ -168,5 +168,6 @@ def every_trip_count_report(
     program_id: int = 0,
     num_programs: int = 1,
     clc_tiles: int = 2,
+    tiles: bool = False,
 ) -> tuple[str, str, int]: ...
 def dtype_bits(name: str) -> int: ...

@@ -228,9 +228,13 @@ class Sweep(_Report):
 
 class EveryTripCount(_Report):
     """A kernel at every trip count of its loops at once (``linalias check --every-trip-count
-    --json``): ``verified`` at every trip count, or the least found where one races, hangs or
+    --json``; ``--every-tile-count``: every tile count of a persistent kernel, ``counts`` is
+    ``"tiles"``): ``verified`` at every count, or the least found where one races, hangs or
     arrives past a phase, each finding named by its ops' lines (``findings``)."""
 
+    counts = property(lambda self: self.report["counts"])
+    bounds = property(lambda self: self.report["bounds"])
+    fixed = property(lambda self: self.report["fixed"])
     period = property(lambda self: self.report["period"])
     head = property(lambda self: self.report["head"])
     least = property(lambda self: self.report["least"])
@@ -360,6 +364,16 @@ class Kernel:
         report, text, code = _linalias.every_trip_count_report(
             self._text, mode, dict(params or {}), seq_stride=seq_stride, program_id=program_id,
             num_programs=num_programs, clc_tiles=clc_tiles)
+        return EveryTripCount(json.loads(report), text, "", code)
+
+    def every_tile_count(self, mode: str = "tlx", params: Optional[dict] = None) -> EveryTripCount:
+        """A persistent kernel at every tile count a CTA runs, at once (``linalias check
+        --every-tile-count``): one lap a tile, its K loop's bound as ``params`` gives it (or the
+        sweep's first); the tiles set by ``clc_tiles`` or a free parameter (``bounds``), what
+        is held in ``fixed``. A kernel without a tile loop is an ``AllocError``."""
+        self._needs_ttgir()
+        report, text, code = _linalias.every_trip_count_report(
+            self._text, mode, dict(params or {}), tiles=True)
         return EveryTripCount(json.loads(report), text, "", code)
 
     def _needs_ttgir(self):

@@ -123,9 +123,11 @@ pub fn check_report(
 /// the JSON report, the text report and the exit code (0 verified at every trip count, 1 some
 /// trip count races, hangs or arrives past a phase, 3 not decided). `params` may fix the
 /// kernel's other integer parameters, not a loop bound (a `ParseError`); the other keywords
-/// are `check_report`'s. A kernel outside the model is an `AllocError` naming why.
+/// are `check_report`'s. A kernel outside the model is an `AllocError` naming why. `tiles`:
+/// every tile count of a persistent kernel instead, at the K-loop bound `params` gives
+/// (`linalias check --every-tile-count`).
 #[pyfunction]
-#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), file="<python>", seq_stride=None, program_id=0, num_programs=1, clc_tiles=2))]
+#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), file="<python>", seq_stride=None, program_id=0, num_programs=1, clc_tiles=2, tiles=false))]
 #[allow(clippy::too_many_arguments)] // Python keywords, each with its default
 pub fn every_trip_count_report(
     text: &str,
@@ -136,6 +138,7 @@ pub fn every_trip_count_report(
     program_id: i64,
     num_programs: i64,
     clc_tiles: i64,
+    tiles: bool,
 ) -> PyResultOf<(String, String, u8)> {
     let opts = hazard_options(
         mode,
@@ -145,7 +148,12 @@ pub fn every_trip_count_report(
         num_programs,
         clc_tiles,
     )?;
-    let proof = TripCountProof::new(text, &opts, PROOF_BUDGET).map_err(hazard_error)?;
+    let proof = if tiles {
+        TripCountProof::tiles(text, &opts, PROOF_BUDGET)
+    } else {
+        TripCountProof::new(text, &opts, PROOF_BUDGET)
+    }
+    .map_err(hazard_error)?;
     Ok((
         proof.json(file).to_string(),
         proof.text(file),

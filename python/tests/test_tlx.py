@@ -218,6 +218,28 @@ def test_every_trip_count_is_the_clis():
         tlx.Kernel.from_ttgir((kernels / "fa_clc" / "before.mlir").read_text()).every_trip_count()
 
 
+def test_every_tile_count_is_the_clis():
+    """``Kernel.every_tile_count`` reports what ``linalias check --every-tile-count --json``
+    does: ``fa_ws_persistent`` at one K lap a tile, ``H`` tiles a CTA, verified at every tile
+    count; a kernel without a tile loop is an AllocError."""
+    kernels = REPO / "alias-alloc" / "tests" / "data" / "tlx_kernels"
+    path = kernels / "fa_ws_persistent" / "before.mlir"
+    out = subprocess.run([cli(), "check", str(path), "--every-tile-count", "--param", "N_CTX=128", "--json"],
+                         capture_output=True, text=True, cwd=REPO)
+    want = json.loads(out.stdout)
+    proof = tlx.Kernel.from_ttgir(path.read_text()).every_tile_count(params={"N_CTX": 128})
+    got = dict(proof.report)
+    want.pop("kernel"), got.pop("kernel")
+    assert got == want
+    assert proof.exit_code == out.returncode == 0 and proof.verified
+    assert proof.counts == "tiles" and proof.bounds == [{"name": "H", "step": 1}]
+    assert proof.fixed == [{"name": "N_CTX", "value": 128}]
+    assert (proof.period, proof.least, proof.every["states"]) == (6, 3, 65601)
+    assert proof.summary == "verified at every tile count"
+    with pytest.raises(linalias.AllocError, match="no tile loop"):
+        tlx.Kernel.from_ttgir((kernels / "fa_ws_pipelined" / "before.mlir").read_text()).every_tile_count()
+
+
 def test_the_hazard_check_needs_ttgir():
     with pytest.raises(linalias.ParseError, match="TTGIR"):
         flash_attention().check()
