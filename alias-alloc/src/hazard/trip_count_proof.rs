@@ -2,7 +2,9 @@
 //! --every-trip-count`): its trace cut into laps ([`kernel_laps`]), read as the loop run
 //! forever ([`Looped`]) from one run per residue and checked against it at every trip count up
 //! to a period past those, explored over every trip count from the least it decides, and the
-//! trip counts below explored one by one (`docs/hazard-check.md`, *Every trip count*).
+//! trip counts below explored one by one (`docs/hazard-check.md`, *Every trip count*); a
+//! persistent kernel the same way at every tile count, one lap a tile
+//! ([`TripCountProof::tiles`], `--every-tile-count`; *Every tile count*).
 
 use std::fmt::Write as _;
 
