@@ -617,12 +617,7 @@ fn real_kernels_are_race_free_at_every_trip_count() {
             "{kernel}"
         );
         assert_eq!(proof.every.states, states, "{kernel}");
-        let explored: Vec<usize> = proof
-            .below
-            .iter()
-            .map(|(_, r)| r.as_ref().unwrap().states)
-            .collect();
-        assert_eq!(explored, below, "{kernel}");
+        assert_eq!(explored_below(&proof), below, "{kernel}");
         assert_eq!(proof.exit_code(), 0, "{kernel}");
         assert_eq!(proof.summary(), "verified at every trip count");
     }
@@ -804,12 +799,7 @@ fn a_persistent_kernel_is_race_free_at_every_tile_count() {
         assert_eq!((proof.period, proof.head, proof.least), (6, 1, 3));
         assert!(proof.every.complete && !proof.every.goes_wrong());
         assert_eq!(proof.every.states, states, "N_CTX = {n_ctx}");
-        let explored: Vec<usize> = proof
-            .below
-            .iter()
-            .map(|(_, r)| r.as_ref().unwrap().states)
-            .collect();
-        assert_eq!(explored, below, "N_CTX = {n_ctx}");
+        assert_eq!(explored_below(&proof), below, "N_CTX = {n_ctx}");
         assert_eq!(proof.summary(), "verified at every tile count");
     }
 }
@@ -839,4 +829,13 @@ fn a_tile_count_proof_finds_a_wait_that_passes_into_the_next_tile() {
         "{text}"
     );
     assert!(text.contains("hang: ttng.wait_barrier line 543 q_empties[0] waits forever"));
+}
+
+/// The states the explorer visited at each trip count below the proof's least.
+fn explored_below(proof: &TripCountProof) -> Vec<usize> {
+    proof
+        .below
+        .iter()
+        .map(|(_, r)| r.as_ref().unwrap().states)
+        .collect()
 }

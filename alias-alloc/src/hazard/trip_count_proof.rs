@@ -71,11 +71,6 @@ impl TripCountProof {
     /// ```
     pub fn new(text: &str, opts: &ReadOptions, budget: usize) -> Result<Self, HazardError> {
         let trips = TripCounts::new(text, opts)?;
-        let refuse = |reason: &str| HazardError::Unsupported {
-            op: "scf.for".to_string(),
-            line: 0,
-            reason: reason.to_string(),
-        };
         if let Some(name) = trips.pinned.first() {
             return Err(HazardError::PinnedBound { name: name.clone() });
         }
@@ -150,11 +145,6 @@ impl TripCountProof {
     /// ```
     pub fn tiles(text: &str, opts: &ReadOptions, budget: usize) -> Result<Self, HazardError> {
         let trips = TripCounts::new(text, opts)?;
-        let refuse = |reason: &str| HazardError::Unsupported {
-            op: "scf.for".to_string(),
-            line: 0,
-            reason: reason.to_string(),
-        };
         let base = trips
             .options(opts)
             .into_iter()
@@ -469,11 +459,6 @@ fn prove(
     (period, first): (u32, u32),
     budget: usize,
 ) -> Result<TripCountProof, HazardError> {
-    let refuse = |reason: &str| HazardError::Unsupported {
-        op: "scf.for".to_string(),
-        line: 0,
-        reason: reason.to_string(),
-    };
     let read = |laps: u32| -> Result<(KernelTrace, super::KernelLaps), HazardError> {
         let kt = read_kernel(text, &at(laps))?;
         let cut = kernel_laps(&kt)?;
@@ -524,6 +509,15 @@ fn prove(
         findings,
         below,
     })
+}
+
+/// What the proof refuses: the loops, not one op, are outside its model.
+fn refuse(reason: &str) -> HazardError {
+    HazardError::Unsupported {
+        op: "scf.for".to_string(),
+        line: 0,
+        reason: reason.to_string(),
+    }
 }
 
 /// Whether an exploration found a race, a stuck execution or a fault.
