@@ -109,7 +109,8 @@ pub struct CheckArgs {
     /// Decide every tile count at once: a persistent kernel (a tile loop around its K loop in
     /// every partition) with its K loop's bound as --param gives it (default: the sweep's
     /// first), one lap a tile, every number of tiles a CTA runs (set by clc_tiles or a free
-    /// parameter, `Z`) explored as --every-trip-count explores laps (docs/hazard-check.md,
+    /// parameter, `H`; --clc-tiles and --num-programs are the proof's to choose, its first
+    /// line says which) explored as --every-trip-count explores laps (docs/hazard-check.md,
     /// Every tile count). Exit codes as --every-trip-count.
     #[arg(long, conflicts_with_all = ["sweep", "svg", "sample", "every_trip_count"])]
     pub every_tile_count: bool,

@@ -124,7 +124,9 @@ impl TripCountProof {
     /// kernel's own arithmetic: the first of `clc_tiles` and the integer parameters left free
     /// (`Z`, `H`) whose value gives a constant number `a` of tiles a step — with `a` programs
     /// the first runs one a step — that many tiles plus a constant — every read is checked to run the tiles it is taken for (a CTA's tiles differ
-    /// in their coordinates alone, which no barrier reads). Refuses
+    /// in their coordinates alone, which no barrier reads). `opts.num_programs`,
+    /// `opts.clc_tiles` and the knob's value are the proof's to set ([`Counted`] says what
+    /// it set). Refuses
     /// ([`HazardError::Unsupported`]) a kernel without a tile loop, or whose tiles nothing
     /// free sets one by one, and what [`kernel_laps`] and [`Looped::runs`] refuse.
     ///
