@@ -121,14 +121,14 @@ impl TripCountProof {
     /// first trip count [`TripCounts`] sweeps) and every number of tiles a CTA runs. A lap is
     /// a tile ([`kernel_laps`]: the K loop's iterations in it); the ring counters it carries
     /// from tile to tile repeat every [`TripCounts::period`] tiles. The tiles come from the
-    /// kernel's own arithmetic: the first of `clc_tiles` and the integer parameters left free
-    /// (`Z`, `H`) whose value gives a constant number `a` of tiles a step — with `a` programs
-    /// the first runs one a step — that many tiles plus a constant — every read is checked to run the tiles it is taken for (a CTA's tiles differ
-    /// in their coordinates alone, which no barrier reads). `opts.num_programs`,
-    /// `opts.clc_tiles` and the knob's value are the proof's to set ([`Counted`] says what
-    /// it set). Refuses
-    /// ([`HazardError::Unsupported`]) a kernel without a tile loop, or whose tiles nothing
-    /// free sets one by one, and what [`kernel_laps`] and [`Looped::runs`] refuse.
+    /// kernel's own arithmetic, set by the first of `clc_tiles` and the integer parameters left
+    /// free (`Z`, `H`) that adds a constant number *a* of tiles a step; on *a* programs the
+    /// first then runs one more tile a step. Every read is checked to run the tiles it is
+    /// taken for; a CTA's tiles differ in their coordinates alone, which no barrier reads.
+    /// `opts.num_programs`, `opts.clc_tiles` and the knob's value are the proof's to set
+    /// ([`Counted`] says what it set). Refuses ([`HazardError::Unsupported`]) a kernel without
+    /// a tile loop, or whose tiles nothing free sets one at a time, and what [`kernel_laps`]
+    /// and [`Looped::runs`] refuse.
     ///
     /// ```
     /// use alias_alloc::hazard::{ReadOptions, TripCountProof, PROOF_BUDGET};
@@ -164,7 +164,13 @@ impl TripCountProof {
             cut.nested.then_some(cut.trip_count + 1)
         };
         let period = u32::try_from(trips.period).map_err(|_| refuse("a period past u32"))?;
-        let free: Vec<String> = read_kernel(text, &base)?
+        let kt = read_kernel(text, &base)?;
+        if !kernel_laps(&kt)?.nested {
+            return Err(refuse(
+                "no tile loop: no partition's loop holds a loop (--every-trip-count proves its laps)",
+            ));
+        }
+        let free: Vec<String> = kt
             .params
             .into_keys()
             .filter(|n| !base.params.contains_key(n))
@@ -221,7 +227,7 @@ impl TripCountProof {
             return prove(text, &at, counted, (period, 2), budget);
         }
         Err(refuse(
-            "no tile loop a free parameter or clc_tiles sets one tile at a time: --every-tile-count proves persistent kernels",
+            "no free parameter nor clc_tiles sets its tiles one at a time",
         ))
     }
 
@@ -266,18 +272,12 @@ impl TripCountProof {
     pub fn text(&self, file: &str) -> String {
         let mut out = String::new();
         let c = &self.counted;
-        let (what, units) = if c.tiles {
-            ("tile count", "tiles")
+        let (what, one, units) = if c.tiles {
+            ("tile count", "tile", "tiles")
         } else {
-            ("trip count", "laps")
+            ("trip count", "lap", "laps")
         };
-        let unit = |n: u32| {
-            if n == 1 {
-                &units[..units.len() - 1]
-            } else {
-                units
-            }
-        };
+        let unit = |n: u32| if n == 1 { one } else { units };
         let bounds: Vec<String> = c
             .bounds
             .iter()
