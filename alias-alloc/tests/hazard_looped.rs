@@ -489,14 +489,13 @@ fn real_kernels_read_lap_by_lap_repeat_with_their_period() {
     let runs = kernel_as_runs(&built);
     let every = Looped::runs(&runs, period, head).unwrap().explore(2_000);
     assert!(!every.complete && !every.goes_wrong(), "{every:?}");
-    let e = kernel_laps(
-        &read_kernel(
-            &test_support::tlx_kernels::dump("fa_clc", "before"),
-            &ReadOptions::default(),
-        )
-        .unwrap(),
-    )
-    .unwrap_err();
+    // fa_clc's partitions loop over tiles around their K loop: cut by the tile loop, a lap a
+    // tile (clc_tiles = 2: the program's own tile and two handed out), and refused by the
+    // every-trip-count proof, whose laps are the K loop's.
+    let clc = test_support::tlx_kernels::dump("fa_clc", "before");
+    let cut = kernel_laps(&read_kernel(&clc, &ReadOptions::default()).unwrap()).unwrap();
+    assert_eq!((cut.trip_count, cut.head, cut.nested), (2, 1, true));
+    let e = TripCountProof::new(&clc, &ReadOptions::default(), 1_000).unwrap_err();
     assert!(e.to_string().contains("a loop in a loop"), "{e}");
 }
 
