@@ -461,7 +461,7 @@ fn kernel_runs(
 /// follow, so they are not decided). `fa_ws_pipelined_fp8` is decided: stuck at every trip
 /// count (its `barrier_expect`s expect twice the bytes its copies bring, as the check reports).
 /// `fa_bwd_1cta` is read as a loop too, past what a small budget follows; a loop in a loop
-/// (`fa_clc`) is refused.
+/// (`fa_clc`) is cut into tiles, and refused by the every-trip-count proof.
 #[test]
 fn real_kernels_read_lap_by_lap_repeat_with_their_period() {
     for (kernel, decided) in [
