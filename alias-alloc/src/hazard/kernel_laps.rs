@@ -44,9 +44,9 @@ impl KernelLaps {
 /// take turns step twice as far, one a lap later). Every partition runs at most one loop (none
 /// after it): what comes before it is its prologue (lap 0), what comes after its epilogue. A
 /// loop in it (a persistent kernel's K loop in its tile loop) is part of the lap of the outer
-/// iteration it runs in: a lap is then a tile ([`KernelLaps::nested`]). A partition without a loop runs in lap 0 up to its first wait on a barrier
-/// that only the epilogues arrive on (one that waits for the loop's result), in the epilogue
-/// from there. A TMA copy or an MMA is in the lap of the op that issues it. A pipelined loop's
+/// iteration it runs in: a lap is then a tile ([`KernelLaps::nested`]). A partition without a
+/// loop runs in lap 0 up to its first wait on a barrier that only the epilogues arrive on (one
+/// that waits for the loop's result), in the epilogue from there. A TMA copy or an MMA is in the lap of the op that issues it. A pipelined loop's
 /// first and last laps often differ from the others (an MMA's barrier predicated on the lap):
 /// the laps up to the last partition's first loop lap go with the head, the last with the
 /// epilogue. Refuses ([`HazardError::Unsupported`]) a partition with two loops, a loop off the
