@@ -5,11 +5,12 @@
 
 use std::collections::BTreeSet;
 
+use alias_alloc::hazard::Space;
 use alias_alloc::hazard::{
     check, explore, kernel_laps, read_kernel, EventId, EveryTripCount, Exploration, KernelLaps,
     KernelTrace, Looped, ReadOptions, Run, Trace, TripCountProof, TripCounts, PROOF_BUDGET,
 };
-use test_support::pipelines::{generate, shape, Op, Phase, Pipeline};
+use test_support::pipelines::{generate, shape, Buffer, Mutation, Op, Phase, Pipeline, Ring};
 use test_support::random_tree::{Source, XorShift};
 
 const BUDGET: usize = 200_000;
@@ -568,41 +569,29 @@ fn real_kernels_are_race_free_at_every_trip_count() {
     let cross = &[68, 541, 1_129, 1_717][..];
     let pipeline = &[183, 1_381, 2_663][..];
     for (kernel, period, least, states, below) in [
-        (
-            "fa_ws_pipelined",
-            6,
-            4,
-            105_312,
-            &[1_807, 6_388, 10_659][..],
-        ),
-        ("fa_ws_legacy_reuse", 6, 3, 89_525, &[1_702, 5_840][..]),
+        ("fa_ws_pipelined", 6, 4, 19_847, &[1_807, 6_388, 10_659][..]),
+        ("fa_ws_legacy_reuse", 6, 3, 12_111, &[1_702, 5_840][..]),
         // Two softmax partitions taking turns (step 256 a lap of 128): 2 × lcm(2, 2·3, 2·2).
-        ("cross_attention", 24, 5, 113_416, cross),
-        ("cross_attention_m64", 24, 5, 113_416, cross),
+        ("cross_attention", 24, 5, 61_607, cross),
+        ("cross_attention_m64", 24, 5, 61_607, cross),
         // A default partition without a loop, in the epilogue.
-        ("cross_attention_pipeline", 4, 4, 30_110, pipeline),
-        ("cross_attention_pipeline_n64", 4, 4, 30_110, pipeline),
+        ("cross_attention_pipeline", 4, 4, 13_077, pipeline),
+        ("cross_attention_pipeline_n64", 4, 4, 13_077, pipeline),
         // Backward: TMA stores read on timelines of one lap, five partitions; past 2,000,000
         // states before persistent sets.
-        (
-            "fa_bwd_1cta",
-            4,
-            4,
-            1_313_516,
-            &[3_015, 35_808, 105_264][..],
-        ),
+        ("fa_bwd_1cta", 4, 4, 246_792, &[3_015, 35_808, 105_264][..]),
         (
             "fa_bwd_1cta_hd64",
             4,
             4,
-            1_313_341,
+            246_696,
             &[2_882, 35_577, 105_033][..],
         ),
         (
             "fa_bwd_1cta_warp_barrier",
             4,
             4,
-            1_144_622,
+            211_139,
             &[2_566, 30_371, 89_171][..],
         ),
     ] {
@@ -768,6 +757,134 @@ fn persistent_sets_find_what_every_interleaving_finds() {
     );
 }
 
+/// A CLC-like hand-off: a producer waits for `empty` (count `k`), expects the response's bytes
+/// on `full` and copies it in by TMA; `k` consumers wait for `full`, read the response and
+/// arrive on `empty` — and two of them pass a tile between them on a ring of their own. The
+/// arrivals of many threads on one barrier are what `Outside` lets a persistent set take one at
+/// a time.
+fn fan_in(k: usize, slots: u32, count: u32) -> Pipeline {
+    let buffer = |name, base, slots| Buffer {
+        name,
+        space: Space::Smem,
+        base,
+        slot_bytes: 16,
+        slots,
+    };
+    let ring = |name, count| Ring { name, slots, count };
+    let wait = |bar, flip| Op::Wait {
+        bar,
+        shift: 0,
+        phase: Phase::Lap { flip },
+    };
+    let arrive = |bar| Op::Arrive { bar, shift: 0 };
+    let access = |buf, write| Op::Access {
+        buf,
+        shift: 0,
+        write,
+    };
+    let (full, empty, handed, taken) = (0, 1, 2, 3);
+    let mut threads = vec![(
+        "producer",
+        vec![
+            wait(empty, 1),
+            Op::Expect {
+                bar: full,
+                buf: 0,
+                shift: 0,
+            },
+            Op::Tma {
+                buf: 0,
+                bar: full,
+                shift: 0,
+            },
+        ],
+    )];
+    let names = ["consumer0", "consumer1", "consumer2", "consumer3"];
+    for (c, name) in names.into_iter().take(k).enumerate() {
+        let mut body = vec![wait(full, 0), access(0, false)];
+        match c {
+            0 => body.extend([wait(taken, 1), access(1, true), arrive(handed)]),
+            1 => body.extend([wait(handed, 0), access(1, false), arrive(taken)]),
+            _ => {}
+        }
+        body.push(arrive(empty));
+        threads.push((name, body));
+    }
+    Pipeline {
+        iterations: 2,
+        barriers: vec![
+            ring("full", 1),
+            ring("empty", count),
+            ring("handed", 1),
+            ring("taken", 1),
+        ],
+        buffers: vec![buffer("response", 0, slots), buffer("tile", 4096, slots)],
+        threads,
+        epilogue: vec![],
+    }
+}
+
+/// Many threads arriving on one barrier (`fan_in`: 2 to 4 consumers, rings of 1 and 2, the
+/// barrier's count right, one short and one over), correct and with every seeded bug at
+/// several places: the persistent sets — which take an arrive alone where what the others can
+/// do leaves its phase open — find what running every enabled op finds, in no more states.
+#[test]
+fn arrivals_of_many_threads_on_one_barrier_are_reduced_without_loss() {
+    let (mut compared, mut wrong, mut fewer, mut states, mut reduced) = (0, 0, 0, 0, 0);
+    for (k, slots) in [(2, 1), (2, 2), (3, 1), (3, 2), (4, 1)] {
+        {
+            let right = k as u32;
+            let mut cases: Vec<(String, Pipeline)> = [right, right - 1, right + 1]
+                .into_iter()
+                .map(|count| (format!("count {count}"), fan_in(k, slots, count)))
+                .collect();
+            for m in Mutation::ALL {
+                for at in [0, 2, 5] {
+                    let mut p = fan_in(k, slots, right);
+                    if p.mutate(m, at) {
+                        cases.push((format!("{m:?} at {at}"), p));
+                    }
+                }
+            }
+            for (what, mut p) in cases {
+                let big_p = p.period();
+                p.iterations = 2 * big_p;
+                let (trace, laps) = p.unrolled().unwrap();
+                let built = vec![(trace, laps, 2 * big_p)];
+                let Ok(looped) = Looped::runs(&runs(&built), big_p, 0) else {
+                    continue;
+                };
+                // (a producer let loose runs past any budget: such a case is left out)
+                let every = looped.explore_every_interleaving(BUDGET / 10);
+                let persistent = looped.explore(BUDGET / 10);
+                let what = format!("{k} consumers, ring of {slots}, {what}");
+                if !every.complete || !persistent.complete {
+                    // (a thread running more than DRIFT_PERIODS ahead, or past the budget)
+                    continue;
+                }
+                let verdict =
+                    |e: &EveryTripCount| (e.race_at, e.fault_at, e.stuck_at, e.goes_wrong());
+                assert_eq!(
+                    verdict(&persistent),
+                    verdict(&every),
+                    "{what}: {persistent:?}\n{every:?}"
+                );
+                assert!(persistent.states <= every.states, "{what}");
+                compared += 1;
+                wrong += usize::from(every.goes_wrong());
+                fewer += usize::from(persistent.states < every.states);
+                states += every.states;
+                reduced += persistent.states;
+            }
+        }
+    }
+    eprintln!("{compared} hand-offs compared ({wrong} going wrong), {fewer} in fewer states: {reduced} states against {states}");
+    assert!(
+        compared >= 80 && wrong >= 40 && fewer >= 60,
+        "{compared} compared, {wrong} wrong, {fewer} fewer"
+    );
+}
+
 /// `fa_ws_persistent`, a persistent kernel (a tile loop around the K loop in every partition),
 /// at every tile count a CTA runs, one lap a tile, at one to four K laps a tile: verified.
 /// `--every-trip-count` refuses it: its laps are tiles. 3 to 17 s each in release: `.ci/run`
@@ -779,10 +896,10 @@ fn a_persistent_kernel_is_race_free_at_every_tile_count() {
     let refused = TripCountProof::new(&text, &ReadOptions::default(), PROOF_BUDGET).unwrap_err();
     assert!(refused.to_string().contains("a lap is a tile"), "{refused}");
     for (n_ctx, programs, states, below) in [
-        (128, 1, 65_601, [1_710, 6_502]),
-        (256, 1, 100_937, [5_671, 18_200]),
-        (384, 2, 126_419, [9_536, 25_930]),
-        (512, 2, 151_369, [13_401, 33_660]),
+        (128, 1, 13_972, [1_710, 6_502]),
+        (256, 1, 21_404, [5_671, 18_200]),
+        (384, 2, 30_487, [9_536, 25_930]),
+        (512, 2, 39_570, [13_401, 33_660]),
     ] {
         let mut opts = ReadOptions::default();
         opts.params.insert("N_CTX".into(), n_ctx);
@@ -799,6 +916,42 @@ fn a_persistent_kernel_is_race_free_at_every_tile_count() {
         assert!(proof.every.complete && !proof.every.goes_wrong());
         assert_eq!(proof.every.states, states, "N_CTX = {n_ctx}");
         assert_eq!(explored_below(&proof), below, "N_CTX = {n_ctx}");
+        assert_eq!(proof.summary(), "verified at every tile count");
+    }
+}
+
+/// Two CLC kernels (`fa_clc`, `fa_fwd_persistent`: the next tile a `try_cancel` answered, six
+/// consumers arriving on the response's empty barrier, count 6, once a tile) at every tile
+/// count a CTA runs, one K lap a tile: verified. Past 2,000,000 states from 3 tiles while
+/// arrivals on one barrier were taken as dependent; now a consumer's arrive that the others
+/// cannot bring to the phase's last is a persistent set of its own (`outside.rs`). About 50 s
+/// each in release, most of it the explorer at 2 tiles.
+#[test]
+#[ignore = "minutes in debug; .ci/run runs it in release"]
+fn the_clc_kernels_are_race_free_at_every_tile_count() {
+    for kernel in ["fa_clc", "fa_fwd_persistent"] {
+        let text = test_support::tlx_kernels::dump(kernel, "before");
+        let mut opts = ReadOptions::default();
+        opts.params.insert("N_CTX".into(), 128);
+        let proof = TripCountProof::tiles(&text, &opts, PROOF_BUDGET).unwrap();
+        eprint!("{}", proof.text(kernel));
+        assert_eq!(
+            proof.counted.bounds,
+            [("clc_tiles".to_string(), 1)],
+            "{kernel}"
+        );
+        assert_eq!(proof.counted.offset, 1, "{kernel}");
+        assert_eq!(
+            (proof.period, proof.head, proof.least),
+            (6, 1, 3),
+            "{kernel}"
+        );
+        assert!(
+            proof.every.complete && !proof.every.goes_wrong(),
+            "{kernel}"
+        );
+        assert_eq!(proof.every.states, 270_081, "{kernel}");
+        assert_eq!(explored_below(&proof), [14_297, 303_171], "{kernel}");
         assert_eq!(proof.summary(), "verified at every tile count");
     }
 }

@@ -41,6 +41,7 @@ use super::bitset::EventSet;
 use super::fingerprint::fingerprint;
 use super::looped::{Looped, Step};
 use super::machine::{passes, settle};
+use super::outside::Residues;
 use super::persistent::{persistent, Footprints, Standing};
 use super::trace::{BarrierId, EventId, EventKind};
 
@@ -168,7 +169,7 @@ impl Looped {
             latest: BTreeMap::new(),
         };
         let floor = self.head + self.max_back;
-        let footprints = reduce.then(|| Footprints::new(self));
+        let footprints = reduce.then(|| (Footprints::new(self), Residues::new(self)));
         let mut seen = HashSet::new();
         // Depth first, a frame per state on the path: the state and the moves not yet tried.
         let mut stack: Vec<Frame> = Vec::new();
@@ -265,7 +266,7 @@ impl Looped {
         s: &State,
         ready: &[(i64, EventId)],
         offset: i64,
-        footprints: Option<&Footprints>,
+        footprints: Option<&(Footprints, Residues)>,
         out: &mut EveryTripCount,
     ) -> (Vec<Move>, Vec<Move>) {
         let drift = DRIFT_PERIODS * i64::from(self.period);
@@ -308,7 +309,7 @@ impl Looped {
             }
         }
         let beyond = |l: i64| s.exit.is_none() && (l >= s.hi() || l - s.base >= drift);
-        let chosen = footprints.and_then(|fp| {
+        let chosen = footprints.and_then(|(fp, residues)| {
             let mut standing: Vec<(EventId, Standing)> = ready
                 .iter()
                 .map(|&(l, r)| {
@@ -320,8 +321,20 @@ impl Looped {
                     (r, st)
                 })
                 .collect();
-            standing.extend(self.outside(s).into_iter().map(|r| (r, Standing::Outside)));
-            persistent(self, fp, &standing)
+            standing.extend(
+                self.beyond_window(s)
+                    .into_iter()
+                    .map(|(_, r)| (r, Standing::Outside)),
+            );
+            persistent(self, fp, &standing, |seed| {
+                let &(l, r) = ready.get(seed)?;
+                let frozen: Vec<(i64, EventId)> = match self.step(r).and_then(|x| x.group.as_ref())
+                {
+                    Some((members, _)) => members.iter().map(|&m| (l, m)).collect(),
+                    None => vec![(l, r)],
+                };
+                self.outside(s, residues, &frozen)
+            })
         });
         let mut rest = Vec::new();
         for (i, &(l, r)) in ready.iter().enumerate() {
@@ -343,9 +356,9 @@ impl Looped {
         (moves, rest)
     }
 
-    /// The events that would be ready if their laps were in the window: a head lap's past
-    /// it whose predecessors all ran (or it has none).
-    fn outside(&self, s: &State) -> Vec<EventId> {
+    /// The events that would be ready if their laps were in the window, as `(lap,
+    /// representative)`: a head lap's past it whose predecessors all ran (or it has none).
+    pub(super) fn beyond_window(&self, s: &State) -> Vec<(i64, EventId)> {
         if s.shifted || s.exit.is_some() {
             return Vec::new();
         }
@@ -355,7 +368,7 @@ impl Looped {
                 self.reps_at(s, l)
                     .iter()
                     .filter(move |&&r| !s.ran(l, r) && self.preds_ran(s, l, r))
-                    .copied()
+                    .map(move |&r| (l, r))
             })
             .collect()
     }
@@ -395,7 +408,7 @@ impl Looped {
     }
 
     /// The ops of lap `l` in state `s`: the loop's, the epilogue's at the trip count, none past.
-    fn reps_at(&self, s: &State, l: i64) -> &[EventId] {
+    pub(super) fn reps_at(&self, s: &State, l: i64) -> &[EventId] {
         let p = i64::from(self.period);
         let (list, r) = match s.exit {
             Some(n) if l == n => (&self.epilogues, n),
@@ -410,7 +423,7 @@ impl Looped {
     }
 
     /// The events not run whose predecessors all ran, as `(lap, representative)`.
-    fn ready(&self, s: &State) -> Vec<(i64, EventId)> {
+    pub(super) fn ready(&self, s: &State) -> Vec<(i64, EventId)> {
         let mut out = Vec::new();
         let end = (s.hi() + self.max_back).max(s.exit.map_or(0, |n| n + 1));
         for l in s.base..end {
@@ -433,7 +446,7 @@ impl Looped {
 
     /// The predecessors of `(l, r)`: its lap's own where they reach into the head, else its
     /// op's.
-    fn after_of(&self, s: &State, l: i64, r: EventId) -> &[(i64, EventId)] {
+    pub(super) fn after_of(&self, s: &State, l: i64, r: EventId) -> &[(i64, EventId)] {
         if !s.shifted {
             if let Some(v) = self.early.get(&(l, r)) {
                 return v;
@@ -511,9 +524,9 @@ enum Found {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Bar {
-    parity: u32,
-    pending: i64,
+pub(super) struct Bar {
+    pub(super) parity: u32,
+    pub(super) pending: i64,
     tx: i64,
     open: EventSet,
     closed: EventSet,
@@ -522,16 +535,16 @@ struct Bar {
 /// A state of the loop run forever: laps below `base` all ran, `done[k]` is what ran of lap
 /// `base + k` (the last one not empty).
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct State {
-    base: i64,
+pub(super) struct State {
+    pub(super) base: i64,
     /// Whether laps were shifted down (lap 0 is no longer the loop's first; a lap below it is
     /// one the loop ran, not one before it).
-    shifted: bool,
+    pub(super) shifted: bool,
     /// The trip count, once decided (a loop with an epilogue): lap `exit` is the epilogue.
-    exit: Option<i64>,
+    pub(super) exit: Option<i64>,
     done: Vec<EventSet>,
     /// Per barrier (shared with the states it was copied from until one changes it).
-    barriers: Vec<Rc<Bar>>,
+    pub(super) barriers: Vec<Rc<Bar>>,
     /// The latest instances known to each run event with a successor still to run.
     know: BTreeMap<(i64, EventId), Rc<EventSet>>,
     /// Per access: the lap of its latest instance.
@@ -571,15 +584,15 @@ impl State {
     }
 
     /// Whether lap `l` comes before the loop's first (no event there: a predecessor absent).
-    fn before_start(&self, l: i64) -> bool {
+    pub(super) fn before_start(&self, l: i64) -> bool {
         l < 0 && !self.shifted
     }
 
-    fn hi(&self) -> i64 {
+    pub(super) fn hi(&self) -> i64 {
         self.base + self.done.len() as i64
     }
 
-    fn ran(&self, l: i64, r: EventId) -> bool {
+    pub(super) fn ran(&self, l: i64, r: EventId) -> bool {
         l < self.base
             || usize::try_from(l - self.base)
                 .ok()

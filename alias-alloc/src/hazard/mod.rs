@@ -11,6 +11,7 @@
 //! | a loop read as the loop run forever, from a few trip counts ([`Looped`]) | `looped.rs` |
 //! | every execution of it at every trip count at once ([`EveryTripCount`]) | `every_trip_count.rs` |
 //! | the ops that need not be interleaved: persistent sets (`Footprints`) | `persistent.rs` |
+//! | what the ops outside a persistent set can do to each barrier (`Outside`) | `outside.rs` |
 //! | a kernel proved or refuted at every trip count, or a persistent one at every tile count ([`TripCountProof`]) | `trip_count_proof.rs` |
 //! | a kernel's trace cut into the laps of its loop ([`kernel_laps`]) | `kernel_laps.rs` |
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
@@ -55,6 +56,7 @@ mod kernel_laps;
 mod ledger;
 mod looped;
 mod machine;
+mod outside;
 mod persistent;
 mod read;
 mod subslice;

@@ -3,7 +3,9 @@
 //! (`docs/hazard-check.md`, *Persistent sets*).
 //!
 //! **Why a persistent set is enough.** Two ops of different threads are *dependent* when they
-//! touch one barrier and one of them arrives on it (an arrive or a TMA copy's `complete_tx`):
+//! touch one barrier and one of them arrives on it (an arrive or a TMA copy's `complete_tx`)
+//! in a way that changes what the other does or sees — an arrival that completes or passes
+//! the phase (`outside.rs` says when none can):
 //! a wait reads the barrier's phase and what its completed phases carry, an arrive writes
 //! both. Every other pair commutes and neither enables nor disables the other — accesses
 //! (their happens-before sets are the same in either order; a race is found by whichever
@@ -24,7 +26,11 @@
 //! after which something touches its barrier; a wait, enabled or not, every ready op after
 //! which something arrives on its barrier (what could complete its phase or change what it
 //! receives); a named barrier not yet complete, every ready op its missing members come
-//! after. The explorer ([`Looped::explore`]) takes, among the sets so closed from each enabled
+//! after. Whether an arrive or a wait needs the others' ops on its barrier depends on the
+//! state: where the ops outside the set cannot bring its barrier to the phase's last arrival
+//! before it, nor complete the phase a wait waits on ([`Outside`], `outside.rs`), the arrive
+//! or wait is independent of all of them and takes none in. The explorer
+//! ([`Looped::explore`]) takes, among the sets so closed from each enabled
 //! op, the one with the fewest enabled ops, and runs every enabled op instead wherever the
 //! set would begin a lap (the trip count is a choice every state keeps open: only an op of a
 //! lap begun runs in every trip count the state stands for) or an op is ready outside the
@@ -32,6 +38,7 @@
 
 use super::bitset::EventSet;
 use super::looped::Looped;
+use super::outside::Outside;
 use super::trace::{EventId, EventKind};
 
 /// Per op of a [`Looped`] (its compact id): the barriers it and every op after it (by
@@ -156,11 +163,13 @@ pub(super) enum Standing {
 
 /// The smallest persistent set found among those closed from each enabled op: the indices
 /// into `ready` of its enabled ops, or `None` where none is smaller than every enabled op
-/// (or one would hold an op [`Standing::Beyond`] or [`Standing::Outside`]).
+/// (or one would hold an op [`Standing::Beyond`] or [`Standing::Outside`]). `outside` says
+/// what the executions that do not run `ready[seed]` can do to each barrier.
 pub(super) fn persistent(
     looped: &Looped,
     fp: &Footprints,
     ready: &[(EventId, Standing)],
+    mut outside: impl FnMut(usize) -> Option<Outside>,
 ) -> Option<Vec<usize>> {
     if !fp.sound {
         return None;
@@ -175,7 +184,7 @@ pub(super) fn persistent(
         .enumerate()
         .filter(|(_, x)| x.1 == Standing::Enabled)
     {
-        let Some(set) = close(looped, fp, ready, seed) else {
+        let Some(set) = close(looped, fp, ready, seed, &mut outside) else {
             continue;
         };
         if best.as_ref().is_none_or(|b| set.len() < b.len()) {
@@ -190,13 +199,17 @@ pub(super) fn persistent(
 }
 
 /// The persistent set closed from `ready[seed]`: its enabled ops, or `None` where it holds an
-/// op [`Standing::Beyond`] or [`Standing::Outside`].
+/// op [`Standing::Beyond`] or [`Standing::Outside`]. What the ops outside it can do to a
+/// barrier ([`Outside`], asked of the executions that do not run the seed — a superset of
+/// those that run no op of the set) is asked once, at the first arrive or wait taken.
 fn close(
     looped: &Looped,
     fp: &Footprints,
     ready: &[(EventId, Standing)],
     seed: usize,
+    outside: &mut impl FnMut(usize) -> Option<Outside>,
 ) -> Option<Vec<usize>> {
+    let mut known: Option<Option<Outside>> = None;
     let mut taken = vec![false; ready.len()];
     let mut work = vec![seed];
     if let Some(t) = taken.get_mut(seed) {
@@ -210,8 +223,27 @@ fn close(
             Standing::Enabled => out.push(i),
             Standing::Blocked => {}
         }
+        let kind = looped.step(r).map(|s| &s.kind);
+        // An arrive that commutes with whatever the outside does to its barrier, a wait on a
+        // barrier whose phase the outside cannot complete: independent of every op outside.
+        let alone = match kind {
+            Some(EventKind::Arrive { barrier, count, .. }) => known
+                .get_or_insert_with(|| outside(seed))
+                .as_ref()
+                .is_some_and(|o| o.commutes(barrier.0, i64::from(*count))),
+            Some(EventKind::CompleteTx { barrier, .. }) => known
+                .get_or_insert_with(|| outside(seed))
+                .as_ref()
+                .is_some_and(|o| o.commutes(barrier.0, 0)),
+            Some(EventKind::Wait { barrier, .. }) => known
+                .get_or_insert_with(|| outside(seed))
+                .as_ref()
+                .is_some_and(|o| o.quiet(barrier.0)),
+            _ => false,
+        };
         let brings = |x: EventId| -> bool {
             match looped.step(r).map(|s| (&s.kind, &s.group)) {
+                _ if alone => false,
                 Some((
                     EventKind::Arrive { barrier, .. } | EventKind::CompleteTx { barrier, .. },
                     _,

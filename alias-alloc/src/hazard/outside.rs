@@ -1,0 +1,224 @@
+//! [`Outside`]: what the ops outside a persistent set can do to each barrier before an op of
+//! the set runs — the state-dependent half of the persistent sets (`persistent.rs`;
+//! `docs/hazard-check.md`, *Persistent sets*).
+//!
+//! From a state, an execution that runs no op of a set *S* runs only ops none of whose
+//! predecessors is in *S*, each once its predecessors ran, a wait once its barrier's phase of
+//! the other parity is complete. [`Looped::outside`] over-approximates every such execution at
+//! once, as the op instances it may run: an instance is taken once its predecessors ran or
+//! were taken, a wait once it passes in the state or its barrier may complete a phase — once
+//! the arrivals taken on it reach its pending count (tx-counts, which only hold a phase back,
+//! are left out: more is taken, never less). Per barrier it then bounds the arrivals every
+//! such execution makes, and says whether one may complete a phase, run a wait on it or a
+//! complete_tx (or an arrive of no arrivals). Past [`super::every_trip_count::DRIFT_PERIODS`]
+//! periods ahead of the window it gives up.
+//!
+//! A persistent set needs each op outside it to be independent of the set's ops in the states
+//! where it runs, not in every state (conditional independence: Godefroid and Pirottin,
+//! *Refining Dependencies Improves Partial-Order Verification Methods*, CAV 1993). Two
+//! arrivals on one barrier commute in a state where neither completes the phase alone and
+//! both together pass none of it: the pending count and tx-count add up, and what the phase
+//! carries is the union, in either order; a wait reads only the phase count and what
+//! completed phases carry, which an arrival that completes nothing leaves as it is. So an
+//! arrive of *c* in the set is independent of every op outside when the pending count less
+//! every arrival the outside can make stays above *c*, or equals it and the outside runs no
+//! wait, complete_tx or arrive of none on the barrier ([`Outside::commutes`]); a wait, when
+//! the outside cannot complete its barrier's phase ([`Outside::quiet`]).
+
+use super::bitset::EventSet;
+use super::every_trip_count::{State, DRIFT_PERIODS};
+use super::looped::Looped;
+use super::machine::passes;
+use super::trace::{EventId, EventKind};
+
+/// Per barrier, what every execution from a state that runs no op of a set can do to it.
+#[derive(Debug, Clone)]
+pub(super) struct Outside {
+    /// Arrivals the current phase still needs, in the state.
+    pending: Vec<i64>,
+    /// At most this many arrivals, summed over every op instance such an execution may run.
+    arrivals: Vec<i64>,
+    /// Whether such an execution may complete the current phase.
+    completes: Vec<bool>,
+    /// Whether such an execution may run a wait on it, a complete_tx or an arrive of no
+    /// arrivals: ops whose order with a set's arrive that completes the phase matters.
+    exposed: Vec<bool>,
+}
+
+impl Outside {
+    /// Whether no execution outside the set completes a phase of barrier `b`: a wait of the
+    /// set on `b` is then enabled or not, and acquires, the same after any of them.
+    pub(super) fn quiet(&self, b: usize) -> bool {
+        self.completes.get(b) == Some(&false)
+    }
+
+    /// Whether an arrive (or complete_tx: `arrivals` 0) of the set on barrier `b` commutes
+    /// with every op on `b` an execution outside the set runs, in every state it passes:
+    /// the pending arrivals stay above the arrive's own (neither completes a phase, one
+    /// after the other arrives past none), or reach them only at an arrival of one or more,
+    /// with no wait or complete_tx outside the set to tell the orders apart.
+    pub(super) fn commutes(&self, b: usize, arrivals: i64) -> bool {
+        let (Some(&pending), Some(&outside), Some(&exposed)) = (
+            self.pending.get(b),
+            self.arrivals.get(b),
+            self.exposed.get(b),
+        ) else {
+            return false;
+        };
+        let left = pending - outside;
+        self.quiet(b) && (left > arrivals || (left == arrivals && arrivals >= 1 && !exposed))
+    }
+}
+
+/// Per residue of a [`Looped`]'s laps, its ops as a set: the loop's, the epilogue's.
+#[derive(Debug, Clone)]
+pub(super) struct Residues {
+    laps: Vec<EventSet>,
+    epilogues: Vec<EventSet>,
+}
+
+impl Residues {
+    /// `looped`'s.
+    pub(super) fn new(looped: &Looped) -> Self {
+        let sets = |lists: &[Vec<EventId>]| {
+            lists
+                .iter()
+                .map(|ops| {
+                    let mut set = EventSet::new(looped.ids);
+                    for &r in ops {
+                        set.insert(r);
+                    }
+                    set
+                })
+                .collect()
+        };
+        Self {
+            laps: sets(&looped.laps),
+            epilogues: sets(&looped.epilogues),
+        }
+    }
+}
+
+impl Looped {
+    /// What the executions from `s` that run none of `frozen` (op instances `(lap, op)`, a
+    /// named barrier's whole group) can do to each barrier; `None` where they may run more
+    /// than [`DRIFT_PERIODS`] periods past the window's first lap.
+    pub(super) fn outside(
+        &self,
+        s: &State,
+        residues: &Residues,
+        frozen: &[(i64, EventId)],
+    ) -> Option<Outside> {
+        let barriers = self.counts.len();
+        let laps = DRIFT_PERIODS * i64::from(self.period) + self.max_back + 1;
+        let mut taken: Vec<EventSet> = (0..laps).map(|_| EventSet::new(self.ids)).collect();
+        let mut out = Outside {
+            pending: s.barriers.iter().map(|b| b.pending).collect(),
+            arrivals: vec![0; barriers],
+            completes: vec![false; barriers],
+            exposed: vec![false; barriers],
+        };
+        let mut touched = vec![false; barriers];
+        let mut parked: Vec<Vec<(i64, EventId)>> = vec![Vec::new(); barriers];
+        let mut work: Vec<(i64, EventId)> = self.ready(s);
+        work.extend(self.beyond_window(s));
+        if s.exit.is_none() {
+            // The loop may end at any lap from hi on (the explorer's End move is never left
+            // out): every epilogue op is a candidate there, taken once its predecessors are.
+            let period = i64::from(self.period);
+            for l in s.hi()..s.base + laps {
+                if let Some(e) = self.epilogues.get(l.rem_euclid(period) as usize) {
+                    work.extend(e.iter().map(|&r| (l, r)));
+                }
+            }
+        }
+        let is_taken = |taken: &[EventSet], l: i64, r: EventId| {
+            usize::try_from(l - s.base)
+                .ok()
+                .and_then(|k| taken.get(k))
+                .is_some_and(|t| t.contains(r))
+        };
+        while let Some((l, r)) = work.pop() {
+            if frozen.contains(&(l, r)) || s.ran(l, r) || is_taken(&taken, l, r) {
+                continue;
+            }
+            if !self.may_be_at(s, residues, l, r) {
+                continue;
+            }
+            let preds = self.after_of(s, l, r).iter().all(|&(back, q)| {
+                let at = l - back;
+                s.before_start(at) || s.ran(at, q) || is_taken(&taken, at, q)
+            });
+            if !preds {
+                continue;
+            }
+            let slot = usize::try_from(l - s.base).ok()?;
+            let step = self.step(r)?;
+            match &step.kind {
+                EventKind::Wait { barrier, parity } => {
+                    let b = barrier.0;
+                    let now = s.barriers.get(b).is_some_and(|x| passes(x.parity, *parity));
+                    if !now && !out.completes.get(b).copied().unwrap_or(true) {
+                        if let Some(p) = parked.get_mut(b) {
+                            p.push((l, r));
+                        }
+                        continue;
+                    }
+                    set(&mut out.exposed, b);
+                }
+                EventKind::Arrive { barrier, count, .. } => {
+                    let b = barrier.0;
+                    if let Some(a) = out.arrivals.get_mut(b) {
+                        *a += i64::from(*count);
+                    }
+                    if *count == 0 {
+                        set(&mut out.exposed, b);
+                    }
+                    set(&mut touched, b);
+                }
+                EventKind::CompleteTx { barrier, .. } => {
+                    set(&mut out.exposed, barrier.0);
+                    set(&mut touched, barrier.0);
+                }
+                EventKind::Access { .. } | EventKind::Sync { .. } => {}
+            }
+            // Past the laps followed: the window's own limit is the explorer's to report.
+            taken.get_mut(slot)?.insert(r);
+            if let EventKind::Arrive { barrier, .. } | EventKind::CompleteTx { barrier, .. } =
+                &step.kind
+            {
+                let b = barrier.0;
+                let may =
+                    touched.get(b) == Some(&true) && out.arrivals.get(b) >= out.pending.get(b);
+                if may && out.completes.get(b) == Some(&false) {
+                    set(&mut out.completes, b);
+                    work.append(parked.get_mut(b)?);
+                }
+            }
+            work.extend(step.successors.iter().map(|&(on, q)| (l + on, q)));
+        }
+        Some(out)
+    }
+
+    /// Whether op `r` may run at lap `l` in some execution from `s`: an op of that lap, or of
+    /// the epilogue there where the loop may still end at `l`.
+    fn may_be_at(&self, s: &State, residues: &Residues, l: i64, r: EventId) -> bool {
+        let residue = l.rem_euclid(i64::from(self.period)) as usize;
+        let within = |sets: &[EventSet]| sets.get(residue).is_some_and(|x| x.contains(r));
+        let head = !s.shifted && l < self.head;
+        match s.exit {
+            Some(n) if l >= n => l == n && within(&residues.epilogues),
+            _ if head => self.reps_at(s, l).contains(&r),
+            _ => {
+                within(&residues.laps)
+                    || (s.exit.is_none() && l >= s.hi() && within(&residues.epilogues))
+            }
+        }
+    }
+}
+
+fn set(flags: &mut [bool], b: usize) {
+    if let Some(f) = flags.get_mut(b) {
+        *f = true;
+    }
+}
