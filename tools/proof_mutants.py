@@ -16,7 +16,7 @@ proof's exit code — 0 verified at every trip count, 1 some trip count goes wro
 
 Usage:
   tools/proof_mutants.py [--linalias target/release/linalias] [--stride N] [--timeout S]
-                         [--tiles NAME=V[,V...]] [KERNEL ...]
+                         [--tiles NAME=V[,V...]] [--baseline OTHER_LINALIAS] [KERNEL ...]
 
 ``--stride N`` keeps every N-th mutant of each operator (all by default); ``--timeout S`` is
 the seconds one command may take (90 by default). ``--tiles N_CTX=256,512`` judges persistent
@@ -24,6 +24,9 @@ kernels (by default the one the tile proof verifies unmutated) by ``--every-tile
 each K-loop bound given instead (wrong where one of them is): every tile count at those K,
 where the sweep runs tiles and K together — a mutant wrong only at another K is flagged by
 the sweep alone, not a contradiction; the disagreements are listed for review all the same.
+``--baseline OTHER`` judges each mutant by the same proof run by another build (the binary
+before a change to the explorer) instead of the sweep: the columns "sweep" then read
+"baseline", and a disagreement is any mutant both decide differently (0 against 1).
 """
 
 import argparse
@@ -53,16 +56,23 @@ def code(linalias, path, timeout, *extra):
         return "timeout"
 
 
-def judge(linalias, mutated, tmp, timeout, proof):
+def prove(linalias, name, timeout, proof):
+    # Several proofs (--tiles at several K): wrong if one is, else undecided if one is.
+    codes = [code(linalias, name, timeout, *p) for p in proof]
+    return 1 if 1 in codes else next((c for c in codes if c != 0), 0)
+
+
+def judge(linalias, mutated, tmp, timeout, proof, baseline):
     fd, name = tempfile.mkstemp(suffix=".mlir", dir=tmp)
     with os.fdopen(fd, "w") as f:
         f.write("\n".join(mutated))
-    swept = code(linalias, name, timeout, "--sweep")
+    if baseline:
+        swept = prove(baseline, name, timeout, proof)
+    else:
+        swept = code(linalias, name, timeout, "--sweep")
     proved = 2
     if swept != 2:
-        # Several proofs (--tiles at several K): wrong if one is, else undecided if one is.
-        codes = [code(linalias, name, timeout, *p) for p in proof]
-        proved = 1 if 1 in codes else next((c for c in codes if c != 0), 0)
+        proved = prove(linalias, name, timeout, proof)
     os.unlink(name)
     return swept, proved
 
@@ -75,6 +85,8 @@ def main():
                     help="seconds a command may take (default %(default)s)")
     ap.add_argument("--tiles", metavar="NAME=V[,V...]",
                     help="judge by --every-tile-count --param NAME=V at each V (persistent kernels)")
+    ap.add_argument("--baseline", metavar="OTHER_LINALIAS",
+                    help="judge by the same proof run by this build instead of the sweep")
     ap.add_argument("kernels", nargs="*")
     a = ap.parse_args()
     kernels = a.kernels or (TILED if a.tiles else PROVED)
@@ -98,7 +110,8 @@ def main():
                 if (seen[opname] - 1) % a.stride:
                     continue
                 site = (opname, kernel, j + 1, lines[j].strip().split(" loc(")[0][:100])
-                jobs.append((site, pool.submit(judge, a.linalias, mutated, tmp, a.timeout, proof)))
+                jobs.append((site, pool.submit(judge, a.linalias, mutated, tmp, a.timeout, proof,
+                                                    a.baseline)))
         for k, (site, future) in enumerate(jobs):
             swept, proved = future.result()
             print(f"[{k + 1}/{len(jobs)}] {site[0]} {site[1]}:{site[2]}: sweep {swept}, proof {proved}",
@@ -110,11 +123,12 @@ def main():
             row["mutants"] += 1
             row[f"sweep {swept}"] += 1
             row[f"proof {proved}"] += 1
-            if swept == 1 and proved == 0:
+            if (swept == 1 and proved == 0) or (a.baseline and swept == 0 and proved == 1):
                 disagree.append(site)
             if proved == 1 and swept != 1:
                 only.append(site + (swept,))
-    out = ["| operator | mutants | sweep flags (1) | proof: goes wrong (1) | proof: verified (0) "
+    judge_by = "baseline: goes wrong (1)" if a.baseline else "sweep flags (1)"
+    out = [f"| operator | mutants | {judge_by} | proof: goes wrong (1) | proof: verified (0) "
            "| proof: not decided (3) | disagreements |", "|---|---|---|---|---|---|---|"]
     total = Counter()
     for op in hm.OPERATORS:
@@ -127,8 +141,10 @@ def main():
                    f"{r['proof 3'] + r['proof timeout']} | {d} |")
     out.append(f"| all | {total['mutants']} | {total['sweep 1']} | {total['proof 1']} | "
                f"{total['proof 0']} | {total['proof 3'] + total['proof timeout']} | {len(disagree)} |")
-    for title, items in (("Disagreements (the sweep flags, the proof verifies)", disagree),
-                         ("Found by the proof alone", only)):
+    titles = (("Disagreements (the baseline decides otherwise)", "Refuted by this build alone")
+              if a.baseline else
+              ("Disagreements (the sweep flags, the proof verifies)", "Found by the proof alone"))
+    for title, items in zip(titles, (disagree, only)):
         if items:
             out += ["", f"{title}:", ""]
             out += [f"- {s[0]}, {s[1]} line {s[2]}: `{s[3]}`" + (f" (sweep exit {s[4]})" if len(s) > 4 else "")

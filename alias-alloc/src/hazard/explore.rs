@@ -6,6 +6,8 @@ use std::collections::{BTreeSet, HashSet};
 use super::error::HazardError;
 use super::fingerprint::fingerprint;
 use super::machine::{Fault, Machine};
+use super::outside::outside_of_machine;
+use super::persistent::{persistent, Footprints, Ops, Standing};
 use super::trace::{EventId, Trace};
 
 /// What every execution of a trace can do.
@@ -40,8 +42,53 @@ pub struct Exploration {
 /// # Ok::<(), alias_alloc::hazard::HazardError>(())
 /// ```
 pub fn explore(trace: &Trace, budget: usize) -> Result<Exploration, HazardError> {
+    search(trace, budget, false)
+}
+
+/// [`explore`] up to the order of independent events: in each state only a persistent set of
+/// the enabled events runs (`persistent.rs`, `outside.rs`) — every execution is, up to
+/// swapping independent neighbours, one that starts in it. The trace is finite, so every
+/// class of equivalent complete executions keeps a representative: the same races, stuck
+/// events and faults as [`explore`], in fewer states (what [`TripCountProof`] runs at the
+/// trip counts below its least).
+///
+/// [`TripCountProof`]: super::TripCountProof
+///
+/// ```
+/// use alias_alloc::hazard::{explore, explore_reduced, Cells, Space, TraceBuilder};
+/// // Three consumers free one slot together (count 3); the producer refills it.
+/// let mut t = TraceBuilder::new();
+/// let p = t.partition("producer");
+/// let (full, empty) = (t.barrier("full", 1)?, t.barrier("empty", 3)?);
+/// let slot = Cells::range(Space::Smem, 0, 64);
+/// let consumers: Vec<_> = (0..3).map(|_| t.partition("consumer")).collect();
+/// for i in 0..2u8 {
+///     t.wait(p, "wait empty", empty, 1 - i)?;
+///     t.access(p, "local_store", slot.clone(), true)?;
+///     t.arrive(p, "arrive full", full, 1)?;
+/// }
+/// for &c in &consumers {
+///     for i in 0..2u8 {
+///         t.wait(c, "wait full", full, i)?;
+///         t.access(c, "local_load", slot.clone(), false)?;
+///         t.arrive(c, "arrive empty", empty, 1)?;
+///     }
+/// }
+/// let trace = t.build()?;
+/// let (every, reduced) = (explore(&trace, 100_000)?, explore_reduced(&trace, 100_000)?);
+/// assert_eq!((every.races.len(), every.stuck.len()), (0, 0));
+/// assert_eq!((&reduced.races, &reduced.stuck, &reduced.faults), (&every.races, &every.stuck, &every.faults));
+/// assert!(reduced.states < every.states); // the consumers' arrivals need not be ordered
+/// # Ok::<(), alias_alloc::hazard::HazardError>(())
+/// ```
+pub fn explore_reduced(trace: &Trace, budget: usize) -> Result<Exploration, HazardError> {
+    search(trace, budget, true)
+}
+
+fn search(trace: &Trace, budget: usize, reduce: bool) -> Result<Exploration, HazardError> {
     let mut out = Exploration::default();
     let mut seen = HashSet::new();
+    let reduction = reduce.then(|| (Footprints::of_trace(trace), trace.successors()));
     let mut stack = vec![Machine::new(trace)];
     while let Some(mut m) = stack.pop() {
         m.run_accesses(|_| true);
@@ -59,10 +106,39 @@ pub fn explore(trace: &Trace, budget: usize) -> Result<Exploration, HazardError>
                 budget,
             });
         }
-        let enabled = m.enabled_events();
+        let mut enabled = m.enabled_events();
         if enabled.is_empty() {
             out.stuck.extend(trace.ids().filter(|&e| !m.ran(e)));
             continue;
+        }
+        if let Some((fp, successors)) = &reduction {
+            // (the state space is acyclic — every step runs an event —: no cycle proviso)
+            let ready: Vec<(EventId, Standing)> = m
+                .blocked()
+                .into_iter()
+                .map(|e| {
+                    let standing = if enabled.contains(&e) {
+                        Standing::Enabled
+                    } else {
+                        Standing::Blocked
+                    };
+                    (e, standing)
+                })
+                .collect();
+            let chosen = persistent(trace, fp, &ready, |seed| {
+                let &(e, _) = ready.get(seed)?;
+                let frozen = trace
+                    .members(e)
+                    .map_or_else(|| vec![e], <[EventId]>::to_vec);
+                Some(outside_of_machine(&m, trace, successors, &frozen))
+            });
+            if let Some(chosen) = chosen {
+                let keep: Vec<EventId> = chosen
+                    .iter()
+                    .filter_map(|&i| ready.get(i).map(|x| x.0))
+                    .collect();
+                enabled.retain(|e| keep.contains(e));
+            }
         }
         for e in enabled {
             let mut next = m.clone();

@@ -71,7 +71,7 @@ pub use bitset::EventSet;
 pub use check_report::CheckReport;
 pub use error::HazardError;
 pub use every_trip_count::{EveryTripCount, DRIFT_PERIODS};
-pub use explore::{explore, random_run, sample, Exploration};
+pub use explore::{explore, explore_reduced, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
 pub use kernel_laps::{kernel_laps, KernelLaps};
 pub use ledger::{open_phases, OpenPhase};

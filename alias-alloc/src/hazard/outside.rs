@@ -28,8 +28,8 @@
 use super::bitset::EventSet;
 use super::every_trip_count::{State, DRIFT_PERIODS};
 use super::looped::Looped;
-use super::machine::passes;
-use super::trace::{EventId, EventKind};
+use super::machine::{passes, Machine};
+use super::trace::{BarrierId, EventId, EventKind, Trace};
 
 /// Per barrier, what every execution from a state that runs no op of a set can do to it.
 #[derive(Debug, Clone)]
@@ -99,6 +99,120 @@ impl Residues {
     }
 }
 
+/// An over-approximation in progress: per barrier, what the ops taken so far do to it, and
+/// the waits set aside (as `T`) until it may complete a phase.
+struct Tally<T> {
+    out: Outside,
+    touched: Vec<bool>,
+    parked: Vec<Vec<T>>,
+}
+
+impl<T> Tally<T> {
+    fn new(pending: Vec<i64>) -> Self {
+        let barriers = pending.len();
+        Self {
+            out: Outside {
+                pending,
+                arrivals: vec![0; barriers],
+                completes: vec![false; barriers],
+                exposed: vec![false; barriers],
+            },
+            touched: vec![false; barriers],
+            parked: (0..barriers).map(|_| Vec::new()).collect(),
+        }
+    }
+
+    /// Whether an op of `kind`, its predecessors taken, may be taken: a wait that does not
+    /// pass now (`passes(barrier, parity)`) and on a barrier no phase of which may complete
+    /// yet is set aside as `item`.
+    fn admit(&mut self, kind: &EventKind, passes: impl FnOnce(usize, u8) -> bool, item: T) -> bool {
+        if let EventKind::Wait { barrier, parity } = kind {
+            let b = barrier.0;
+            if !self.out.completes.get(b).copied().unwrap_or(true) && !passes(b, *parity) {
+                if let Some(p) = self.parked.get_mut(b) {
+                    p.push(item);
+                }
+                return false;
+            }
+        }
+        true
+    }
+
+    /// Records an op of `kind` taken; returns the waits a phase its barrier may now complete
+    /// lets through.
+    fn took(&mut self, kind: &EventKind) -> Vec<T> {
+        let b = match kind {
+            EventKind::Wait { barrier, .. } => {
+                set(&mut self.out.exposed, barrier.0);
+                return Vec::new();
+            }
+            EventKind::Arrive { barrier, count, .. } => {
+                if let Some(a) = self.out.arrivals.get_mut(barrier.0) {
+                    *a += i64::from(*count);
+                }
+                if *count == 0 {
+                    set(&mut self.out.exposed, barrier.0);
+                }
+                barrier.0
+            }
+            EventKind::CompleteTx { barrier, .. } => {
+                set(&mut self.out.exposed, barrier.0);
+                barrier.0
+            }
+            EventKind::Access { .. } | EventKind::Sync { .. } => return Vec::new(),
+        };
+        set(&mut self.touched, b);
+        let may = self.out.arrivals.get(b) >= self.out.pending.get(b);
+        if may && self.out.completes.get(b) == Some(&false) {
+            set(&mut self.out.completes, b);
+            return self
+                .parked
+                .get_mut(b)
+                .map(std::mem::take)
+                .unwrap_or_default();
+        }
+        Vec::new()
+    }
+}
+
+/// What the executions of `m`'s trace from `m` that run none of `frozen` (a named barrier's
+/// whole group) can do to each barrier. `successors` is [`Trace::successors`].
+pub(super) fn outside_of_machine(
+    m: &Machine<'_>,
+    trace: &Trace,
+    successors: &[Vec<EventId>],
+    frozen: &[EventId],
+) -> Outside {
+    let pending = (0..trace.barriers.len())
+        .map(|b| m.barrier(BarrierId(b)).map_or(0, |x| x.pending))
+        .collect();
+    let mut tally = Tally::new(pending);
+    let mut taken = EventSet::of(trace);
+    let mut work = m.blocked();
+    while let Some(e) = work.pop() {
+        if frozen.contains(&e) || m.ran(e) || taken.contains(e) {
+            continue;
+        }
+        let Some(event) = trace.events.get(e.0) else {
+            continue;
+        };
+        if !event.after.iter().all(|&p| m.ran(p) || taken.contains(p)) {
+            continue;
+        }
+        let passes_now = |b: usize, parity: u8| {
+            m.barrier(BarrierId(b))
+                .is_some_and(|x| passes(x.completed, parity))
+        };
+        if !tally.admit(&event.kind, passes_now, e) {
+            continue;
+        }
+        taken.insert(e);
+        work.extend(tally.took(&event.kind));
+        work.extend(successors.get(e.0).into_iter().flatten().copied());
+    }
+    tally.out
+}
+
 impl Looped {
     /// What the executions from `s` that run none of `frozen` (op instances `(lap, op)`, a
     /// named barrier's whole group) can do to each barrier; `None` where they may run more
@@ -109,17 +223,9 @@ impl Looped {
         residues: &Residues,
         frozen: &[(i64, EventId)],
     ) -> Option<Outside> {
-        let barriers = self.counts.len();
         let laps = DRIFT_PERIODS * i64::from(self.period) + self.max_back + 1;
         let mut taken: Vec<EventSet> = (0..laps).map(|_| EventSet::new(self.ids)).collect();
-        let mut out = Outside {
-            pending: s.barriers.iter().map(|b| b.pending).collect(),
-            arrivals: vec![0; barriers],
-            completes: vec![false; barriers],
-            exposed: vec![false; barriers],
-        };
-        let mut touched = vec![false; barriers];
-        let mut parked: Vec<Vec<(i64, EventId)>> = vec![Vec::new(); barriers];
+        let mut tally = Tally::new(s.barriers.iter().map(|b| b.pending).collect());
         let mut work: Vec<(i64, EventId)> = self.ready(s);
         work.extend(self.beyond_window(s));
         if s.exit.is_none() {
@@ -152,52 +258,19 @@ impl Looped {
             if !preds {
                 continue;
             }
-            let slot = usize::try_from(l - s.base).ok()?;
             let step = self.step(r)?;
-            match &step.kind {
-                EventKind::Wait { barrier, parity } => {
-                    let b = barrier.0;
-                    let now = s.barriers.get(b).is_some_and(|x| passes(x.parity, *parity));
-                    if !now && !out.completes.get(b).copied().unwrap_or(true) {
-                        if let Some(p) = parked.get_mut(b) {
-                            p.push((l, r));
-                        }
-                        continue;
-                    }
-                    set(&mut out.exposed, b);
-                }
-                EventKind::Arrive { barrier, count, .. } => {
-                    let b = barrier.0;
-                    if let Some(a) = out.arrivals.get_mut(b) {
-                        *a += i64::from(*count);
-                    }
-                    if *count == 0 {
-                        set(&mut out.exposed, b);
-                    }
-                    set(&mut touched, b);
-                }
-                EventKind::CompleteTx { barrier, .. } => {
-                    set(&mut out.exposed, barrier.0);
-                    set(&mut touched, barrier.0);
-                }
-                EventKind::Access { .. } | EventKind::Sync { .. } => {}
+            let passes_now =
+                |b: usize, parity: u8| s.barriers.get(b).is_some_and(|x| passes(x.parity, parity));
+            if !tally.admit(&step.kind, passes_now, (l, r)) {
+                continue;
             }
-            // Past the laps followed: the window's own limit is the explorer's to report.
+            // Past the laps followed: given up.
+            let slot = usize::try_from(l - s.base).ok()?;
             taken.get_mut(slot)?.insert(r);
-            if let EventKind::Arrive { barrier, .. } | EventKind::CompleteTx { barrier, .. } =
-                &step.kind
-            {
-                let b = barrier.0;
-                let may =
-                    touched.get(b) == Some(&true) && out.arrivals.get(b) >= out.pending.get(b);
-                if may && out.completes.get(b) == Some(&false) {
-                    set(&mut out.completes, b);
-                    work.append(parked.get_mut(b)?);
-                }
-            }
+            work.extend(tally.took(&step.kind));
             work.extend(step.successors.iter().map(|&(on, q)| (l + on, q)));
         }
-        Some(out)
+        Some(tally.out)
     }
 
     /// Whether op `r` may run at lap `l` in some execution from `s`: an op of that lap, or of

@@ -39,7 +39,7 @@
 use super::bitset::EventSet;
 use super::looped::Looped;
 use super::outside::Outside;
-use super::trace::{EventId, EventKind};
+use super::trace::{EventId, EventKind, Trace};
 
 /// Per op of a [`Looped`] (its compact id): the barriers it and every op after it (by
 /// predecessors, any number of laps on, the epilogue's included) touch.
@@ -56,11 +56,43 @@ pub(super) struct Footprints {
     pub(super) sound: bool,
 }
 
+/// What [`persistent`] asks of the ops it orders: a [`Looped`]'s (by representative) or a
+/// [`Trace`]'s (by event).
+pub(super) trait Ops {
+    /// What op `r` does.
+    fn kind(&self, r: EventId) -> Option<&EventKind>;
+    /// The members of the named barrier op `r` takes part in.
+    fn members(&self, r: EventId) -> Option<&[EventId]>;
+}
+
+impl Ops for Looped {
+    fn kind(&self, r: EventId) -> Option<&EventKind> {
+        self.step(r).map(|s| &s.kind)
+    }
+
+    fn members(&self, r: EventId) -> Option<&[EventId]> {
+        self.step(r)
+            .and_then(|s| s.group.as_ref())
+            .map(|g| g.0.as_slice())
+    }
+}
+
+impl Ops for Trace {
+    fn kind(&self, r: EventId) -> Option<&EventKind> {
+        self.events.get(r.0).map(|e| &e.kind)
+    }
+
+    fn members(&self, r: EventId) -> Option<&[EventId]> {
+        match self.kind(r) {
+            Some(EventKind::Sync { group }) => self.syncs.get(*group).map(|g| g.members.as_slice()),
+            _ => None,
+        }
+    }
+}
+
 impl Footprints {
     /// Reads the footprints of `looped`'s ops.
     pub(super) fn new(looped: &Looped) -> Self {
-        let n = looped.ids;
-        let barriers = looped.counts.len();
         // q → r wherever q is a predecessor of r, in a lap reaching into the head or not.
         let mut edges: Vec<(usize, usize)> = Vec::new();
         for (r, step) in looped.steps.iter().enumerate() {
@@ -70,6 +102,39 @@ impl Footprints {
         for ((_, r), after) in &looped.early {
             edges.extend(after.iter().map(|&(_, q)| (q.0, r.0)));
         }
+        let sound = looped
+            .laps
+            .iter()
+            .flatten()
+            .all(|r| looped.step(*r).is_some_and(|s| !s.after.is_empty()));
+        Self::of(looped, looped.ids, looped.counts.len(), &edges, sound)
+    }
+
+    /// The footprints of `trace`'s events (each ready one is in the state: always sound).
+    pub(super) fn of_trace(trace: &Trace) -> Self {
+        let edges: Vec<(usize, usize)> = trace
+            .events
+            .iter()
+            .enumerate()
+            .flat_map(|(r, e)| e.after.iter().map(move |q| (q.0, r)))
+            .collect();
+        Self::of(
+            trace,
+            trace.events.len(),
+            trace.barriers.len(),
+            &edges,
+            true,
+        )
+    }
+
+    /// From `n` ops over `barriers` barriers and the edges `q → r` (q a predecessor of r).
+    fn of(
+        ops: &impl Ops,
+        n: usize,
+        barriers: usize,
+        edges: &[(usize, usize)],
+        sound: bool,
+    ) -> Self {
         let mut after: Vec<EventSet> = (0..n)
             .map(|i| {
                 let mut s = EventSet::new(n);
@@ -80,7 +145,7 @@ impl Footprints {
         let mut changed = true;
         while changed {
             changed = false;
-            for &(q, r) in &edges {
+            for &(q, r) in edges {
                 let Some(from) = after.get(r).cloned() else {
                     continue;
                 };
@@ -90,7 +155,7 @@ impl Footprints {
             }
         }
         let barrier_of = |r: EventId| -> Option<(usize, bool)> {
-            match looped.step(r).map(|s| &s.kind) {
+            match ops.kind(r) {
                 Some(EventKind::Arrive { barrier, .. } | EventKind::CompleteTx { barrier, .. }) => {
                     Some((barrier.0, true))
                 }
@@ -114,11 +179,6 @@ impl Footprints {
                 }
             }
         }
-        let sound = looped
-            .laps
-            .iter()
-            .flatten()
-            .all(|r| looped.step(*r).is_some_and(|s| !s.after.is_empty()));
         Self {
             arrives,
             touches,
@@ -166,7 +226,7 @@ pub(super) enum Standing {
 /// (or one would hold an op [`Standing::Beyond`] or [`Standing::Outside`]). `outside` says
 /// what the executions that do not run `ready[seed]` can do to each barrier.
 pub(super) fn persistent(
-    looped: &Looped,
+    ops: &impl Ops,
     fp: &Footprints,
     ready: &[(EventId, Standing)],
     mut outside: impl FnMut(usize) -> Option<Outside>,
@@ -184,7 +244,7 @@ pub(super) fn persistent(
         .enumerate()
         .filter(|(_, x)| x.1 == Standing::Enabled)
     {
-        let Some(set) = close(looped, fp, ready, seed, &mut outside) else {
+        let Some(set) = close(ops, fp, ready, seed, &mut outside) else {
             continue;
         };
         if best.as_ref().is_none_or(|b| set.len() < b.len()) {
@@ -203,7 +263,7 @@ pub(super) fn persistent(
 /// barrier ([`Outside`], asked of the executions that do not run the seed — a superset of
 /// those that run no op of the set) is asked once, at the first arrive or wait taken.
 fn close(
-    looped: &Looped,
+    ops: &impl Ops,
     fp: &Footprints,
     ready: &[(EventId, Standing)],
     seed: usize,
@@ -223,7 +283,7 @@ fn close(
             Standing::Enabled => out.push(i),
             Standing::Blocked => {}
         }
-        let kind = looped.step(r).map(|s| &s.kind);
+        let kind = ops.kind(r);
         // An arrive that commutes with whatever the outside does to its barrier, a wait on a
         // barrier whose phase the outside cannot complete: independent of every op outside.
         let alone = match kind {
@@ -242,18 +302,15 @@ fn close(
             _ => false,
         };
         let brings = |x: EventId| -> bool {
-            match looped.step(r).map(|s| (&s.kind, &s.group)) {
+            match kind {
                 _ if alone => false,
-                Some((
-                    EventKind::Arrive { barrier, .. } | EventKind::CompleteTx { barrier, .. },
-                    _,
-                )) => fp.touches(x, barrier.0),
-                Some((EventKind::Wait { barrier, .. }, _)) => fp.arrives(x, barrier.0),
-                Some((EventKind::Sync { .. }, Some((members, _))))
-                    if standing == Standing::Blocked =>
-                {
-                    members.iter().any(|&m| fp.after(x, m))
+                Some(EventKind::Arrive { barrier, .. } | EventKind::CompleteTx { barrier, .. }) => {
+                    fp.touches(x, barrier.0)
                 }
+                Some(EventKind::Wait { barrier, .. }) => fp.arrives(x, barrier.0),
+                Some(EventKind::Sync { .. }) if standing == Standing::Blocked => ops
+                    .members(r)
+                    .is_some_and(|members| members.iter().any(|&m| fp.after(x, m))),
                 _ => false,
             }
         };

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use serde_json::{json, Value};
 
 use super::every_trip_count::EveryTripCount;
-use super::explore::{explore, Exploration};
+use super::explore::{explore_reduced, Exploration};
 use super::kernel_laps::kernel_laps;
 use super::looped::{Looped, Run};
 use super::read::{read_kernel, KernelTrace, ReadOptions};
@@ -46,8 +46,8 @@ pub struct TripCountProof {
     /// by its line in the kernel (`race: ttng.tc_gen5_mma line 350 p_tiles[0] and
     /// ttng.tmem_store line 203 p_tiles[0], 1 lap later`).
     pub findings: Vec<String>,
-    /// Each trip count below `least` with what every interleaving of it does ([`explore`]),
-    /// or why it was not explored to the end.
+    /// Each trip count below `least` with what every interleaving of it does
+    /// ([`explore_reduced`]), or why it was not explored to the end.
     pub below: Vec<(u32, Result<Exploration, HazardError>)>,
 }
 
@@ -497,7 +497,7 @@ fn prove(
     let below = (1..least)
         .map(|laps| {
             let kt = read_kernel(text, &at(laps))?;
-            Ok((laps, explore(&kt.trace, budget)))
+            Ok((laps, explore_reduced(&kt.trace, budget)))
         })
         .collect::<Result<Vec<_>, HazardError>>()?;
     Ok(TripCountProof {

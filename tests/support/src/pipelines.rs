@@ -590,6 +590,73 @@ pub fn shape(kind: u32, slots: u32, iterations: u32, aliased: bool) -> Pipeline 
     }
 }
 
+/// A CLC-like hand-off: a producer waits for `empty` (count `k`), expects the response's bytes
+/// on `full` and copies it in by TMA; `k` consumers wait for `full`, read the response and
+/// arrive on `empty` — and two of them pass a tile between them on a ring of their own: the
+/// arrivals of many threads on one barrier, which a persistent set may take one at a time
+/// (`alias-alloc/src/hazard/outside.rs`). Two laps; up to four consumers.
+pub fn fan_in(k: usize, slots: u32, count: u32) -> Pipeline {
+    let buffer = |name, base, slots| Buffer {
+        name,
+        space: Space::Smem,
+        base,
+        slot_bytes: 16,
+        slots,
+    };
+    let ring = |name, count| Ring { name, slots, count };
+    let wait = |bar, flip| Op::Wait {
+        bar,
+        shift: 0,
+        phase: Phase::Lap { flip },
+    };
+    let arrive = |bar| Op::Arrive { bar, shift: 0 };
+    let access = |buf, write| Op::Access {
+        buf,
+        shift: 0,
+        write,
+    };
+    let (full, empty, handed, taken) = (0, 1, 2, 3);
+    let mut threads = vec![(
+        "producer",
+        vec![
+            wait(empty, 1),
+            Op::Expect {
+                bar: full,
+                buf: 0,
+                shift: 0,
+            },
+            Op::Tma {
+                buf: 0,
+                bar: full,
+                shift: 0,
+            },
+        ],
+    )];
+    let names = ["consumer0", "consumer1", "consumer2", "consumer3"];
+    for (c, name) in names.into_iter().take(k).enumerate() {
+        let mut body = vec![wait(full, 0), access(0, false)];
+        match c {
+            0 => body.extend([wait(taken, 1), access(1, true), arrive(handed)]),
+            1 => body.extend([wait(handed, 0), access(1, false), arrive(taken)]),
+            _ => {}
+        }
+        body.push(arrive(empty));
+        threads.push((name, body));
+    }
+    Pipeline {
+        iterations: 2,
+        barriers: vec![
+            ring("full", 1),
+            ring("empty", count),
+            ring("handed", 1),
+            ring("taken", 1),
+        ],
+        buffers: vec![buffer("response", 0, slots), buffer("tile", 4096, slots)],
+        threads,
+        epilogue: vec![],
+    }
+}
+
 /// A random pipeline: a correct shape, then (three times in five) one seeded bug.
 pub fn generate(src: &mut impl Source) -> (Pipeline, Option<Mutation>) {
     let kind = src.below(7);
