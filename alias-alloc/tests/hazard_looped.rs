@@ -705,7 +705,7 @@ fn partitions_taking_turns_are_decided_at_every_trip_count() {
 fn persistent_sets_find_what_every_interleaving_finds() {
     let mut rng = XorShift(0x51ee_75e7);
     let mut change = XorShift(0x0e91_1093);
-    let (mut compared, mut wrong, mut fewer, mut states, mut reduced) = (0, 0, 0, 0, 0);
+    let mut tally = Tally::default();
     for i in 0..200 {
         let (mut p, _) = generate(&mut rng);
         let big_p = p.period();
@@ -727,27 +727,58 @@ fn persistent_sets_find_what_every_interleaving_finds() {
         };
         let every = looped.explore_every_interleaving(BUDGET);
         let persistent = looped.explore(BUDGET);
+        tally.add(&every, &persistent, &format!("({what}) {p:#?}"));
+    }
+    tally.holds("pipelines", 150, 50, 50);
+}
+
+/// Verdicts of `Looped::explore` held against `Looped::explore_every_interleaving`, counted.
+#[derive(Default)]
+struct Tally {
+    compared: usize,
+    wrong: usize,
+    fewer: usize,
+    states: usize,
+    reduced: usize,
+}
+
+impl Tally {
+    /// Holds `persistent` to `every` (both complete, else left out): the same least trip count
+    /// racing, faulting and hanging, in no more states.
+    fn add(&mut self, every: &EveryTripCount, persistent: &EveryTripCount, what: &str) {
         if !every.complete || !persistent.complete {
-            continue;
+            // (a thread running more than DRIFT_PERIODS ahead, or past the budget)
+            return;
         }
         let verdict = |e: &EveryTripCount| (e.race_at, e.fault_at, e.stuck_at, e.goes_wrong());
         assert_eq!(
-            verdict(&persistent),
-            verdict(&every),
-            "({what}) {persistent:?}\n{every:?}\n{p:#?}"
+            verdict(persistent),
+            verdict(every),
+            "{what}: {persistent:?}\n{every:?}"
         );
-        assert!(persistent.states <= every.states, "({what}) {p:#?}");
-        compared += 1;
-        wrong += usize::from(every.goes_wrong());
-        fewer += usize::from(persistent.states < every.states);
-        states += every.states;
-        reduced += persistent.states;
+        assert!(persistent.states <= every.states, "{what}");
+        self.compared += 1;
+        self.wrong += usize::from(every.goes_wrong());
+        self.fewer += usize::from(persistent.states < every.states);
+        self.states += every.states;
+        self.reduced += persistent.states;
     }
-    eprintln!("{compared} pipelines compared ({wrong} going wrong), {fewer} in fewer states: {reduced} states against {states}");
-    assert!(
-        compared >= 150 && wrong >= 50 && fewer >= 50,
-        "{compared} compared, {wrong} wrong, {fewer} fewer"
-    );
+
+    /// Prints the counts and requires at least so many compared, going wrong and reduced.
+    fn holds(&self, what: &str, compared: usize, wrong: usize, fewer: usize) {
+        let Tally {
+            compared: c,
+            wrong: w,
+            fewer: f,
+            states,
+            reduced,
+        } = self;
+        eprintln!("{c} {what} compared ({w} going wrong), {f} in fewer states: {reduced} states against {states}");
+        assert!(
+            *c >= compared && *w >= wrong && *f >= fewer,
+            "{c} compared, {w} wrong, {f} fewer"
+        );
+    }
 }
 
 /// Many threads arriving on one barrier (`fan_in`: 2 to 4 consumers, rings of 1 and 2, the
@@ -756,7 +787,7 @@ fn persistent_sets_find_what_every_interleaving_finds() {
 /// do leaves its phase open — find what running every enabled op finds, in no more states.
 #[test]
 fn arrivals_of_many_threads_on_one_barrier_are_reduced_without_loss() {
-    let (mut compared, mut wrong, mut fewer, mut states, mut reduced) = (0, 0, 0, 0, 0);
+    let mut tally = Tally::default();
     for (k, slots) in [(2, 1), (2, 2), (3, 1), (3, 2), (4, 1)] {
         {
             let right = k as u32;
@@ -783,32 +814,15 @@ fn arrivals_of_many_threads_on_one_barrier_are_reduced_without_loss() {
                 // (a producer let loose runs past any budget: such a case is left out)
                 let every = looped.explore_every_interleaving(BUDGET / 10);
                 let persistent = looped.explore(BUDGET / 10);
-                let what = format!("{k} consumers, ring of {slots}, {what}");
-                if !every.complete || !persistent.complete {
-                    // (a thread running more than DRIFT_PERIODS ahead, or past the budget)
-                    continue;
-                }
-                let verdict =
-                    |e: &EveryTripCount| (e.race_at, e.fault_at, e.stuck_at, e.goes_wrong());
-                assert_eq!(
-                    verdict(&persistent),
-                    verdict(&every),
-                    "{what}: {persistent:?}\n{every:?}"
+                tally.add(
+                    &every,
+                    &persistent,
+                    &format!("{k} consumers, ring of {slots}, {what}"),
                 );
-                assert!(persistent.states <= every.states, "{what}");
-                compared += 1;
-                wrong += usize::from(every.goes_wrong());
-                fewer += usize::from(persistent.states < every.states);
-                states += every.states;
-                reduced += persistent.states;
             }
         }
     }
-    eprintln!("{compared} hand-offs compared ({wrong} going wrong), {fewer} in fewer states: {reduced} states against {states}");
-    assert!(
-        compared >= 80 && wrong >= 40 && fewer >= 60,
-        "{compared} compared, {wrong} wrong, {fewer} fewer"
-    );
+    tally.holds("hand-offs", 80, 40, 60);
 }
 
 /// `fa_ws_persistent`, a persistent kernel (a tile loop around the K loop in every partition),
