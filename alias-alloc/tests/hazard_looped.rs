@@ -923,6 +923,23 @@ fn a_tile_count_proof_finds_a_wait_that_passes_into_the_next_tile() {
     assert!(text.contains("hang: ttng.wait_barrier line 543 q_empties[0] waits forever"));
 }
 
+/// Where the reads that look for the tile count's knob stop — `fa_ws_persistent` at 16 K laps a
+/// tile passes the reader's cap on events before two tiles — the refusal says so, not only
+/// that no knob was found.
+#[test]
+fn a_tile_proof_says_why_its_knob_search_read_nothing() {
+    let text = test_support::tlx_kernels::dump("fa_ws_persistent", "before");
+    let mut opts = ReadOptions::default();
+    opts.params.insert("N_CTX".into(), 2048);
+    let refused = TripCountProof::tiles(&text, &opts, PROOF_BUDGET).unwrap_err();
+    let message = refused.to_string();
+    assert!(
+        message.contains("no free parameter nor clc_tiles sets its tiles one at a time")
+            && message.contains("(a read to find out: the trace passed 20000 events"),
+        "{message}"
+    );
+}
+
 /// The states the explorer visited at each trip count below the proof's least.
 fn explored_below(proof: &TripCountProof) -> Vec<usize> {
     proof

@@ -6,6 +6,7 @@
 //! persistent kernel the same way at every tile count, one lap a tile
 //! ([`TripCountProof::tiles`], `--every-tile-count`; *Every tile count*).
 
+use std::cell::RefCell;
 use std::fmt::Write as _;
 
 use serde_json::{json, Value};
@@ -158,10 +159,18 @@ impl TripCountProof {
             .chain(trips.pinned.iter())
             .filter_map(|n| base.params.get(n).map(|&v| (n.clone(), v)))
             .collect();
+        // What stopped a read of the knob's values (a trace past the reader's cap): said where
+        // no knob is found.
+        let failed: RefCell<Option<HazardError>> = RefCell::new(None);
         let tiles_at = |o: &ReadOptions| -> Option<u32> {
-            let kt = read_kernel(text, o).ok()?;
-            let cut = kernel_laps(&kt).ok()?;
-            cut.nested.then_some(cut.trip_count + 1)
+            let cut = read_kernel(text, o).and_then(|kt| kernel_laps(&kt));
+            match cut {
+                Ok(cut) => cut.nested.then_some(cut.trip_count + 1),
+                Err(e) => {
+                    failed.borrow_mut().get_or_insert(e);
+                    None
+                }
+            }
         };
         let period = u32::try_from(trips.period).map_err(|_| refuse("a period past u32"))?;
         let kt = read_kernel(text, &base)?;
@@ -226,9 +235,11 @@ impl TripCountProof {
             let at = |tiles: u32| set(programs, i64::from(tiles) - offset);
             return prove(text, &at, counted, (period, 2), budget);
         }
-        Err(refuse(
-            "no free parameter nor clc_tiles sets its tiles one at a time",
-        ))
+        let why = "no free parameter nor clc_tiles sets its tiles one at a time";
+        Err(match failed.into_inner() {
+            Some(e) => refuse(&format!("{why} (a read to find out: {e})")),
+            None => refuse(why),
+        })
     }
 
     /// Whether some trip count races, hangs or arrives past a phase.
