@@ -41,7 +41,7 @@ use super::bitset::EventSet;
 use super::fingerprint::fingerprint;
 use super::looped::{Looped, Step};
 use super::machine::{passes, settle};
-use super::outside::Residues;
+use super::outside::{Outside, Residues, Tally};
 use super::persistent::{persistent, Footprints, Standing};
 use super::trace::{BarrierId, EventId, EventKind};
 
@@ -358,7 +358,7 @@ impl Looped {
 
     /// The events that would be ready if their laps were in the window, as `(lap,
     /// representative)`: a head lap's past it whose predecessors all ran (or it has none).
-    pub(super) fn beyond_window(&self, s: &State) -> Vec<(i64, EventId)> {
+    fn beyond_window(&self, s: &State) -> Vec<(i64, EventId)> {
         if s.shifted || s.exit.is_some() {
             return Vec::new();
         }
@@ -371,6 +371,81 @@ impl Looped {
                     .map(move |&r| (l, r))
             })
             .collect()
+    }
+
+    /// What the executions from `s` that run none of `frozen` (op instances `(lap, op)`, a
+    /// named barrier's whole group) can do to each barrier; `None` where they may run more
+    /// than [`DRIFT_PERIODS`] periods past the window's first lap.
+    fn outside(
+        &self,
+        s: &State,
+        residues: &Residues,
+        frozen: &[(i64, EventId)],
+    ) -> Option<Outside> {
+        let laps = DRIFT_PERIODS * i64::from(self.period) + self.max_back + 1;
+        let mut taken: Vec<EventSet> = (0..laps).map(|_| EventSet::new(self.ids)).collect();
+        let mut tally = Tally::new(s.barriers.iter().map(|b| b.pending).collect());
+        let mut work: Vec<(i64, EventId)> = self.ready(s);
+        work.extend(self.beyond_window(s));
+        if s.exit.is_none() {
+            // The loop may end at any lap from hi on (the explorer's End move is never left
+            // out): every epilogue op is a candidate there, taken once its predecessors are.
+            let period = i64::from(self.period);
+            for l in s.hi()..s.base + laps {
+                if let Some(e) = self.epilogues.get(l.rem_euclid(period) as usize) {
+                    work.extend(e.iter().map(|&r| (l, r)));
+                }
+            }
+        }
+        let is_taken = |taken: &[EventSet], l: i64, r: EventId| {
+            usize::try_from(l - s.base)
+                .ok()
+                .and_then(|k| taken.get(k))
+                .is_some_and(|t| t.contains(r))
+        };
+        while let Some((l, r)) = work.pop() {
+            if frozen.contains(&(l, r)) || s.ran(l, r) || is_taken(&taken, l, r) {
+                continue;
+            }
+            if !self.may_be_at(s, residues, l, r) {
+                continue;
+            }
+            let preds = self.after_of(s, l, r).iter().all(|&(back, q)| {
+                let at = l - back;
+                s.before_start(at) || s.ran(at, q) || is_taken(&taken, at, q)
+            });
+            if !preds {
+                continue;
+            }
+            let step = self.step(r)?;
+            let passes_now =
+                |b: usize, parity: u8| s.barriers.get(b).is_some_and(|x| passes(x.parity, parity));
+            if !tally.admit(&step.kind, passes_now, (l, r)) {
+                continue;
+            }
+            // Past the laps followed: given up.
+            let slot = usize::try_from(l - s.base).ok()?;
+            taken.get_mut(slot)?.insert(r);
+            work.extend(tally.took(&step.kind));
+            work.extend(step.successors.iter().map(|&(on, q)| (l + on, q)));
+        }
+        Some(tally.finish())
+    }
+
+    /// Whether op `r` may run at lap `l` in some execution from `s`: an op of that lap, or of
+    /// the epilogue there where the loop may still end at `l`.
+    fn may_be_at(&self, s: &State, residues: &Residues, l: i64, r: EventId) -> bool {
+        let residue = l.rem_euclid(i64::from(self.period)) as usize;
+        let within = |sets: &[EventSet]| sets.get(residue).is_some_and(|x| x.contains(r));
+        let head = !s.shifted && l < self.head;
+        match s.exit {
+            Some(n) if l >= n => l == n && within(&residues.epilogues),
+            _ if head => self.reps_at(s, l).contains(&r),
+            _ => {
+                within(&residues.laps)
+                    || (s.exit.is_none() && l >= s.hi() && within(&residues.epilogues))
+            }
+        }
     }
 
     /// Op `r`'s step.
@@ -408,7 +483,7 @@ impl Looped {
     }
 
     /// The ops of lap `l` in state `s`: the loop's, the epilogue's at the trip count, none past.
-    pub(super) fn reps_at(&self, s: &State, l: i64) -> &[EventId] {
+    fn reps_at(&self, s: &State, l: i64) -> &[EventId] {
         let p = i64::from(self.period);
         let (list, r) = match s.exit {
             Some(n) if l == n => (&self.epilogues, n),
@@ -423,7 +498,7 @@ impl Looped {
     }
 
     /// The events not run whose predecessors all ran, as `(lap, representative)`.
-    pub(super) fn ready(&self, s: &State) -> Vec<(i64, EventId)> {
+    fn ready(&self, s: &State) -> Vec<(i64, EventId)> {
         let mut out = Vec::new();
         let end = (s.hi() + self.max_back).max(s.exit.map_or(0, |n| n + 1));
         for l in s.base..end {
@@ -446,7 +521,7 @@ impl Looped {
 
     /// The predecessors of `(l, r)`: its lap's own where they reach into the head, else its
     /// op's.
-    pub(super) fn after_of(&self, s: &State, l: i64, r: EventId) -> &[(i64, EventId)] {
+    fn after_of(&self, s: &State, l: i64, r: EventId) -> &[(i64, EventId)] {
         if !s.shifted {
             if let Some(v) = self.early.get(&(l, r)) {
                 return v;
@@ -524,9 +599,9 @@ enum Found {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Bar {
-    pub(super) parity: u32,
-    pub(super) pending: i64,
+struct Bar {
+    parity: u32,
+    pending: i64,
     tx: i64,
     open: EventSet,
     closed: EventSet,
@@ -535,16 +610,16 @@ pub(super) struct Bar {
 /// A state of the loop run forever: laps below `base` all ran, `done[k]` is what ran of lap
 /// `base + k` (the last one not empty).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct State {
-    pub(super) base: i64,
+struct State {
+    base: i64,
     /// Whether laps were shifted down (lap 0 is no longer the loop's first; a lap below it is
     /// one the loop ran, not one before it).
-    pub(super) shifted: bool,
+    shifted: bool,
     /// The trip count, once decided (a loop with an epilogue): lap `exit` is the epilogue.
-    pub(super) exit: Option<i64>,
+    exit: Option<i64>,
     done: Vec<EventSet>,
     /// Per barrier (shared with the states it was copied from until one changes it).
-    pub(super) barriers: Vec<Rc<Bar>>,
+    barriers: Vec<Rc<Bar>>,
     /// The latest instances known to each run event with a successor still to run.
     know: BTreeMap<(i64, EventId), Rc<EventSet>>,
     /// Per access: the lap of its latest instance.
@@ -584,15 +659,15 @@ impl State {
     }
 
     /// Whether lap `l` comes before the loop's first (no event there: a predecessor absent).
-    pub(super) fn before_start(&self, l: i64) -> bool {
+    fn before_start(&self, l: i64) -> bool {
         l < 0 && !self.shifted
     }
 
-    pub(super) fn hi(&self) -> i64 {
+    fn hi(&self) -> i64 {
         self.base + self.done.len() as i64
     }
 
-    pub(super) fn ran(&self, l: i64, r: EventId) -> bool {
+    fn ran(&self, l: i64, r: EventId) -> bool {
         l < self.base
             || usize::try_from(l - self.base)
                 .ok()

@@ -4,14 +4,15 @@
 //!
 //! From a state, an execution that runs no op of a set *S* runs only ops none of whose
 //! predecessors is in *S*, each once its predecessors ran, a wait once its barrier's phase of
-//! the other parity is complete. [`Looped::outside`] over-approximates every such execution at
+//! the other parity is complete. [`outside_of_machine`] (and `Looped::outside` in
+//! `every_trip_count.rs`, over laps) over-approximates every such execution at
 //! once, as the op instances it may run: an instance is taken once its predecessors ran or
 //! were taken, a wait once it passes in the state or its barrier may complete a phase — once
 //! the arrivals taken on it reach its pending count (tx-counts, which only hold a phase back,
 //! are left out: more is taken, never less). Per barrier it then bounds the arrivals every
 //! such execution makes, and says whether one may complete a phase, run a wait on it or a
-//! complete_tx (or an arrive of no arrivals). Past [`super::every_trip_count::DRIFT_PERIODS`]
-//! periods ahead of the window it gives up.
+//! complete_tx (or an arrive of no arrivals). Over laps it gives up past `DRIFT_PERIODS`
+//! periods ahead of the window.
 //!
 //! A persistent set needs each op outside it to be independent of the set's ops in the states
 //! where it runs, not in every state (conditional independence: Godefroid and Pirottin,
@@ -26,7 +27,6 @@
 //! the outside cannot complete its barrier's phase ([`Outside::quiet`]).
 
 use super::bitset::EventSet;
-use super::every_trip_count::{State, DRIFT_PERIODS};
 use super::looped::Looped;
 use super::machine::{passes, Machine};
 use super::trace::{BarrierId, EventId, EventKind, Trace};
@@ -73,8 +73,8 @@ impl Outside {
 /// Per residue of a [`Looped`]'s laps, its ops as a set: the loop's, the epilogue's.
 #[derive(Debug, Clone)]
 pub(super) struct Residues {
-    laps: Vec<EventSet>,
-    epilogues: Vec<EventSet>,
+    pub(super) laps: Vec<EventSet>,
+    pub(super) epilogues: Vec<EventSet>,
 }
 
 impl Residues {
@@ -100,15 +100,17 @@ impl Residues {
 }
 
 /// An over-approximation in progress: per barrier, what the ops taken so far do to it, and
-/// the waits set aside (as `T`) until it may complete a phase.
-struct Tally<T> {
+/// the waits set aside (as `T`) until it may complete a phase ([`outside_of_machine`] and
+/// `Looped::outside`, `every_trip_count.rs`).
+pub(super) struct Tally<T> {
     out: Outside,
     touched: Vec<bool>,
     parked: Vec<Vec<T>>,
 }
 
 impl<T> Tally<T> {
-    fn new(pending: Vec<i64>) -> Self {
+    /// Nothing taken yet, the barriers' pending arrivals in the state `pending`.
+    pub(super) fn new(pending: Vec<i64>) -> Self {
         let barriers = pending.len();
         Self {
             out: Outside {
@@ -125,7 +127,12 @@ impl<T> Tally<T> {
     /// Whether an op of `kind`, its predecessors taken, may be taken: a wait that does not
     /// pass now (`passes(barrier, parity)`) and on a barrier no phase of which may complete
     /// yet is set aside as `item`.
-    fn admit(&mut self, kind: &EventKind, passes: impl FnOnce(usize, u8) -> bool, item: T) -> bool {
+    pub(super) fn admit(
+        &mut self,
+        kind: &EventKind,
+        passes: impl FnOnce(usize, u8) -> bool,
+        item: T,
+    ) -> bool {
         if let EventKind::Wait { barrier, parity } = kind {
             let b = barrier.0;
             if !self.out.completes.get(b).copied().unwrap_or(true) && !passes(b, *parity) {
@@ -138,9 +145,14 @@ impl<T> Tally<T> {
         true
     }
 
+    /// The bound, once nothing more may be taken.
+    pub(super) fn finish(self) -> Outside {
+        self.out
+    }
+
     /// Records an op of `kind` taken; returns the waits a phase its barrier may now complete
     /// lets through.
-    fn took(&mut self, kind: &EventKind) -> Vec<T> {
+    pub(super) fn took(&mut self, kind: &EventKind) -> Vec<T> {
         let b = match kind {
             EventKind::Wait { barrier, .. } => {
                 set(&mut self.out.exposed, barrier.0);
@@ -210,84 +222,7 @@ pub(super) fn outside_of_machine(
         work.extend(tally.took(&event.kind));
         work.extend(successors.get(e.0).into_iter().flatten().copied());
     }
-    tally.out
-}
-
-impl Looped {
-    /// What the executions from `s` that run none of `frozen` (op instances `(lap, op)`, a
-    /// named barrier's whole group) can do to each barrier; `None` where they may run more
-    /// than [`DRIFT_PERIODS`] periods past the window's first lap.
-    pub(super) fn outside(
-        &self,
-        s: &State,
-        residues: &Residues,
-        frozen: &[(i64, EventId)],
-    ) -> Option<Outside> {
-        let laps = DRIFT_PERIODS * i64::from(self.period) + self.max_back + 1;
-        let mut taken: Vec<EventSet> = (0..laps).map(|_| EventSet::new(self.ids)).collect();
-        let mut tally = Tally::new(s.barriers.iter().map(|b| b.pending).collect());
-        let mut work: Vec<(i64, EventId)> = self.ready(s);
-        work.extend(self.beyond_window(s));
-        if s.exit.is_none() {
-            // The loop may end at any lap from hi on (the explorer's End move is never left
-            // out): every epilogue op is a candidate there, taken once its predecessors are.
-            let period = i64::from(self.period);
-            for l in s.hi()..s.base + laps {
-                if let Some(e) = self.epilogues.get(l.rem_euclid(period) as usize) {
-                    work.extend(e.iter().map(|&r| (l, r)));
-                }
-            }
-        }
-        let is_taken = |taken: &[EventSet], l: i64, r: EventId| {
-            usize::try_from(l - s.base)
-                .ok()
-                .and_then(|k| taken.get(k))
-                .is_some_and(|t| t.contains(r))
-        };
-        while let Some((l, r)) = work.pop() {
-            if frozen.contains(&(l, r)) || s.ran(l, r) || is_taken(&taken, l, r) {
-                continue;
-            }
-            if !self.may_be_at(s, residues, l, r) {
-                continue;
-            }
-            let preds = self.after_of(s, l, r).iter().all(|&(back, q)| {
-                let at = l - back;
-                s.before_start(at) || s.ran(at, q) || is_taken(&taken, at, q)
-            });
-            if !preds {
-                continue;
-            }
-            let step = self.step(r)?;
-            let passes_now =
-                |b: usize, parity: u8| s.barriers.get(b).is_some_and(|x| passes(x.parity, parity));
-            if !tally.admit(&step.kind, passes_now, (l, r)) {
-                continue;
-            }
-            // Past the laps followed: given up.
-            let slot = usize::try_from(l - s.base).ok()?;
-            taken.get_mut(slot)?.insert(r);
-            work.extend(tally.took(&step.kind));
-            work.extend(step.successors.iter().map(|&(on, q)| (l + on, q)));
-        }
-        Some(tally.out)
-    }
-
-    /// Whether op `r` may run at lap `l` in some execution from `s`: an op of that lap, or of
-    /// the epilogue there where the loop may still end at `l`.
-    fn may_be_at(&self, s: &State, residues: &Residues, l: i64, r: EventId) -> bool {
-        let residue = l.rem_euclid(i64::from(self.period)) as usize;
-        let within = |sets: &[EventSet]| sets.get(residue).is_some_and(|x| x.contains(r));
-        let head = !s.shifted && l < self.head;
-        match s.exit {
-            Some(n) if l >= n => l == n && within(&residues.epilogues),
-            _ if head => self.reps_at(s, l).contains(&r),
-            _ => {
-                within(&residues.laps)
-                    || (s.exit.is_none() && l >= s.hi() && within(&residues.epilogues))
-            }
-        }
-    }
+    tally.finish()
 }
 
 fn set(flags: &mut [bool], b: usize) {

@@ -1,6 +1,7 @@
-//! [`Footprints`]: the barriers each op of a [`Looped`] and every op after it touch — the
-//! static half of the persistent sets [`Looped::explore`] follows instead of every enabled op
-//! (`docs/hazard-check.md`, *Persistent sets*).
+//! [`Footprints`]: the barriers each op of a [`Looped`] (or event of a [`Trace`]) and every op
+//! after it touch — the static half of the persistent sets [`Looped::explore`] and
+//! [`super::explore_reduced`] follow instead of every enabled op (`docs/hazard-check.md`,
+//! *Persistent sets*).
 //!
 //! **Why a persistent set is enough.** Two ops of different threads are *dependent* when they
 //! touch one barrier and one of them arrives on it (an arrive or a TMA copy's `complete_tx`)
