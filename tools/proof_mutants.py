@@ -114,7 +114,8 @@ def main():
                                                     a.baseline)))
         for k, (site, future) in enumerate(jobs):
             swept, proved = future.result()
-            print(f"[{k + 1}/{len(jobs)}] {site[0]} {site[1]}:{site[2]}: sweep {swept}, proof {proved}",
+            judged = "baseline" if a.baseline else "sweep"
+            print(f"[{k + 1}/{len(jobs)}] {site[0]} {site[1]}:{site[2]}: {judged} {swept}, proof {proved}",
                   file=sys.stderr, flush=True)
             row = rows[site[0]]
             if swept == 2:

@@ -42,7 +42,7 @@ use super::fingerprint::fingerprint;
 use super::looped::{Looped, Step};
 use super::machine::{passes, settle};
 use super::outside::{Outside, Residues, Tally};
-use super::persistent::{persistent, Footprints, Standing};
+use super::persistent::{persistent, Footprints, Ops, Standing};
 use super::trace::{BarrierId, EventId, EventKind};
 
 /// How far a thread may run ahead of the first lap not yet done, in periods, before the
@@ -328,11 +328,9 @@ impl Looped {
             );
             persistent(self, fp, &standing, |seed| {
                 let &(l, r) = ready.get(seed)?;
-                let frozen: Vec<(i64, EventId)> = match self.step(r).and_then(|x| x.group.as_ref())
-                {
-                    Some((members, _)) => members.iter().map(|&m| (l, m)).collect(),
-                    None => vec![(l, r)],
-                };
+                let frozen: Vec<(i64, EventId)> = self
+                    .members(r)
+                    .map_or_else(|| vec![(l, r)], |m| m.iter().map(|&m| (l, m)).collect());
                 self.outside(s, residues, &frozen)
             })
         });

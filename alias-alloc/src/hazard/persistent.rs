@@ -288,20 +288,18 @@ fn close(
         // An arrive that commutes with whatever the outside does to its barrier, a wait on a
         // barrier whose phase the outside cannot complete: independent of every op outside.
         let alone = match kind {
-            Some(EventKind::Arrive { barrier, count, .. }) => known
-                .get_or_insert_with(|| outside(seed))
-                .as_ref()
-                .is_some_and(|o| o.commutes(barrier.0, i64::from(*count))),
-            Some(EventKind::CompleteTx { barrier, .. }) => known
-                .get_or_insert_with(|| outside(seed))
-                .as_ref()
-                .is_some_and(|o| o.commutes(barrier.0, 0)),
-            Some(EventKind::Wait { barrier, .. }) => known
-                .get_or_insert_with(|| outside(seed))
-                .as_ref()
-                .is_some_and(|o| o.quiet(barrier.0)),
-            _ => false,
-        };
+            Some(EventKind::Arrive { barrier, count, .. }) => Some((barrier.0, Some(*count))),
+            Some(EventKind::CompleteTx { barrier, .. }) => Some((barrier.0, Some(0))),
+            Some(EventKind::Wait { barrier, .. }) => Some((barrier.0, None)),
+            _ => None,
+        }
+        .is_some_and(|(b, arrivals)| {
+            let bound = known.get_or_insert_with(|| outside(seed)).as_ref();
+            bound.is_some_and(|o| match arrivals {
+                Some(c) => o.commutes(b, i64::from(c)),
+                None => o.quiet(b),
+            })
+        });
         let brings = |x: EventId| -> bool {
             match kind {
                 _ if alone => false,
