@@ -286,7 +286,7 @@ fn every_trip_count_names_what_goes_wrong() {
     let path = path.to_str().unwrap();
     let (code, out, err) = run(&["check", path, "--every-trip-count"]);
     assert_eq!(code, 1, "{err}");
-    let race = "race: ttng.tc_gen5_mma line 350 p_tiles[0] and ttng.tmem_store line 203 p_tiles[0], 1 lap later";
+    let race = "race: ttng.tmem_load line 172 qk_tiles[0] and ttng.tc_gen5_mma line 336 qk_tiles[0], in one lap";
     assert!(out.contains("from 5 laps: a race at 5 laps"), "{out}");
     assert!(out.contains(race), "{out}");
     assert!(out.contains("3 laps: 3 races"), "{out}");
@@ -347,7 +347,7 @@ fn every_tile_count_says_what_it_counts() {
         (v["period"].clone(), v["least"].clone()),
         (6.into(), 3.into())
     );
-    assert_eq!(v["every"]["states"], 30_487);
+    assert_eq!(v["every"]["states"], 10_102);
     assert_eq!(v["summary"]["verdict"], "verified at every tile count");
     let (code, _, err) = run(&["check", &persistent, "--every-trip-count"]);
     assert_eq!(code, 3);

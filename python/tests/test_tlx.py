@@ -210,7 +210,7 @@ def test_every_trip_count_is_the_clis():
     assert proof.summary == "some trip count races, hangs or arrives past a phase"
     pipeline = kernels / "cross_attention_pipeline" / "before.mlir"
     proof = tlx.Kernel.from_ttgir(pipeline.read_text()).every_trip_count()
-    assert proof.verified and proof.least == 4 and proof.every["states"] == 13077
+    assert proof.verified and proof.least == 4 and proof.every["states"] == 2318
     assert [b["states"] for b in proof.below] == [26, 44, 62]
     with pytest.raises(linalias.ParseError, match="N_CTX"):
         tlx.Kernel.from_ttgir(path.read_text()).every_trip_count(params={"N_CTX": 512})
@@ -234,7 +234,7 @@ def test_every_tile_count_is_the_clis():
     assert proof.exit_code == out.returncode == 0 and proof.verified
     assert proof.counts == "tiles" and proof.bounds == [{"name": "H", "step": 1}]
     assert proof.fixed == [{"name": "N_CTX", "value": 128}]
-    assert (proof.period, proof.least, proof.every["states"]) == (6, 3, 13972)
+    assert (proof.period, proof.least, proof.every["states"]) == (6, 3, 3802)
     assert proof.summary == "verified at every tile count"
     with pytest.raises(linalias.AllocError, match="no tile loop"):
         tlx.Kernel.from_ttgir((kernels / "fa_ws_pipelined" / "before.mlir").read_text()).every_tile_count()

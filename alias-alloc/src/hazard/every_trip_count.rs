@@ -172,16 +172,21 @@ impl Looped {
         let footprints = reduce.then(|| (Footprints::new(self), Residues::new(self)));
         let mut seen = HashSet::new();
         // Depth first, a frame per state on the path: the state and the moves not yet tried.
+        // No cycle proviso: a state met again is the same up to a shift by whole periods, and
+        // at each trip count the laps are finite — see `moves`.
         let mut stack: Vec<Frame> = Vec::new();
-        let mut on_path: HashSet<u128> = HashSet::new();
         let mut words = Vec::new();
-        let mut pending = Some((start, 0i64));
+        // With the state: the least trip count whose End move is still to be tried from it —
+        // an End move commutes with the ops of laps begun, so one tried in a state stands for
+        // the states they lead to (a sleep set of End moves, `moves`). Trip counts are
+        // counted as the unshifted loop's.
+        let mut pending = Some((start, 0i64, i64::MIN));
         loop {
             if first && out.goes_wrong() {
                 out.complete = false;
                 break;
             }
-            if let Some((mut s, mut offset)) = pending.take() {
+            if let Some((mut s, mut offset, awake)) = pending.take() {
                 // Accesses touch no barrier: run those of laps already begun as soon as they
                 // may.
                 let ready = loop {
@@ -213,62 +218,76 @@ impl Looped {
                         out.complete = false;
                         break;
                     }
-                    let (moves, rest) =
-                        self.moves(&s, &ready, offset, footprints.as_ref(), &mut out);
-                    on_path.insert(print);
+                    let moves =
+                        self.moves(&s, &ready, offset, awake, footprints.as_ref(), &mut out);
                     stack.push(Frame {
                         state: s,
                         offset,
-                        print,
                         moves,
-                        rest,
                     });
-                } else if on_path.contains(&print) {
-                    // The cycle proviso: a state whose successor is on the path runs every
-                    // enabled op, so none is put off round the cycle.
-                    if let Some(f) = stack.last_mut() {
-                        f.moves.append(&mut f.rest);
-                    }
                 }
             }
             let Some(frame) = stack.last_mut() else {
                 break;
             };
             let Some(m) = frame.moves.pop() else {
-                on_path.remove(&frame.print);
                 stack.pop();
                 continue;
             };
             let mut next = frame.state.clone();
             let offset = frame.offset;
+            // Every End move of this state was tried in it or before it: what its moves lead
+            // to tries only the trip counts that come into reach.
+            let awake = if reduce {
+                frame.state.hi() + self.reach + offset
+            } else {
+                i64::MIN
+            };
             match m {
                 Move::End(n) => {
                     // The loop ends at n ≥ hi: every lap begun so far is one of its.
                     next.exit = Some(n);
-                    pending = Some((next, offset));
+                    pending = Some((next, offset, awake));
                 }
                 Move::Run(l, r) => {
                     let found = next.run(self, l, r);
                     self.record(&mut out, found, offset, next.exit.unwrap_or(next.hi()));
                     let shifted = offset + next.normalize(self.period, floor);
-                    pending = Some((next, shifted));
+                    pending = Some((next, shifted, awake));
                 }
             }
         }
         out
     }
 
-    /// What may happen next in state `s` (recording where it is stuck): the enabled events,
-    /// and the loop's end where it may end — as the moves to try, and the enabled events a
-    /// persistent set (`footprints` given) leaves out, tried only under the cycle proviso.
+    /// What may happen next in state `s` (recording where it is stuck): the loop's end where
+    /// it may end, and the enabled events — all of them, or (`footprints` given) a persistent
+    /// set of them.
+    ///
+    /// Each trip count is kept apart. Where the loop has not ended, the End moves take the
+    /// trip counts below `cover` and what follows the other moves the rest, at each of which
+    /// every lap below `cover` is a loop lap: a set of ops of those laps is persistent at
+    /// every trip count it stands for, one that would run an op at or past `cover` is not
+    /// taken. So the states the search reaches at trip count *n* — *n* laps and an epilogue,
+    /// finitely many events — are a persistent-set search of that finite, acyclic system,
+    /// which needs no cycle proviso: the search meets a state again only once `normalize`
+    /// shifted it by whole periods (unshifted, a state only grows), the same state at trip
+    /// count *n* − *kP*.
+    ///
+    /// An End move at *n* is tried once on a path, in the state where *n* comes into reach
+    /// (`awake`, a trip count of the unshifted loop: the least not tried before): it commutes
+    /// with every op of a lap below *n*, so the search from it — the finite system at *n* —
+    /// reaches whatever the same move reaches after those ops (a sleep set; a state met
+    /// again was searched from the path that first met it, whose End moves are tried on it).
     fn moves(
         &self,
         s: &State,
         ready: &[(i64, EventId)],
         offset: i64,
+        awake: i64,
         footprints: Option<&(Footprints, Residues)>,
         out: &mut EveryTripCount,
-    ) -> (Vec<Move>, Vec<Move>) {
+    ) -> Vec<Move> {
         let drift = DRIFT_PERIODS * i64::from(self.period);
         let ends = !self.epilogues.is_empty();
         let enabled: Vec<(i64, EventId)> = ready
@@ -303,12 +322,19 @@ impl Looped {
         let mut moves = Vec::new();
         if ends && s.exit.is_none() {
             for n in s.hi()..s.hi() + self.reach {
-                if s.shifted || n >= i64::from(self.least_trip_count()) {
+                if (s.shifted || n >= i64::from(self.least_trip_count())) && n + offset >= awake {
                     moves.push(Move::End(n));
                 }
             }
         }
-        let beyond = |l: i64| s.exit.is_none() && (l >= s.hi() || l - s.base >= drift);
+        // The loop not ended, its End moves stand for the trip counts below `cover`: what
+        // follows them stands for the rest, in each of which every lap below `cover` is the
+        // loop's — an op there runs in all of them.
+        let mut cover = s.hi() + if ends { self.reach } else { 0 };
+        if !s.shifted {
+            cover = cover.max(i64::from(self.least_trip_count()));
+        }
+        let beyond = |l: i64| s.exit.is_none() && (l >= cover || l - s.base >= drift);
         let chosen = footprints.and_then(|(fp, residues)| {
             let mut standing: Vec<(EventId, Standing)> = ready
                 .iter()
@@ -334,7 +360,6 @@ impl Looped {
                 self.outside(s, residues, &frozen)
             })
         });
-        let mut rest = Vec::new();
         for (i, &(l, r)) in ready.iter().enumerate() {
             if !self.enabled(s, l, r) {
                 continue;
@@ -343,15 +368,12 @@ impl Looped {
                 out.complete = false;
             } else if chosen.as_ref().is_none_or(|c| c.contains(&i)) {
                 moves.push(Move::Run(l, r));
-            } else {
-                rest.push(Move::Run(l, r));
             }
         }
         // Popped from the back: the loop's end first, the earliest laps next — the shortest
         // trip counts are explored first, so what goes wrong is found at the least first.
         moves.reverse();
-        rest.reverse();
-        (moves, rest)
+        moves
     }
 
     /// The events that would be ready if their laps were in the window, as `(lap,
@@ -567,14 +589,11 @@ fn stuck(out: &mut EveryTripCount, n: u32, waiting: impl Iterator<Item = EventId
 /// ever compared with what runs in the window, where no predecessor reaches it.
 const LONG_AGO: i64 = i64::MIN / 4;
 
-/// A state on the search's path: the moves not yet tried, and the enabled events its
-/// persistent set left out.
+/// A state on the search's path and the moves from it not yet tried.
 struct Frame {
     state: State,
     offset: i64,
-    print: u128,
     moves: Vec<Move>,
-    rest: Vec<Move>,
 }
 
 /// A move of the explorer: the loop ends (after the laps given), or an event runs.

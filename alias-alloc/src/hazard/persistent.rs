@@ -16,9 +16,8 @@
 //! execution from the state is, up to swapping independent neighbours, one that starts with
 //! an op of *S*, and a race, an arrival past a phase or a hang reachable from the state is
 //! reachable through *S* (Godefroid, *Partial-Order Methods for the Verification of
-//! Concurrent Systems*, LNCS 1032, ch. 4; the cycle proviso of ch. 6 keeps an op from being
-//! put off forever round a cycle of states: a state whose successor is on the search's path
-//! runs every enabled op).
+//! Concurrent Systems*, LNCS 1032, ch. 4 — at each trip count the laps are finite and the
+//! search acyclic, so no cycle proviso (ch. 6) is needed: `Looped::moves` says why).
 //!
 //! An op not ready runs only after one of its predecessors, so an op outside *S* can only run
 //! before *S* by way of a ready op it comes after. Hence *S* is built from the ops ready in
@@ -33,9 +32,10 @@
 //! or wait is independent of all of them and takes none in. The explorer
 //! ([`Looped::explore`]) takes, among the sets so closed from each enabled
 //! op, the one with the fewest enabled ops, and runs every enabled op instead wherever the
-//! set would begin a lap (the trip count is a choice every state keeps open: only an op of a
-//! lap begun runs in every trip count the state stands for) or an op is ready outside the
-//! window of laps followed.
+//! set would run an op of a lap that is not the loop's at every trip count the state's
+//! further moves stand for (the loop's end is a move of its own, tried at the laps it may end
+//! at: what follows the other moves stands for the trip counts past those) or an op is ready
+//! outside the window of laps followed.
 
 use super::bitset::EventSet;
 use super::looped::Looped;
@@ -211,10 +211,10 @@ impl Footprints {
 /// How an op stands in a state, for [`persistent`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Standing {
-    /// May run now, in every trip count the state stands for.
+    /// May run now, in every trip count the state's further moves stand for.
     Enabled,
-    /// May run now but would begin a lap or run past the laps followed: a persistent set
-    /// holding it is not taken.
+    /// May run now but is of a lap past the loop's end at one of those trip counts, or past
+    /// the laps followed: a persistent set holding it is not taken.
     Beyond,
     /// Ready, not enabled (a wait on a phase not complete, a named barrier's member).
     Blocked,

@@ -142,7 +142,7 @@ impl TripCountProof {
     /// assert_eq!(proof.counted.bounds, [("H".to_string(), 1)]); // H tiles a CTA
     /// // Its ring counters repeat every 6 tiles; from 3 tiles on every tile count at once.
     /// assert_eq!((proof.period, proof.head, proof.least), (6, 1, 3));
-    /// // 1,000 states are too few (PROOF_BUDGET verifies it in 13,972: `exit_code() == 0`).
+    /// // 1,000 states are too few (PROOF_BUDGET verifies it in 3,802: `exit_code() == 0`).
     /// assert_eq!(proof.exit_code(), 3);
     /// # Ok::<(), alias_alloc::hazard::HazardError>(())
     /// ```
