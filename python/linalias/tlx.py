@@ -241,6 +241,16 @@ class EveryTripCount(_Report):
     every = property(lambda self: self.report["every"])
     below = property(lambda self: self.report["below"])
     findings = property(lambda self: self.report["every"]["findings"])
+    open = property(lambda self: self.report["open"])
+    joins = property(lambda self: self.report.get("joins", []))
+
+    @property
+    def phases(self) -> List["EveryTripCount"]:
+        """A kernel whose partitions run loops one after another (``counts`` is ``"phases"``):
+        each phase's proof, cut at the ``joins``; the other properties are the phases'.
+        Empty for a kernel of one loop."""
+        return [EveryTripCount(p, f"summary: {p['summary']['verdict']}\n", "", p["summary"]["exit_code"])
+                for p in self.report.get("phases", [])]
 
     @property
     def decided(self) -> bool:

@@ -7,8 +7,8 @@ use std::time::Duration;
 use pyo3::prelude::*;
 
 use alias_alloc::hazard::{
-    read_kernel, CheckReport, HazardError, ReadOptions, SweepReport, TripCountProof, TripCounts,
-    PROOF_BUDGET,
+    read_kernel, CheckReport, HazardError, PhasedProof, ReadOptions, SweepReport, TripCountProof,
+    TripCounts, PROOF_BUDGET,
 };
 use alias_alloc::mlir::read_module;
 use alias_alloc::plan_file::PlanFile;
@@ -121,7 +121,7 @@ pub fn check_report(
 
 /// The kernel at every trip count of its loops at once (`linalias check --every-trip-count`):
 /// the JSON report, the text report and the exit code (0 verified at every trip count, 1 some
-/// trip count races, hangs or arrives past a phase, 3 not decided). `params` may fix the
+/// trip count races, hangs, arrives past a phase or leaves one open, 3 not decided). `params` may fix the
 /// kernel's other integer parameters, not a loop bound (a `ParseError`); the other keywords
 /// are `check_report`'s. A kernel outside the model is an `AllocError` naming why. `tiles`:
 /// every tile count of a persistent kernel instead, at the K-loop bound `params` gives
@@ -148,6 +148,15 @@ pub fn every_trip_count_report(
         num_programs,
         clc_tiles,
     )?;
+    if !tiles {
+        if let Some(proof) = PhasedProof::new(text, &opts, PROOF_BUDGET).map_err(hazard_error)? {
+            return Ok((
+                proof.json(file).to_string(),
+                proof.text(file),
+                proof.exit_code(),
+            ));
+        }
+    }
     let proof = if tiles {
         TripCountProof::tiles(text, &opts, PROOF_BUDGET)
     } else {

@@ -5,8 +5,8 @@
 //! a summary.
 
 use alias_alloc::hazard::{
-    read_kernel, CheckReport, HazardError, KernelTrace, ReadOptions, SweepReport, TripCountProof,
-    TripCounts, PROOF_BUDGET,
+    read_kernel, CheckReport, HazardError, KernelTrace, PhasedProof, ReadOptions, SweepReport,
+    TripCountProof, TripCounts, PROOF_BUDGET,
 };
 use alias_alloc::Mode;
 
@@ -38,6 +38,24 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
     }
     if args.sweep {
         return sweep(&args, &file, &text, &opts);
+    }
+    if args.every_trip_count && !args.every_tile_count {
+        if let Some(proof) =
+            PhasedProof::new(&text, &opts, PROOF_BUDGET).map_err(|e| refused(&file, &e))?
+        {
+            let out = if args.json {
+                format!("{:#}\n", proof.json(&file))
+            } else {
+                proof.text(&file)
+            };
+            return print(
+                &args,
+                &file,
+                out,
+                String::new,
+                (proof.exit_code(), proof.summary()),
+            );
+        }
     }
     if args.every_trip_count || args.every_tile_count {
         let proof = if args.every_tile_count {

@@ -182,24 +182,33 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
         }
         Ok(laps)
     };
-    let none = vec![None; trace.timelines.len()];
-    let laps = cut(&none)?;
     // Where a loop-less partition waits for the loop's result: its first wait, blocked at the
-    // start, on a barrier arrived on in the epilogues alone.
-    let mut split = none;
-    for (t, span) in loops.iter().enumerate() {
-        let is_partition = trace.timelines.get(t).map(|x| x.kind) == Some(TimelineKind::Partition);
-        if span.is_some() || !is_partition {
-            continue;
+    // start, on a barrier arrived on in the epilogues alone — found again until nothing moves,
+    // since a partition that waits on another loop-less one's epilogue arrivals learns of
+    // them only once that one is split (a phase's `after JOIN` partition, `phases`).
+    let mut split = vec![None; trace.timelines.len()];
+    let mut laps = cut(&split)?;
+    for _ in 0..trace.timelines.len() {
+        let mut next = split.clone();
+        for (t, span) in loops.iter().enumerate() {
+            let is_partition =
+                trace.timelines.get(t).map(|x| x.kind) == Some(TimelineKind::Partition);
+            if span.is_some() || !is_partition {
+                continue;
+            }
+            let events = programs.get(t).map_or(&[][..], Vec::as_slice);
+            if let Some(slot) = next.get_mut(t) {
+                *slot = events
+                    .iter()
+                    .position(|&e| waits_for_epilogue(trace, &laps, last, EventId(e)));
+            }
         }
-        let events = programs.get(t).map_or(&[][..], Vec::as_slice);
-        if let Some(slot) = split.get_mut(t) {
-            *slot = events
-                .iter()
-                .position(|&e| waits_for_epilogue(trace, &laps, last, EventId(e)));
+        if next == split {
+            break;
         }
+        split = next;
+        laps = cut(&split)?;
     }
-    let laps = cut(&split)?;
     Ok(KernelLaps {
         laps,
         trip_count: last,

@@ -14,6 +14,8 @@
 //! | what the ops outside a persistent set can do to each barrier (`Outside`) | `outside.rs` |
 //! | a kernel proved or refuted at every trip count, or a persistent one at every tile count ([`TripCountProof`]) | `trip_count_proof.rs` |
 //! | a kernel's trace cut into the laps of its loop ([`kernel_laps`]) | `kernel_laps.rs` |
+//! | a kernel whose loops run one after another cut at its joins ([`phases`]) | `phases.rs` |
+//! | such a kernel proved or refuted phase by phase ([`PhasedProof`]) | `phased_proof.rs` |
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
 //! | a verdict per conflicting pair, witnesses replayed ([`check`]) | `verdict.rs` |
 //! | barriers left in the middle of a phase ([`open_phases`]) | `ledger.rs` |
@@ -58,6 +60,8 @@ mod looped;
 mod machine;
 mod outside;
 mod persistent;
+mod phased_proof;
+mod phases;
 mod read;
 mod subslice;
 mod sweep;
@@ -77,6 +81,8 @@ pub use kernel_laps::{kernel_laps, KernelLaps};
 pub use ledger::{open_phases, OpenPhase};
 pub use looped::{Looped, Run};
 pub use machine::{BarrierState, Fault, Machine};
+pub use phased_proof::PhasedProof;
+pub use phases::{phases, Phases};
 pub use read::{read_kernel, KernelTrace, Origin, ReadOptions, Steps};
 pub use subslice::subslice_bytes;
 pub use sweep::{SweepReport, TripCounts};

@@ -14,6 +14,7 @@ use serde_json::{json, Value};
 use super::every_trip_count::EveryTripCount;
 use super::explore::{explore_reduced, Exploration};
 use super::kernel_laps::kernel_laps;
+use super::ledger::open_phases;
 use super::looped::{Looped, Run};
 use super::read::{read_kernel, KernelTrace, ReadOptions};
 use super::sweep::{lcm, TripCounts};
@@ -50,6 +51,11 @@ pub struct TripCountProof {
     /// Each trip count below `least` with what every interleaving of it does
     /// ([`explore_reduced`]), or why it was not explored to the end.
     pub below: Vec<(u32, Result<Exploration, HazardError>)>,
+    /// The least trip count read (every one below the least, and from it to a period past the
+    /// model's) whose arrivals leave a waited barrier in the middle of a phase
+    /// ([`open_phases`]), with each such barrier (`mp_join_0[0]: 1 of 4 arrivals past its
+    /// last whole phase`).
+    pub open: Option<(u32, Vec<String>)>,
 }
 
 impl TripCountProof {
@@ -109,8 +115,7 @@ impl TripCountProof {
             fixed: Vec::new(),
         };
         prove(
-            text,
-            &|laps| trips.at_laps(opts, laps),
+            &|laps| read_kernel(text, &trips.at_laps(opts, laps)),
             counted,
             (period, first),
             budget,
@@ -233,7 +238,12 @@ impl TripCountProof {
                 fixed,
             };
             let at = |tiles: u32| set(programs, i64::from(tiles) - offset);
-            return prove(text, &at, counted, (period, 2), budget);
+            return prove(
+                &|tiles| read_kernel(text, &at(tiles)),
+                counted,
+                (period, 2),
+                budget,
+            );
         }
         let why = "no free parameter nor clc_tiles sets its tiles one at a time";
         Err(match failed.into_inner() {
@@ -242,9 +252,11 @@ impl TripCountProof {
         })
     }
 
-    /// Whether some trip count races, hangs or arrives past a phase.
+    /// Whether some trip count races, hangs, arrives past a phase or leaves a waited barrier in the middle of one.
     pub fn goes_wrong(&self) -> bool {
-        self.every.goes_wrong() || self.below.iter().any(|(_, r)| r.as_ref().is_ok_and(wrong))
+        self.every.goes_wrong()
+            || self.below.iter().any(|(_, r)| r.as_ref().is_ok_and(wrong))
+            || self.open.is_some()
     }
 
     /// Whether every trip count is decided: every state followed, every trip count below
@@ -273,7 +285,7 @@ impl TripCountProof {
         };
         match self.exit_code() {
             0 => format!("verified at every {what}"),
-            1 => format!("some {what} races, hangs or arrives past a phase"),
+            1 => format!("some {what} races, hangs, arrives past a phase or leaves one open"),
             _ => "not decided: the explorer stopped before the end (see above)".to_string(),
         }
     }
@@ -281,6 +293,13 @@ impl TripCountProof {
     /// The report: how the laps were read, what every trip count from the least does, each
     /// one below, the summary.
     pub fn text(&self, file: &str) -> String {
+        let mut out = self.body(file);
+        let _ = writeln!(out, "summary: {}", self.summary());
+        out
+    }
+
+    /// [`TripCountProof::text`] without its summary line.
+    pub(super) fn body(&self, file: &str) -> String {
         let mut out = String::new();
         let c = &self.counted;
         let (what, one, units) = if c.tiles {
@@ -344,6 +363,14 @@ impl TripCountProof {
         for f in &self.findings {
             let _ = writeln!(out, "  {f}");
         }
+        if let Some((n, barriers)) = &self.open {
+            let _ = writeln!(
+                out,
+                "an open phase at {n} {}: {}",
+                unit(*n),
+                barriers.join("; ")
+            );
+        }
         for (laps, r) in &self.below {
             let line = match r {
                 Ok(f) if wrong(f) => format!(
@@ -361,7 +388,6 @@ impl TripCountProof {
             };
             let _ = writeln!(out, "{laps} {}: {line}", unit(*laps));
         }
-        let _ = writeln!(out, "summary: {}", self.summary());
         out
     }
 
@@ -402,6 +428,7 @@ impl TripCountProof {
                 "findings": self.findings,
             },
             "below": below,
+            "open": self.open.as_ref().map(|(n, b)| json!({"at": n, "barriers": b})),
             "summary": {"exit_code": self.exit_code(), "verdict": self.summary()},
         })
     }
@@ -464,16 +491,16 @@ pub struct Counted {
     pub fixed: Vec<(String, i64)>,
 }
 
-/// The proof at every count `at` gives the options for, `period` and `first` as counted.
-fn prove(
-    text: &str,
-    at: &dyn Fn(u32) -> ReadOptions,
+/// The proof at every count, `read_at` reading the kernel at a count; `period` and `first` as
+/// counted.
+pub(super) fn prove(
+    read_at: &dyn Fn(u32) -> Result<KernelTrace, HazardError>,
     counted: Counted,
     (period, first): (u32, u32),
     budget: usize,
 ) -> Result<TripCountProof, HazardError> {
     let read = |laps: u32| -> Result<(KernelTrace, super::KernelLaps), HazardError> {
-        let kt = read_kernel(text, &at(laps))?;
+        let kt = read_at(laps)?;
         let cut = kernel_laps(&kt)?;
         if cut.nested != counted.tiles {
             return Err(refuse(if cut.nested {
@@ -505,9 +532,35 @@ fn prove(
     let looped = Looped::runs(&as_runs(&all), period, head)?;
     let every = looped.refute(budget);
     let findings = name_findings(&every, &looped, &all);
+    // The arrival ledger at every trip count read: a fraction of a phase left over shows at
+    // one of every two consecutive trip counts (`docs/hazard-check.md`, *Loops*).
+    let mut open: Option<(u32, Vec<String>)> = None;
+    let mut ledger = |laps: u32, kt: &KernelTrace| {
+        let found: Vec<String> = open_phases(&kt.trace)
+            .iter()
+            .map(|o| {
+                let name = kt
+                    .trace
+                    .barrier(o.barrier)
+                    .map_or_else(|_| "?".to_string(), |b| b.name.clone());
+                format!(
+                    "{name}: {} of {} arrivals past its last whole phase",
+                    o.left_over(),
+                    o.count
+                )
+            })
+            .collect();
+        if !found.is_empty() && open.as_ref().is_none_or(|(n, _)| laps < *n) {
+            open = Some((laps, found));
+        }
+    };
+    for (kt, cut) in &all {
+        ledger(cut.trip_count + 1, kt);
+    }
     let below = (1..least)
         .map(|laps| {
-            let kt = read_kernel(text, &at(laps))?;
+            let kt = read_at(laps)?;
+            ledger(laps, &kt);
             Ok((laps, explore_reduced(&kt.trace, budget)))
         })
         .collect::<Result<Vec<_>, HazardError>>()?;
@@ -521,6 +574,7 @@ fn prove(
         every,
         findings,
         below,
+        open,
     })
 }
 
