@@ -42,7 +42,7 @@ import hazard_mutants as hm  # noqa: E402
 
 PROVED = ["cross_attention", "cross_attention_m64", "cross_attention_pipeline",
           "cross_attention_pipeline_n64", "fa_ws_legacy_reuse", "fa_ws_pipelined",
-          "fa_bwd_1cta", "fa_bwd_1cta_hd64", "fa_bwd_1cta_warp_barrier"]
+          "fa_bwd_1cta", "fa_bwd_1cta_hd64", "fa_bwd_1cta_warp_barrier", "triple_gemm_multiphase"]
 TILED = ["fa_ws_persistent"]
 TIMEOUT = 90  # seconds a command may take (--timeout) before its mutant counts as not decided
 
