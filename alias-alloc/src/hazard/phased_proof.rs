@@ -186,13 +186,21 @@ impl PhasedProof {
         out
     }
 
-    /// The proof as JSON: the joins, each phase's [`TripCountProof::json`], the summary.
+    /// The proof as JSON: the joins, each phase's [`TripCountProof::json`] (its number in
+    /// `phase`, the kernel named once), the summary.
     pub fn json(&self, file: &str) -> Value {
         let phases: Vec<Value> = self
             .phases
             .iter()
             .enumerate()
-            .map(|(s, p)| p.json(&format!("{file} phase {}", s + 1)))
+            .map(|(s, p)| {
+                let mut v = p.json(file);
+                if let Some(o) = v.as_object_mut() {
+                    o.remove("kernel");
+                    o.insert("phase".to_string(), json!(s + 1));
+                }
+                v
+            })
             .collect();
         json!({
             "kernel": file,
