@@ -83,7 +83,7 @@ pub use looped::{Looped, Run};
 pub use machine::{BarrierState, Fault, Machine};
 pub use phased_proof::PhasedProof;
 pub use phases::{phases, Phases};
-pub use read::{read_kernel, KernelTrace, Origin, ReadOptions, Steps};
+pub use read::{read_kernel, KernelReader, KernelTrace, Origin, ReadOptions, Steps};
 pub use subslice::subslice_bytes;
 pub use sweep::{SweepReport, TripCounts};
 pub use swimlanes::{swimlanes, Picture, WINDOW};

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use serde_json::{json, Value};
 
 use super::phases::phases;
-use super::read::{read_kernel, KernelTrace, ReadOptions};
+use super::read::{KernelReader, KernelTrace, ReadOptions};
 use super::sweep::TripCounts;
 use super::trip_count_proof::{prove, Counted, TripCountProof};
 use super::HazardError;
@@ -52,7 +52,8 @@ impl PhasedProof {
             return Err(HazardError::PinnedBound { name: name.clone() });
         }
         let first = u32::try_from(trips.first).map_err(|_| refuse("a trip count past u32"))?;
-        let kt = read_kernel(text, &trips.at_laps(opts, first))?;
+        let reader = KernelReader::new(text, opts.mode)?;
+        let kt = reader.read(&trips.at_laps(opts, first))?;
         let Some(cut) = phases(&kt)? else {
             return Ok(None);
         };
@@ -92,7 +93,7 @@ impl PhasedProof {
             let read_at = |laps: u32| -> Result<KernelTrace, HazardError> {
                 let mut o = opts.clone();
                 set(&mut o, shortest.saturating_mul(i64::from(laps)));
-                let kt = read_kernel(text, &o)?;
+                let kt = reader.read(&o)?;
                 let again = phases(&kt)?.ok_or_else(|| {
                     refuse(&format!(
                         "at {laps} laps of phase {} no partition runs loops one after another",

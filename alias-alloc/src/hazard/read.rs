@@ -1739,20 +1739,73 @@ pub(super) fn bounding_params(m: &Module) -> BTreeMap<String, Steps> {
 /// # Ok::<(), alias_alloc::hazard::HazardError>(())
 /// ```
 pub fn read_kernel(text: &str, opts: &ReadOptions) -> Result<KernelTrace, HazardError> {
-    let km = read_module(text).map_err(|e| HazardError::Module {
-        message: e.to_string(),
-    })?;
+    KernelReader::new(text, opts.mode)?.read(opts)
+}
+
+/// A kernel parsed and planned once, read into a trace at as many options as a proof asks
+/// for ([`read_kernel`] at each: the parse and the plan — most of a short read — done once).
+///
+/// ```
+/// use alias_alloc::hazard::{read_kernel, KernelReader, ReadOptions};
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tlx_kernels/fa_ws_pipelined/before.mlir");
+/// # let text = std::fs::read_to_string(path)
+/// #     .map_err(|e| alias_alloc::hazard::HazardError::Module { message: e.to_string() })?;
+/// let reader = KernelReader::new(&text, alias_alloc::Mode::TlxCompatible)?;
+/// let mut opts = ReadOptions::default();
+/// for n_ctx in [256, 384] {
+///     opts.params.insert("N_CTX".into(), n_ctx);
+///     assert_eq!(reader.read(&opts)?.trace, read_kernel(&text, &opts)?.trace);
+/// }
+/// # Ok::<(), alias_alloc::hazard::HazardError>(())
+/// ```
+pub struct KernelReader {
+    km: crate::mlir::KernelModule,
+    mode: crate::Mode,
+    plan: Plan,
+}
+
+impl KernelReader {
+    /// Parses `text` and plans it in `mode`. Errors: an unreadable module or one the planner
+    /// refuses ([`HazardError::Module`]).
+    pub fn new(text: &str, mode: crate::Mode) -> Result<Self, HazardError> {
+        let km = read_module(text).map_err(|e| HazardError::Module {
+            message: e.to_string(),
+        })?;
+        let plan = plan_of(&km, mode)?;
+        Ok(KernelReader { km, mode, plan })
+    }
+
+    /// The kernel read under `opts` ([`read_kernel`]); a mode other than the reader's is
+    /// planned for this read.
+    pub fn read(&self, opts: &ReadOptions) -> Result<KernelTrace, HazardError> {
+        if opts.mode == self.mode {
+            read_planned(&self.km, self.plan.clone(), opts)
+        } else {
+            read_planned(&self.km, plan_of(&self.km, opts.mode)?, opts)
+        }
+    }
+}
+
+/// The plan of `km` in `mode`, for its target.
+fn plan_of(km: &crate::mlir::KernelModule, mode: crate::Mode) -> Result<Plan, HazardError> {
     let target = km.target().map_err(|e| HazardError::Module {
         message: e.to_string(),
     })?;
-    let mut plan_opts = PlanOptions::new(opts.mode);
+    let mut plan_opts = PlanOptions::new(mode);
     plan_opts.target = target;
-    let plan = km
-        .program
+    km.program
         .plan(&plan_opts)
         .map_err(|e| HazardError::Module {
             message: e.to_string(),
-        })?;
+        })
+}
+
+/// [`read_kernel`] on a module read and planned.
+fn read_planned(
+    km: &crate::mlir::KernelModule,
+    plan: Plan,
+    opts: &ReadOptions,
+) -> Result<KernelTrace, HazardError> {
     let m = &km.module;
     let mut roots = HashMap::new();
     for a in &km.allocs {

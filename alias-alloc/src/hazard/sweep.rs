@@ -278,8 +278,9 @@ impl SweepReport {
         samples: usize,
     ) -> Result<Self, HazardError> {
         let mut runs = Vec::new();
+        let reader = super::KernelReader::new(text, opts.mode)?;
         for o in trips.options(opts) {
-            match super::read_kernel(text, &o) {
+            match reader.read(&o) {
                 Ok(k) => runs.push(Ok(CheckReport::new(file, k, samples))),
                 Err(e) if e.exit_code() == 2 => return Err(e),
                 Err(e) => runs.push(Err(e)),

@@ -16,7 +16,7 @@ use super::explore::{explore_reduced, Exploration};
 use super::kernel_laps::kernel_laps;
 use super::ledger::open_phases;
 use super::looped::{Looped, Run};
-use super::read::{read_kernel, KernelTrace, ReadOptions};
+use super::read::{KernelReader, KernelTrace, ReadOptions};
 use super::sweep::{lcm, TripCounts};
 use super::trace::EventId;
 use super::HazardError;
@@ -114,8 +114,9 @@ impl TripCountProof {
             offset: 0,
             fixed: Vec::new(),
         };
+        let reader = KernelReader::new(text, opts.mode)?;
         prove(
-            &|laps| read_kernel(text, &trips.at_laps(opts, laps)),
+            &|laps| reader.read(&trips.at_laps(opts, laps)),
             counted,
             (period, first),
             budget,
@@ -167,8 +168,9 @@ impl TripCountProof {
         // What stopped a read of the knob's values (a trace past the reader's cap): said where
         // no knob is found.
         let failed: RefCell<Option<HazardError>> = RefCell::new(None);
+        let reader = KernelReader::new(text, opts.mode)?;
         let tiles_at = |o: &ReadOptions| -> Option<u32> {
-            let cut = read_kernel(text, o).and_then(|kt| kernel_laps(&kt));
+            let cut = reader.read(o).and_then(|kt| kernel_laps(&kt));
             match cut {
                 Ok(cut) => cut.nested.then_some(cut.trip_count + 1),
                 Err(e) => {
@@ -178,7 +180,7 @@ impl TripCountProof {
             }
         };
         let period = u32::try_from(trips.period).map_err(|_| refuse("a period past u32"))?;
-        let kt = read_kernel(text, &base)?;
+        let kt = reader.read(&base)?;
         if !kernel_laps(&kt)?.nested {
             return Err(refuse(
                 "no tile loop: no partition's loop holds a loop (--every-trip-count proves its laps)",
@@ -239,7 +241,7 @@ impl TripCountProof {
             };
             let at = |tiles: u32| set(programs, i64::from(tiles) - offset);
             return prove(
-                &|tiles| read_kernel(text, &at(tiles)),
+                &|tiles| reader.read(&at(tiles)),
                 counted,
                 (period, 2),
                 budget,
