@@ -189,6 +189,20 @@ def test_the_tile_position_is_the_clis():
     assert got == want and got["clc_tiles"] == 5 and out.returncode == 0
 
 
+def every_trip_count_as_the_cli(path):
+    """``Kernel.every_trip_count`` on ``path``, asserted to report what ``linalias check
+    --every-trip-count --json`` does (but the kernel's name); the proof and the CLI's exit
+    code."""
+    out = subprocess.run([cli(), "check", str(path), "--every-trip-count", "--json"], capture_output=True,
+                         text=True, cwd=REPO)
+    want = json.loads(out.stdout)
+    proof = tlx.Kernel.from_ttgir(path.read_text()).every_trip_count()
+    got = dict(proof.report)
+    want.pop("kernel"), got.pop("kernel")
+    assert got == want
+    return proof, out.returncode
+
+
 def test_every_trip_count_is_the_clis():
     """``Kernel.every_trip_count`` reports what ``linalias check --every-trip-count --json`` does:
     ``fa_ws_pipelined_fp8`` hangs at every trip count (its kv_fulls waits named);
@@ -197,14 +211,8 @@ def test_every_trip_count_is_the_clis():
     AllocError."""
     kernels = REPO / "alias-alloc" / "tests" / "data" / "tlx_kernels"
     path = kernels / "fa_ws_pipelined_fp8" / "before.mlir"
-    out = subprocess.run([cli(), "check", str(path), "--every-trip-count", "--json"], capture_output=True,
-                         text=True, cwd=REPO)
-    want = json.loads(out.stdout)
-    proof = tlx.Kernel.from_ttgir(path.read_text()).every_trip_count()
-    got = dict(proof.report)
-    want.pop("kernel"), got.pop("kernel")
-    assert got == want
-    assert proof.exit_code == out.returncode == 1 and proof.decided and not proof.verified
+    proof, code = every_trip_count_as_the_cli(path)
+    assert proof.exit_code == code == 1 and proof.decided and not proof.verified
     assert (proof.period, proof.head, proof.least, proof.every["stuck_at"]) == (6, 2, 4, 4)
     assert "hang: ttng.wait_barrier line 410 kv_fulls[0] waits forever" in proof.findings
     assert proof.summary == "some trip count races, hangs, arrives past a phase or leaves one open"
@@ -224,13 +232,8 @@ def test_loops_one_after_another_are_proved_phase_by_phase():
     count of its own loop (``K = 128 · laps``, ``128 · laps``, ``64 · laps``), as the CLI does."""
     kernels = REPO / "alias-alloc" / "tests" / "data" / "tlx_kernels"
     path = kernels / "triple_gemm_multiphase" / "before.mlir"
-    out = subprocess.run([cli(), "check", str(path), "--every-trip-count", "--json"], capture_output=True,
-                         text=True, cwd=REPO)
-    want = json.loads(out.stdout)
-    proof = tlx.Kernel.from_ttgir(path.read_text()).every_trip_count()
-    got = dict(proof.report)
-    want.pop("kernel"), got.pop("kernel")
-    assert got == want and proof.verified and out.returncode == 0
+    proof, code = every_trip_count_as_the_cli(path)
+    assert proof.verified and code == 0
     assert proof.joins == ["mp_join_0[0]", "mp_join_1[0]"]
     assert [p.bounds[0]["step"] for p in proof.phases] == [128, 128, 64]
     assert [p.every["states"] for p in proof.phases] == [2396, 2396, 3055]

@@ -39,43 +39,31 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
     if args.sweep {
         return sweep(&args, &file, &text, &opts);
     }
-    if args.every_trip_count && !args.every_tile_count {
-        if let Some(proof) =
-            PhasedProof::new(&text, &opts, PROOF_BUDGET).map_err(|e| refused(&file, &e))?
-        {
-            let out = if args.json {
-                format!("{:#}\n", proof.json(&file))
-            } else {
-                proof.text(&file)
-            };
-            return print(
-                &args,
-                &file,
-                out,
-                String::new,
-                (proof.exit_code(), proof.summary()),
-            );
-        }
-    }
     if args.every_trip_count || args.every_tile_count {
-        let proof = if args.every_tile_count {
-            TripCountProof::tiles(&text, &opts, PROOF_BUDGET)
+        // Loops one after another: phase by phase; else the kernel's one loop (or tiles).
+        let phased = if args.every_tile_count {
+            None
         } else {
-            TripCountProof::new(&text, &opts, PROOF_BUDGET)
-        }
-        .map_err(|e| refused(&file, &e))?;
-        let out = if args.json {
-            format!("{:#}\n", proof.json(&file))
-        } else {
-            proof.text(&file)
+            PhasedProof::new(&text, &opts, PROOF_BUDGET).map_err(|e| refused(&file, &e))?
         };
-        return print(
-            &args,
-            &file,
-            out,
-            String::new,
-            (proof.exit_code(), proof.summary()),
-        );
+        let (json, text, verdict) = match phased {
+            Some(p) => (p.json(&file), p.text(&file), (p.exit_code(), p.summary())),
+            None => {
+                let p = if args.every_tile_count {
+                    TripCountProof::tiles(&text, &opts, PROOF_BUDGET)
+                } else {
+                    TripCountProof::new(&text, &opts, PROOF_BUDGET)
+                }
+                .map_err(|e| refused(&file, &e))?;
+                (p.json(&file), p.text(&file), (p.exit_code(), p.summary()))
+            }
+        };
+        let out = if args.json {
+            format!("{json:#}\n")
+        } else {
+            text
+        };
+        return print(&args, &file, out, String::new, verdict);
     }
     let k = read(&file, &text, &opts)?;
     let report = CheckReport::new(&file, k, args.sample);

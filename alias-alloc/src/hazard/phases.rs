@@ -120,14 +120,7 @@ pub fn phases(kt: &KernelTrace) -> Result<Option<Phases>, HazardError> {
         .filter_map(|&e| wait_on(e))
         .filter(|&b| partitions.iter().all(|&t| waits_in(t, b).len() == 1))
         .collect();
-    let refuse = |e: usize, reason: String| {
-        let o = kt.origins.get(e);
-        HazardError::Unsupported {
-            op: o.map_or_else(|| "scf.for".to_string(), |o| o.op.clone()),
-            line: o.map_or(0, |o| o.line),
-            reason,
-        }
-    };
+    let refuse = |e: usize, reason: String| refusal(kt, e, reason);
     if joins.is_empty() {
         return Err(refuse(
             usize::MAX,
@@ -179,7 +172,32 @@ pub fn phases(kt: &KernelTrace) -> Result<Option<Phases>, HazardError> {
             }
         }
     }
-    // No barrier and no named-barrier group in two phases.
+    one_phase_each(kt, &phase, &joins)?;
+    let count = joins.len() + 1;
+    let mut out = Vec::with_capacity(count);
+    for s in 0..count {
+        let join = joins.get(s).map(|&j| name(j));
+        out.push(cut(kt, &phase, s, &partitions, join, &programs)?);
+    }
+    Ok(Some(Phases {
+        joins: joins.iter().map(|&j| name(j)).collect(),
+        phases: out,
+    }))
+}
+
+/// Refuses a barrier or a named-barrier group that `phase` (per event) puts in two phases.
+fn one_phase_each(
+    kt: &KernelTrace,
+    phase: &[usize],
+    joins: &[BarrierId],
+) -> Result<(), HazardError> {
+    let trace = &kt.trace;
+    let name = |b: BarrierId| {
+        trace
+            .barrier(b)
+            .map_or_else(|_| "?".to_string(), |x| x.name.clone())
+    };
+    let refuse = |e: usize, reason: String| refusal(kt, e, reason);
     let mut used: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
     for (e, event) in trace.events.iter().enumerate() {
         let b = match &event.kind {
@@ -217,16 +235,17 @@ pub fn phases(kt: &KernelTrace) -> Result<Option<Phases>, HazardError> {
             ));
         }
     }
-    let count = joins.len() + 1;
-    let mut out = Vec::with_capacity(count);
-    for s in 0..count {
-        let join = joins.get(s).map(|&j| name(j));
-        out.push(cut(kt, &phase, s, &partitions, join, &programs)?);
+    Ok(())
+}
+
+/// A refusal naming event `e`'s op and line (or the loops, for no event).
+fn refusal(kt: &KernelTrace, e: usize, reason: String) -> HazardError {
+    let o = kt.origins.get(e);
+    HazardError::Unsupported {
+        op: o.map_or_else(|| "scf.for".to_string(), |o| o.op.clone()),
+        line: o.map_or(0, |o| o.line),
+        reason,
     }
-    Ok(Some(Phases {
-        joins: joins.iter().map(|&j| name(j)).collect(),
-        phases: out,
-    }))
 }
 
 /// Whether timeline `t` is a partition.
