@@ -104,6 +104,19 @@ fn exit_codes_follow_the_readme() {
     assert!(err.contains("-1: at least 0"), "{err}");
     assert_eq!(run(&["check", &rescale, "--num-programs", "0"]).0, 2);
     assert_eq!(run(&["check", &rescale, "--clc-tiles", "-1"]).0, 2);
+    // 3: a trace past --max-events (256 events at the default N_CTX), which must be positive.
+    let pipelined = k("fa_ws_pipelined");
+    let (code, _, err) = run(&["check", &pipelined, "--max-events", "255"]);
+    assert_eq!(code, 3);
+    assert!(
+        err.contains("the trace passed 255 events with H=1 N_CTX=512")
+            && err.ends_with(
+                "give smaller loop bounds with --param NAME=VALUE, or a larger --max-events\n"
+            ),
+        "{err}"
+    );
+    assert_eq!(run(&["check", &pipelined, "--max-events", "256"]).0, 0);
+    assert_eq!(run(&["check", &pipelined, "--max-events", "0"]).0, 2);
     // JSON: the same verdicts.
     let (code, out, _) = run(&["check", &k("fa_ws_persistent"), "--json", "--sample", "4"]);
     assert_eq!(code, 0);

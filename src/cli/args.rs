@@ -94,6 +94,12 @@ pub struct CheckArgs {
     /// the rings' period needs up to that many tiles (docs/hazard-check.md, Loops).
     #[arg(long, value_name = "N", default_value_t = 2, allow_negative_numbers = true, value_parser = |s: &str| parse_at_least(s, 0))]
     pub clc_tiles: i64,
+    /// The most events one read of the kernel may hold (default 20000); a longer trace is not
+    /// decided (exit 3). The proofs read the kernel up to a few periods of laps or tiles past
+    /// the sweep's: raise it to prove a persistent kernel at a longer K loop (docs/hazard-check.md,
+    /// Every tile count).
+    #[arg(long, value_name = "N", default_value_t = 20_000, allow_negative_numbers = true, value_parser = |s: &str| parse_at_least(s, 1))]
+    pub max_events: i64,
     /// Check every residue of the loops' trip counts modulo the period of the kernel's ring
     /// slots and phases (lcm of 2 and 2R for each ring of R barriers): each parameter that
     /// bounds a loop and is not given runs that many consecutive trip counts.

@@ -1,5 +1,5 @@
 //! `linalias check KERNEL.mlir [--mode tlx|intended] [--param NAME=V] [--seq-stride N]
-//! [--program-id N] [--num-programs N] [--clc-tiles N] [--sample N] [--svg FILE] [--sweep |
+//! [--program-id N] [--num-programs N] [--clc-tiles N] [--max-events N] [--sample N] [--svg FILE] [--sweep |
 //! --every-trip-count | --every-tile-count] [--json]`: the hazard check of `alias_alloc::hazard` on a kernel's TTGIR, one line per pair
 //! of allocations whose accesses overlap, a witness for each hazard, the protocol findings and
 //! a summary.
@@ -25,6 +25,7 @@ pub fn run(args: CheckArgs) -> Result<String, CliError> {
         program_id: args.program_id,
         num_programs: args.num_programs,
         clc_tiles: args.clc_tiles,
+        max_events: usize::try_from(args.max_events).unwrap_or(usize::MAX),
         ..ReadOptions::default()
     };
     if let Some((name, _)) = args

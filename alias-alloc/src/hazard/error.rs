@@ -105,7 +105,7 @@ pub enum HazardError {
         line: usize,
     },
     /// The trace grew past its limit.
-    #[error("the trace passed {max} events with {params}: give smaller loop bounds with --param NAME=VALUE")]
+    #[error("the trace passed {max} events with {params}: give smaller loop bounds with --param NAME=VALUE, or a larger --max-events")]
     TooManyEvents {
         /// The limit.
         max: usize,
