@@ -37,8 +37,9 @@ impl PhasedProof {
     /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tlx_kernels/triple_gemm_multiphase/before.mlir");
     /// # let text = std::fs::read_to_string(path)
     /// #     .map_err(|e| alias_alloc::hazard::HazardError::Module { message: e.to_string() })?;
+    /// let none = || alias_alloc::hazard::HazardError::Module { message: "one loop a partition".into() };
     /// let proof = PhasedProof::new(&text, &ReadOptions::default(), PROOF_BUDGET)?
-    ///     .expect("three GEMMs one after another");
+    ///     .ok_or_else(none)?; // three GEMMs one after another
     /// assert_eq!(proof.joins, ["mp_join_0[0]", "mp_join_1[0]"]);
     /// // The third GEMM's loop steps 64 through K, the first two's 128.
     /// let steps: Vec<i64> = proof.phases.iter().map(|p| p.counted.bounds[0].1).collect();

@@ -54,7 +54,8 @@ pub struct Phases {
 /// # let text = std::fs::read_to_string(path)
 /// #     .map_err(|e| alias_alloc::hazard::HazardError::Module { message: e.to_string() })?;
 /// let kt = read_kernel(&text, &ReadOptions::default())?;
-/// let cut = phases(&kt)?.expect("three GEMMs one after another");
+/// let none = || alias_alloc::hazard::HazardError::Module { message: "one loop a partition".into() };
+/// let cut = phases(&kt)?.ok_or_else(none)?; // three GEMMs one after another
 /// assert_eq!(cut.joins, ["mp_join_0[0]", "mp_join_1[0]"]);
 /// assert_eq!(cut.phases.len(), 3);
 /// // The first phase's last event: a partition touching, after its wait on the first join,
