@@ -185,7 +185,7 @@ pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
     // Where a loop-less partition waits for the loop's result: its first wait, blocked at the
     // start, on a barrier arrived on in the epilogues alone — found again until nothing moves,
     // since a partition that waits on another loop-less one's epilogue arrivals learns of
-    // them only once that one is split (a phase's `after JOIN` partition, `phases`).
+    // them only once that one is split.
     let mut split = vec![None; trace.timelines.len()];
     let mut laps = cut(&split)?;
     for _ in 0..trace.timelines.len() {

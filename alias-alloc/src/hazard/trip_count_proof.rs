@@ -254,7 +254,8 @@ impl TripCountProof {
         })
     }
 
-    /// Whether some trip count races, hangs, arrives past a phase or leaves a waited barrier in the middle of one.
+    /// Whether some trip count races, hangs, arrives past a phase or leaves a waited barrier
+    /// in the middle of one.
     pub fn goes_wrong(&self) -> bool {
         self.every.goes_wrong()
             || self.below.iter().any(|(_, r)| r.as_ref().is_ok_and(wrong))
