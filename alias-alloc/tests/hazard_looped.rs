@@ -505,6 +505,56 @@ fn real_kernels_read_lap_by_lap_repeat_with_their_period() {
 /// `cross_attention_pipeline`'s default partition runs no loop: it waits for the last
 /// accumulator (a barrier only the MMA partition's epilogue commits to) and stores it, all in
 /// the epilogue.
+/// A loop-less partition that waits on what another loop-less one arrives on in its
+/// epilogue is in the epilogue from that wait too: the split is found again until nothing
+/// moves. A producer loops; `relay` waits for its `done` (the epilogue's) and arrives on
+/// `ready`; `reader` waits on `ready` — found only once `relay` is split.
+#[test]
+fn a_chain_of_loop_less_partitions_waits_for_the_epilogue() {
+    use alias_alloc::hazard::{Cells, Origin, Space, TraceBuilder};
+    let mut b = TraceBuilder::new();
+    let (producer, relay, reader) = (
+        b.partition("producer"),
+        b.partition("relay"),
+        b.partition("reader"),
+    );
+    let (done, ready) = (
+        b.barrier("done", 1).unwrap(),
+        b.barrier("ready", 1).unwrap(),
+    );
+    let origin = |line: usize, induction: Vec<(i64, i64)>| Origin {
+        op: format!("op{line}"),
+        line,
+        location: None,
+        buffer: None,
+        iteration: induction.iter().map(|x| x.0).collect(),
+        induction,
+    };
+    let mut origins = Vec::new();
+    let tile = Cells::range(Space::Smem, 0, 64);
+    for i in 0..4 {
+        b.access(producer, "store", tile.clone(), true).unwrap();
+        origins.push(origin(1, vec![(i, 1)]));
+    }
+    b.arrive(producer, "arrive done", done, 1).unwrap();
+    b.wait(relay, "wait done", done, 0).unwrap();
+    b.arrive(relay, "arrive ready", ready, 1).unwrap();
+    let wait = b.wait(reader, "wait ready", ready, 0).unwrap();
+    let load = b.access(reader, "load", tile, false).unwrap();
+    origins.extend((2..=6).map(|line| origin(line, Vec::new())));
+    let kt = KernelTrace {
+        trace: b.build().unwrap(),
+        origins,
+        params: Default::default(),
+        seq_stride: None,
+        tile: (0, 1),
+        clc_tiles: 0,
+    };
+    let cut = kernel_laps(&kt).unwrap();
+    assert_eq!(cut.trip_count, 3);
+    assert_eq!((cut.laps[wait.0], cut.laps[load.0]), (3, 3));
+}
+
 #[test]
 fn real_kernels_are_cut_by_their_induction_variable() {
     let text = test_support::tlx_kernels::dump("cross_attention", "before");
