@@ -169,5 +169,6 @@ def every_trip_count_report(
     num_programs: int = 1,
     clc_tiles: int = 2,
     tiles: bool = False,
+    max_events: int = 20000,
 ) -> tuple[str, str, int]: ...
 def dtype_bits(name: str) -> int: ...

@@ -364,26 +364,28 @@ class Kernel:
 
     def every_trip_count(self, mode: str = "tlx", params: Optional[dict] = None,
                          seq_stride: Optional[int] = None, program_id: int = 0, num_programs: int = 1,
-                         clc_tiles: int = 2) -> EveryTripCount:
+                         clc_tiles: int = 2, max_events: int = 20000) -> EveryTripCount:
         """The kernel at every trip count of its loops at once (``linalias check
         --every-trip-count``): read lap by lap as its loop run forever, every interleaving
-        explored over every trip count from the least it decides, each one below alone.
-        ``params`` may fix other integer parameters, not the loops' bound (``ParseError``); a
-        kernel outside the model is an ``AllocError`` naming why."""
+        explored over every trip count from the least it decides, each one below alone; loops
+        one after another phase by phase (``phases``). ``params`` may fix other integer
+        parameters, not the loops' bound (``ParseError``); a kernel outside the model, or a
+        read past ``max_events`` events (``--max-events``), is an ``AllocError`` naming why."""
         self._needs_ttgir()
         report, text, code = _linalias.every_trip_count_report(
             self._text, mode, dict(params or {}), seq_stride=seq_stride, program_id=program_id,
-            num_programs=num_programs, clc_tiles=clc_tiles)
+            num_programs=num_programs, clc_tiles=clc_tiles, max_events=max_events)
         return EveryTripCount(json.loads(report), text, "", code)
 
-    def every_tile_count(self, mode: str = "tlx", params: Optional[dict] = None) -> EveryTripCount:
+    def every_tile_count(self, mode: str = "tlx", params: Optional[dict] = None,
+                         max_events: int = 20000) -> EveryTripCount:
         """A persistent kernel at every tile count a CTA runs, at once (``linalias check
         --every-tile-count``): one lap a tile, its K loop's bound as ``params`` gives it (or the
         sweep's first); the tiles set by ``clc_tiles`` or a free parameter (``bounds``), what
         is held in ``fixed``. A kernel without a tile loop is an ``AllocError``."""
         self._needs_ttgir()
         report, text, code = _linalias.every_trip_count_report(
-            self._text, mode, dict(params or {}), tiles=True)
+            self._text, mode, dict(params or {}), tiles=True, max_events=max_events)
         return EveryTripCount(json.loads(report), text, "", code)
 
     def _needs_ttgir(self):

@@ -127,7 +127,7 @@ pub fn check_report(
 /// every tile count of a persistent kernel instead, at the K-loop bound `params` gives
 /// (`linalias check --every-tile-count`).
 #[pyfunction]
-#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), file="<python>", seq_stride=None, program_id=0, num_programs=1, clc_tiles=2, tiles=false))]
+#[pyo3(signature = (text, mode, params=std::collections::BTreeMap::new(), file="<python>", seq_stride=None, program_id=0, num_programs=1, clc_tiles=2, tiles=false, max_events=20_000))]
 #[allow(clippy::too_many_arguments)] // Python keywords, each with its default
 pub fn every_trip_count_report(
     text: &str,
@@ -139,8 +139,14 @@ pub fn every_trip_count_report(
     num_programs: i64,
     clc_tiles: i64,
     tiles: bool,
+    max_events: usize,
 ) -> PyResultOf<(String, String, u8)> {
-    let opts = hazard_options(
+    if max_events < 1 {
+        return Err(parse_error(
+            "max_events must be at least 1, not 0".to_string(),
+        ));
+    }
+    let mut opts = hazard_options(
         mode,
         params,
         seq_stride,
@@ -148,6 +154,7 @@ pub fn every_trip_count_report(
         num_programs,
         clc_tiles,
     )?;
+    opts.max_events = max_events;
     if !tiles {
         if let Some(proof) = PhasedProof::new(text, &opts, PROOF_BUDGET).map_err(hazard_error)? {
             return Ok((

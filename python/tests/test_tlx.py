@@ -244,7 +244,7 @@ def test_loops_one_after_another_are_proved_phase_by_phase():
 def test_every_tile_count_is_the_clis():
     """``Kernel.every_tile_count`` reports what ``linalias check --every-tile-count --json``
     does: ``fa_ws_persistent`` at one K lap a tile, ``H`` tiles a CTA, verified at every tile
-    count; a kernel without a tile loop is an AllocError."""
+    count; a kernel without a tile loop, or a read past ``max_events``, is an AllocError."""
     kernels = REPO / "alias-alloc" / "tests" / "data" / "tlx_kernels"
     path = kernels / "fa_ws_persistent" / "before.mlir"
     out = subprocess.run([cli(), "check", str(path), "--every-tile-count", "--param", "N_CTX=128", "--json"],
@@ -261,6 +261,11 @@ def test_every_tile_count_is_the_clis():
     assert proof.summary == "verified at every tile count"
     with pytest.raises(linalias.AllocError, match="no tile loop"):
         tlx.Kernel.from_ttgir((kernels / "fa_ws_pipelined" / "before.mlir").read_text()).every_tile_count()
+    # A read past max_events is not decided (--max-events); at least 1.
+    with pytest.raises(linalias.AllocError, match="passed 1000 events"):
+        tlx.Kernel.from_ttgir(path.read_text()).every_tile_count(params={"N_CTX": 128}, max_events=1000)
+    with pytest.raises(linalias.ParseError, match="max_events"):
+        tlx.Kernel.from_ttgir(path.read_text()).every_tile_count(params={"N_CTX": 128}, max_events=0)
 
 
 def test_the_hazard_check_needs_ttgir():
