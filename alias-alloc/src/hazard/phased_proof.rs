@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use super::phases::phases;
 use super::read::{KernelReader, KernelTrace, ReadOptions};
 use super::sweep::TripCounts;
-use super::trip_count_proof::{prove, Counted, TripCountProof};
+use super::trip_count_proof::{prove, refuse, Counted, TripCountProof};
 use super::HazardError;
 
 /// A kernel of loops in sequence at every trip count of each.
@@ -223,13 +223,4 @@ fn steps(kt: &KernelTrace) -> Option<(i64, i64)> {
         .filter(|&s| s > 0);
     let first = steps.next()?;
     Some(steps.fold((first, first), |(lo, hi), s| (lo.min(s), hi.max(s))))
-}
-
-/// What the proof refuses: the loops, not one op, are outside its model.
-fn refuse(reason: &str) -> HazardError {
-    HazardError::Unsupported {
-        op: "scf.for".to_string(),
-        line: 0,
-        reason: reason.to_string(),
-    }
 }

@@ -105,21 +105,20 @@ pub fn phases(kt: &KernelTrace) -> Result<Option<Phases>, HazardError> {
     // The joins: barriers every partition waits on exactly once outside its loops, in the
     // order the first partition waits on them.
     let first = partitions.first().copied().unwrap_or(0);
-    let waits_in = |t: usize, b: BarrierId| -> Vec<usize> {
+    let waits_in = |t: usize, b: BarrierId| -> usize {
         programs
             .get(t)
             .map_or(&[][..], Vec::as_slice)
             .iter()
-            .copied()
-            .filter(|&e| wait_on(e) == Some(b))
-            .collect()
+            .filter(|&&e| wait_on(e) == Some(b))
+            .count()
     };
     let joins: Vec<BarrierId> = programs
         .get(first)
         .map_or(&[][..], Vec::as_slice)
         .iter()
         .filter_map(|&e| wait_on(e))
-        .filter(|&b| partitions.iter().all(|&t| waits_in(t, b).len() == 1))
+        .filter(|&b| partitions.iter().all(|&t| waits_in(t, b) == 1))
         .collect();
     let refuse = |e: usize, reason: String| refusal(kt, e, reason);
     if joins.is_empty() {
@@ -128,11 +127,7 @@ pub fn phases(kt: &KernelTrace) -> Result<Option<Phases>, HazardError> {
             "loops one after another in a partition, and no barrier every partition waits on between them (a join): the phases cannot be told apart".to_string(),
         ));
     }
-    let name = |b: BarrierId| {
-        trace
-            .barrier(b)
-            .map_or_else(|_| "?".to_string(), |x| x.name.clone())
-    };
+    let name = |b: BarrierId| barrier_name(trace, b);
     // Each event's phase: a partition's, the joins waited on before it; an engine's, its
     // issuer's (the latest phase among what it comes after).
     let mut phase = vec![0usize; trace.events.len()];
@@ -193,11 +188,7 @@ fn one_phase_each(
     joins: &[BarrierId],
 ) -> Result<(), HazardError> {
     let trace = &kt.trace;
-    let name = |b: BarrierId| {
-        trace
-            .barrier(b)
-            .map_or_else(|_| "?".to_string(), |x| x.name.clone())
-    };
+    let name = |b: BarrierId| barrier_name(trace, b);
     let refuse = |e: usize, reason: String| refusal(kt, e, reason);
     let mut used: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
     for (e, event) in trace.events.iter().enumerate() {
@@ -247,6 +238,13 @@ fn refusal(kt: &KernelTrace, e: usize, reason: String) -> HazardError {
         line: o.map_or(0, |o| o.line),
         reason,
     }
+}
+
+/// Barrier `b`'s name (`?` if there is none).
+fn barrier_name(trace: &Trace, b: BarrierId) -> String {
+    trace
+        .barrier(b)
+        .map_or_else(|_| "?".to_string(), |x| x.name.clone())
 }
 
 /// Whether timeline `t` is a partition.

@@ -582,7 +582,7 @@ pub(super) fn prove(
 }
 
 /// What the proof refuses: the loops, not one op, are outside its model.
-fn refuse(reason: &str) -> HazardError {
+pub(super) fn refuse(reason: &str) -> HazardError {
     HazardError::Unsupported {
         op: "scf.for".to_string(),
         line: 0,
