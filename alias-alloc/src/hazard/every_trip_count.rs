@@ -209,7 +209,7 @@ impl Looped {
                         let found = s.run(self, l, r);
                         self.record(&mut out, found, offset, s.exit.unwrap_or(s.hi()));
                     }
-                    offset += s.normalize(self.period, floor);
+                    offset += s.normalize(self.period, floor, self.max_back);
                 };
                 let print = s.fingerprint(&mut words);
                 if seen.insert(print) {
@@ -252,7 +252,7 @@ impl Looped {
                 Move::Run(l, r) => {
                     let found = next.run(self, l, r);
                     self.record(&mut out, found, offset, next.exit.unwrap_or(next.hi()));
-                    let shifted = offset + next.normalize(self.period, floor);
+                    let shifted = offset + next.normalize(self.period, floor, self.max_back);
                     pending = Some((next, shifted, awake));
                 }
             }
@@ -585,7 +585,7 @@ fn stuck(out: &mut EveryTripCount, n: u32, waiting: impl Iterator<Item = EventId
     }
 }
 
-/// The lap of an access last run more than a period below the window (a prologue's): only
+/// The lap of an access last run further below the window than any predecessor reaches: only
 /// ever compared with what runs in the window, where no predecessor reaches it.
 const LONG_AGO: i64 = i64::MIN / 4;
 
@@ -694,31 +694,41 @@ impl State {
 
     /// Shifts every lap down by the largest multiple of the period that keeps `base` at
     /// `floor` or above (past the head and the laps whose predecessors reach into it); returns
-    /// it. An access last run more than a period below that is [`LONG_AGO`].
-    fn normalize(&mut self, period: u32, floor: i64) -> i64 {
+    /// it. From `floor` on (lap 1 at least) nothing before lap 0 and nothing of the head is
+    /// in reach: the state counts as shifted, the one a shift would make. Once shifted, an
+    /// access last run more than `max_back` laps below the window is [`LONG_AGO`]: no op of
+    /// the window reaches back to it (the head's, which may, never run again), so it is only
+    /// ever compared with what runs there and how far below no longer matters — states that
+    /// differ in nothing else are one.
+    fn normalize(&mut self, period: u32, floor: i64, max_back: i64) -> i64 {
         let p = i64::from(period);
         let shift = (self.base - floor).div_euclid(p) * p;
-        if shift <= 0 {
-            return 0;
+        if shift > 0 {
+            self.base -= shift;
+            self.shifted = true;
+            self.exit = self.exit.map(|n| n - shift);
+            self.know = std::mem::take(&mut self.know)
+                .into_iter()
+                .map(|((l, r), k)| ((l - shift, r), k))
+                .collect();
+            for l in self.latest.values_mut() {
+                if *l != LONG_AGO {
+                    *l -= shift;
+                }
+            }
         }
-        self.base -= shift;
-        self.shifted = true;
-        self.exit = self.exit.map(|n| n - shift);
-        self.know = std::mem::take(&mut self.know)
-            .into_iter()
-            .map(|((l, r), k)| ((l - shift, r), k))
-            .collect();
-        // An access last run below the window (a prologue's) is only ever compared with what
-        // runs in it: how far below no longer matters.
-        for l in self.latest.values_mut() {
-            if *l != LONG_AGO {
-                *l -= shift;
-                if *l < self.base - floor - p {
+        if self.base >= floor.max(1) {
+            self.shifted = true;
+        }
+        if self.shifted {
+            let gone = self.base - max_back;
+            for l in self.latest.values_mut() {
+                if *l < gone {
                     *l = LONG_AGO;
                 }
             }
         }
-        shift
+        shift.max(0)
     }
 
     /// What happens before `(l, r)` through its predecessors.

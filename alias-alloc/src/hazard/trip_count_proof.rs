@@ -462,7 +462,7 @@ fn name_findings(
         let apart = match d {
             0 => "in one lap".to_string(),
             1 => "1 lap later".to_string(),
-            u32::MAX => "more than a period later".to_string(),
+            u32::MAX => format!("more than {} laps later", looped.max_back),
             d => format!("{d} laps later"),
         };
         format!("race: {} and {}, {apart}", name(a), name(b))
