@@ -168,7 +168,6 @@ impl Looped {
             know: BTreeMap::new(),
             latest: BTreeMap::new(),
         };
-        let floor = self.head + self.max_back;
         let footprints = reduce.then(|| (Footprints::new(self), Residues::new(self)));
         let mut seen = HashSet::new();
         // Depth first, a frame per state on the path: the state and the moves not yet tried.
@@ -209,7 +208,7 @@ impl Looped {
                         let found = s.run(self, l, r);
                         self.record(&mut out, found, offset, s.exit.unwrap_or(s.hi()));
                     }
-                    offset += s.normalize(self.period, floor, self.max_back);
+                    offset += s.normalize(self);
                 };
                 let print = s.fingerprint(&mut words);
                 if seen.insert(print) {
@@ -252,7 +251,7 @@ impl Looped {
                 Move::Run(l, r) => {
                     let found = next.run(self, l, r);
                     self.record(&mut out, found, offset, next.exit.unwrap_or(next.hi()));
-                    let shifted = offset + next.normalize(self.period, floor, self.max_back);
+                    let shifted = offset + next.normalize(self);
                     pending = Some((next, shifted, awake));
                 }
             }
@@ -692,16 +691,17 @@ impl State {
                 .is_some_and(|d| d.contains(r))
     }
 
-    /// Shifts every lap down by the largest multiple of the period that keeps `base` at
-    /// `floor` or above (past the head and the laps whose predecessors reach into it); returns
-    /// it. From `floor` on (lap 1 at least) nothing before lap 0 and nothing of the head is
-    /// in reach: the state counts as shifted, the one a shift would make. Once shifted, an
-    /// access last run more than `max_back` laps below the window is [`LONG_AGO`]: no op of
-    /// the window reaches back to it (the head's, which may, never run again), so it is only
-    /// ever compared with what runs there and how far below no longer matters — states that
-    /// differ in nothing else are one.
-    fn normalize(&mut self, period: u32, floor: i64, max_back: i64) -> i64 {
-        let p = i64::from(period);
+    /// Shifts every lap down by the largest multiple of the period that keeps `base` at the
+    /// floor or above (past the head and the laps whose predecessors reach into it, `head +
+    /// max_back`); returns it. From [`Looped::least_trip_count`] on (the floor, lap 1 at
+    /// least) nothing before lap 0 and nothing of the head is in reach: the state counts as
+    /// shifted, the one a shift would make. Once shifted, an access last run more than
+    /// `max_back` laps below the window is [`LONG_AGO`]: no op of the window reaches back to it
+    /// (the head's, which may, never run again), so it is only ever compared with what runs
+    /// there and how far below no longer matters — states that differ in nothing else are one.
+    fn normalize(&mut self, looped: &Looped) -> i64 {
+        let p = i64::from(looped.period);
+        let floor = looped.head + looped.max_back;
         let shift = (self.base - floor).div_euclid(p) * p;
         if shift > 0 {
             self.base -= shift;
@@ -717,11 +717,11 @@ impl State {
                 }
             }
         }
-        if self.base >= floor.max(1) {
+        if self.base >= i64::from(looped.least_trip_count()) {
             self.shifted = true;
         }
         if self.shifted {
-            let gone = self.base - max_back;
+            let gone = self.base - looped.max_back;
             for l in self.latest.values_mut() {
                 if *l < gone {
                     *l = LONG_AGO;

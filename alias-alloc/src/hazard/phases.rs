@@ -127,7 +127,7 @@ pub fn phases(kt: &KernelTrace) -> Result<Option<Phases>, HazardError> {
             "loops one after another in a partition, and no barrier every partition waits on between them (a join): the phases cannot be told apart".to_string(),
         ));
     }
-    let name = |b: BarrierId| barrier_name(trace, b);
+    let name = |b: BarrierId| trace.barrier_name(b).to_string();
     // Each event's phase: a partition's, the joins waited on before it; an engine's, its
     // issuer's (the latest phase among what it comes after).
     let mut phase = vec![0usize; trace.events.len()];
@@ -188,7 +188,7 @@ fn one_phase_each(
     joins: &[BarrierId],
 ) -> Result<(), HazardError> {
     let trace = &kt.trace;
-    let name = |b: BarrierId| barrier_name(trace, b);
+    let name = |b: BarrierId| trace.barrier_name(b).to_string();
     let refuse = |e: usize, reason: String| refusal(kt, e, reason);
     let mut used: BTreeMap<usize, (usize, usize)> = BTreeMap::new();
     for (e, event) in trace.events.iter().enumerate() {
@@ -238,13 +238,6 @@ fn refusal(kt: &KernelTrace, e: usize, reason: String) -> HazardError {
         line: o.map_or(0, |o| o.line),
         reason,
     }
-}
-
-/// Barrier `b`'s name (`?` if there is none).
-fn barrier_name(trace: &Trace, b: BarrierId) -> String {
-    trace
-        .barrier(b)
-        .map_or_else(|_| "?".to_string(), |x| x.name.clone())
 }
 
 /// Whether timeline `t` is a partition.

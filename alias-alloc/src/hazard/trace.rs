@@ -295,6 +295,20 @@ impl Trace {
         self.timelines.get(t.0).map_or("?", |t| t.name.as_str())
     }
 
+    /// The name of barrier `b` (`?` if there is none).
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{BarrierId, TraceBuilder};
+    /// let mut t = TraceBuilder::new();
+    /// let full = t.barrier("kv_fulls[0]", 1)?;
+    /// let trace = t.build()?;
+    /// assert_eq!((trace.barrier_name(full), trace.barrier_name(BarrierId(7))), ("kv_fulls[0]", "?"));
+    /// # Ok::<(), alias_alloc::hazard::HazardError>(())
+    /// ```
+    pub fn barrier_name(&self, b: BarrierId) -> &str {
+        self.barriers.get(b.0).map_or("?", |b| b.name.as_str())
+    }
+
     /// The event ids.
     pub fn ids(&self) -> impl Iterator<Item = EventId> {
         (0..self.events.len()).map(EventId)

@@ -542,10 +542,7 @@ pub(super) fn prove(
         let found: Vec<String> = open_phases(&kt.trace)
             .iter()
             .map(|o| {
-                let name = kt
-                    .trace
-                    .barrier(o.barrier)
-                    .map_or_else(|_| "?".to_string(), |b| b.name.clone());
+                let name = kt.trace.barrier_name(o.barrier);
                 format!(
                     "{name}: {} of {} arrivals past its last whole phase",
                     o.left_over(),
