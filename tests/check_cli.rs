@@ -360,7 +360,7 @@ fn every_tile_count_says_what_it_counts() {
         (v["period"].clone(), v["least"].clone()),
         (6.into(), 3.into())
     );
-    assert_eq!(v["every"]["states"], 6_449);
+    assert_eq!(v["every"]["states"], 3_839);
     assert_eq!(v["summary"]["verdict"], "verified at every tile count");
     let (code, _, err) = run(&["check", &persistent, "--every-trip-count"]);
     assert_eq!(code, 3);

@@ -458,7 +458,7 @@ fn kernel_runs(
 /// The sweep's premise on real kernels: read lap by lap, `fa_ws_pipelined` and
 /// `fa_ws_legacy_reuse` repeat every 6 laps past a head of their prologues and first lap, with
 /// an epilogue per residue (`Looped` accepts them; a budget of 1,000 states does not decide
-/// them — the release test does, in 1,931 and 2,807). `fa_ws_pipelined_fp8` is decided: stuck at every trip
+/// them — the release test does, in 1,203 and 1,695). `fa_ws_pipelined_fp8` is decided: stuck at every trip
 /// count (its `barrier_expect`s expect twice the bytes its copies bring, as the check reports).
 /// `fa_bwd_1cta` is read as a loop too, past what a small budget follows; a loop in a loop
 /// (`fa_clc`) is cut into tiles, and refused by the every-trip-count proof.
@@ -618,23 +618,23 @@ fn real_kernels_are_race_free_at_every_trip_count() {
     let cross = &[18, 32, 46, 60][..];
     let pipeline = &[26, 44, 62][..];
     for (kernel, period, least, states, below) in [
-        ("fa_ws_pipelined", 6, 4, 1_931, &[44, 74, 104][..]),
-        ("fa_ws_legacy_reuse", 6, 3, 2_807, &[44, 76][..]),
+        ("fa_ws_pipelined", 6, 4, 1_203, &[44, 74, 104][..]),
+        ("fa_ws_legacy_reuse", 6, 3, 1_695, &[44, 76][..]),
         // Two softmax partitions taking turns (step 256 a lap of 128): 2 × lcm(2, 2·3, 2·2).
-        ("cross_attention", 24, 5, 5_788, cross),
-        ("cross_attention_m64", 24, 5, 5_788, cross),
+        ("cross_attention", 24, 5, 5_743, cross),
+        ("cross_attention_m64", 24, 5, 5_743, cross),
         // A default partition without a loop, in the epilogue.
-        ("cross_attention_pipeline", 4, 4, 1_482, pipeline),
-        ("cross_attention_pipeline_n64", 4, 4, 1_482, pipeline),
+        ("cross_attention_pipeline", 4, 4, 1_366, pipeline),
+        ("cross_attention_pipeline_n64", 4, 4, 1_366, pipeline),
         // Backward: TMA stores read on timelines of one lap, five partitions; past 2,000,000
         // states before persistent sets.
-        ("fa_bwd_1cta", 4, 4, 8_668, &[129, 207, 285][..]),
-        ("fa_bwd_1cta_hd64", 4, 4, 8_604, &[121, 199, 277][..]),
+        ("fa_bwd_1cta", 4, 4, 6_901, &[129, 207, 285][..]),
+        ("fa_bwd_1cta_hd64", 4, 4, 6_865, &[121, 199, 277][..]),
         (
             "fa_bwd_1cta_warp_barrier",
             4,
             4,
-            7_384,
+            5_881,
             &[111, 177, 243][..],
         ),
     ] {
@@ -886,10 +886,10 @@ fn a_persistent_kernel_is_race_free_at_every_tile_count() {
     let refused = TripCountProof::new(&text, &ReadOptions::default(), PROOF_BUDGET).unwrap_err();
     assert!(refused.to_string().contains("a lap is a tile"), "{refused}");
     for (n_ctx, programs, states, below) in [
-        (128, 1, 2_417, [52, 104]),
-        (256, 1, 4_511, [82, 164]),
-        (384, 2, 6_449, [112, 224]),
-        (512, 2, 8_387, [142, 284]),
+        (128, 1, 1_427, [52, 104]),
+        (256, 1, 2_681, [82, 164]),
+        (384, 2, 3_839, [112, 224]),
+        (512, 2, 4_997, [142, 284]),
     ] {
         let mut opts = ReadOptions::default();
         opts.params.insert("N_CTX".into(), n_ctx);
@@ -922,17 +922,17 @@ fn a_persistent_kernel_is_race_free_at_every_tile_count() {
 #[ignore = "minutes in debug; .ci/run runs it in release"]
 fn the_clc_kernels_are_race_free_at_every_tile_count() {
     for (kernel, bound, offset, period, states, below) in [
-        ("fa_clc", "clc_tiles", 1, 6, 6_959, [73, 270]),
-        ("fa_fwd_persistent", "clc_tiles", 1, 6, 6_959, [73, 270]),
+        ("fa_clc", "clc_tiles", 1, 6, 4_156, [73, 270]),
+        ("fa_fwd_persistent", "clc_tiles", 1, 6, 4_156, [73, 270]),
         (
             "fa_fwd_persistent_hd64",
             "clc_tiles",
             1,
             12,
-            13_691,
+            7_522,
             [73, 266],
         ),
-        ("fa_fwd_mxfp8", "H", 0, 8, 4_021, [80, 160]),
+        ("fa_fwd_mxfp8", "H", 0, 8, 2_418, [80, 160]),
     ] {
         let text = test_support::tlx_kernels::dump(kernel, "before");
         let mut opts = ReadOptions::default();

@@ -182,9 +182,9 @@ fn a_kernel_of_three_loops_in_sequence_is_race_free_at_every_trip_count() {
     assert_eq!(
         got,
         [
-            (128, 3, 1544, vec![21, 31]),
-            (128, 3, 1544, vec![21, 31]),
-            (64, 3, 1978, vec![13, 23]),
+            (128, 3, 1510, vec![21, 31]),
+            (128, 3, 1510, vec![21, 31]),
+            (64, 3, 1889, vec![13, 23]),
         ]
     );
     let store_wait = without_line(&text, 164);

@@ -218,7 +218,7 @@ def test_every_trip_count_is_the_clis():
     assert proof.summary == "some trip count races, hangs, arrives past a phase or leaves one open"
     pipeline = kernels / "cross_attention_pipeline" / "before.mlir"
     proof = tlx.Kernel.from_ttgir(pipeline.read_text()).every_trip_count()
-    assert proof.verified and proof.least == 4 and proof.every["states"] == 1482
+    assert proof.verified and proof.least == 4 and proof.every["states"] == 1366
     assert [b["states"] for b in proof.below] == [26, 44, 62]
     with pytest.raises(linalias.ParseError, match="N_CTX"):
         tlx.Kernel.from_ttgir(path.read_text()).every_trip_count(params={"N_CTX": 512})
@@ -236,7 +236,7 @@ def test_loops_one_after_another_are_proved_phase_by_phase():
     assert proof.verified and code == 0
     assert proof.joins == ["mp_join_0[0]", "mp_join_1[0]"]
     assert [p.bounds[0]["step"] for p in proof.phases] == [128, 128, 64]
-    assert [p.every["states"] for p in proof.phases] == [1544, 1544, 1978]
+    assert [p.every["states"] for p in proof.phases] == [1510, 1510, 1889]
     assert all(p.verified and p.open is None for p in proof.phases)
     assert proof.summary == "verified at every trip count of every phase"
 
@@ -257,7 +257,7 @@ def test_every_tile_count_is_the_clis():
     assert proof.exit_code == out.returncode == 0 and proof.verified
     assert proof.counts == "tiles" and proof.bounds == [{"name": "H", "step": 1}]
     assert proof.fixed == [{"name": "N_CTX", "value": 128}]
-    assert (proof.period, proof.least, proof.every["states"]) == (6, 3, 2417)
+    assert (proof.period, proof.least, proof.every["states"]) == (6, 3, 1427)
     assert proof.summary == "verified at every tile count"
     with pytest.raises(linalias.AllocError, match="no tile loop"):
         tlx.Kernel.from_ttgir((kernels / "fa_ws_pipelined" / "before.mlir").read_text()).every_tile_count()

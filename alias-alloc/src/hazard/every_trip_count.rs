@@ -22,13 +22,15 @@
 //!   down by a multiple of *P*, so a state *P* laps on is the same state; the trip count once
 //!   decided;
 //! - per barrier: the parity of its completed phases, pending arrivals, tx-count;
-//! - happens-before only for the **latest instance** of each access of the period: a set of
-//!   them per run event with a successor still to run and per barrier (open and completed
-//!   phases). A new instance of an access clears it from every set: what was known was the
-//!   older one.
+//! - happens-before only for the **latest instance** of each class of accesses (the ops of one
+//!   timeline touching the same cells the same way, [`Looped::class`]): a set of them per run
+//!   event with a successor still to run and per barrier (open and completed phases). A new
+//!   instance of a class clears it from every set: what was known was the older one. One
+//!   every run op with a successor to run knows of is forgotten where every op to run has a
+//!   predecessor: every op to come knows of it.
 //!
 //! The latest instance is enough to decide whether a race exists: an older instance *o* of the
-//! same access, unordered with an access *e* while the latest *o*′ is ordered, is ordered
+//! same class, unordered with an access *e* while the latest *o*′ is ordered, is ordered
 //! before *o*′ on its own timeline (then before *e*), or unordered with *o*′ — a race of two
 //! writes that was found when *o*′ ran. A TMA copy's timeline lives one lap: a write there is
 //! the same case; a read (a TMA store's) is checked as it runs — an instance unordered with the
@@ -174,6 +176,12 @@ impl Looped {
         // No cycle proviso: a state met again is the same up to a shift by whole periods, and
         // at each trip count the laps are finite — see `moves`.
         let mut stack: Vec<Frame> = Vec::new();
+        // By offset, the states a shift reached, searched once every state of a lower offset
+        // was: a state is first met at the least offset it is reached at, so what goes wrong
+        // from it is found at the least trip count it goes wrong at (a state met again at a
+        // higher offset is the same state at a greater trip count).
+        let mut level = 0;
+        let mut later: BTreeMap<i64, Vec<(State, i64, i64)>> = BTreeMap::new();
         let mut words = Vec::new();
         // With the state: the least trip count whose End move is still to be tried from it —
         // an End move commutes with the ops of laps begun, so one tried in a state stands for
@@ -211,7 +219,9 @@ impl Looped {
                     offset += s.normalize(self);
                 };
                 let print = s.fingerprint(&mut words);
-                if seen.insert(print) {
+                if offset > level {
+                    later.entry(offset).or_default().push((s, offset, awake));
+                } else if seen.insert(print) {
                     out.states += 1;
                     if out.states > budget {
                         out.complete = false;
@@ -227,7 +237,16 @@ impl Looped {
                 }
             }
             let Some(frame) = stack.last_mut() else {
-                break;
+                // (a state deferred is searched from a frame of its own, one at a time)
+                let Some(mut entry) = later.first_entry() else {
+                    break;
+                };
+                level = *entry.key();
+                pending = entry.get_mut().pop();
+                if entry.get().is_empty() {
+                    entry.remove();
+                }
+                continue;
             };
             let Some(m) = frame.moves.pop() else {
                 stack.pop();
@@ -638,8 +657,9 @@ struct State {
     barriers: Vec<Rc<Bar>>,
     /// The latest instances known to each run event with a successor still to run.
     know: BTreeMap<(i64, EventId), Rc<EventSet>>,
-    /// Per access: the lap of its latest instance.
-    latest: BTreeMap<EventId, i64>,
+    /// Per class of accesses ([`Looped::class`]; the sets above hold classes): the lap and
+    /// the op of its latest instance.
+    latest: BTreeMap<EventId, (i64, EventId)>,
 }
 
 impl State {
@@ -668,8 +688,8 @@ impl State {
             words.extend_from_slice(k.words());
         }
         words.push(self.latest.len() as u64);
-        for (r, &l) in &self.latest {
-            words.extend([r.0 as u64, l as u64]);
+        for (c, &(l, r)) in &self.latest {
+            words.extend([c.0 as u64, l as u64, r.0 as u64]);
         }
         fingerprint(words)
     }
@@ -711,7 +731,7 @@ impl State {
                 .into_iter()
                 .map(|((l, r), k)| ((l - shift, r), k))
                 .collect();
-            for l in self.latest.values_mut() {
+            for (l, _) in self.latest.values_mut() {
                 if *l != LONG_AGO {
                     *l -= shift;
                 }
@@ -722,13 +742,41 @@ impl State {
         }
         if self.shifted {
             let gone = self.base - looped.max_back;
-            for l in self.latest.values_mut() {
+            for (l, _) in self.latest.values_mut() {
                 if *l < gone {
                     *l = LONG_AGO;
                 }
             }
+            if !looped.rootless {
+                self.forget_known();
+            }
         }
         shift.max(0)
+    }
+
+    /// Forgets the latest instance of each class every op still to run knows of (each has a
+    /// predecessor, and every run op with a successor to run knows it): no op to come races
+    /// with it.
+    fn forget_known(&mut self) {
+        let known: Vec<EventId> = self
+            .latest
+            .keys()
+            .copied()
+            .filter(|&c| self.know.values().all(|k| k.contains(c)))
+            .collect();
+        for c in known {
+            self.latest.remove(&c);
+            for k in self.know.values_mut() {
+                Rc::make_mut(k).remove(c);
+            }
+            for b in &mut self.barriers {
+                if b.open.contains(c) || b.closed.contains(c) {
+                    let b = Rc::make_mut(b);
+                    b.open.remove(c);
+                    b.closed.remove(c);
+                }
+            }
+        }
     }
 
     /// What happens before `(l, r)` through its predecessors.
@@ -742,8 +790,9 @@ impl State {
             if let Some(k) = self.know.get(&(at, q)) {
                 set.union_with(k);
             }
-            if self.latest.get(&q) == Some(&at) {
-                set.insert(q);
+            let c = looped.class_of(q);
+            if self.latest.get(&c) == Some(&(at, q)) {
+                set.insert(c);
             }
         }
         set
@@ -758,19 +807,27 @@ impl State {
         match &step.kind {
             EventKind::Access { write, .. } => {
                 let mut set = self.inherited(looped, l, r);
-                if step.per_lap && !write && self.latest.contains_key(&r) && !set.contains(r) {
+                let own = looped.class_of(r);
+                if step.per_lap && !write && self.latest.contains_key(&own) && !set.contains(own) {
                     // Two instances of a read on timelines of one lap each, unordered: the
                     // latest no longer stands for the older.
                     found.push(Found::Unordered);
                 }
+                let mut met = Vec::new();
                 for &c in looped.conflicts.get(&r).into_iter().flatten() {
-                    let Some(&lc) = self.latest.get(&c) else {
+                    // (of a class, every op conflicts with the same: its latest stands for all)
+                    let class = looped.class_of(c);
+                    if met.contains(&class) {
+                        continue;
+                    }
+                    met.push(class);
+                    let Some(&(lc, c)) = self.latest.get(&class) else {
                         continue;
                     };
                     let same_timeline = step.per_lap
                         && lc == l
                         && looped.step(c).is_some_and(|x| x.lane == step.lane);
-                    if !set.contains(c) && !same_timeline {
+                    if !set.contains(class) && !same_timeline {
                         found.push(Found::Race {
                             a: c,
                             la: lc,
@@ -786,19 +843,19 @@ impl State {
                 }
                 // The older instance is no longer the one anything knows.
                 for k in self.know.values_mut() {
-                    if k.contains(r) {
-                        Rc::make_mut(k).remove(r);
+                    if k.contains(own) {
+                        Rc::make_mut(k).remove(own);
                     }
                 }
                 for b in &mut self.barriers {
-                    if b.open.contains(r) || b.closed.contains(r) {
+                    if b.open.contains(own) || b.closed.contains(own) {
                         let b = Rc::make_mut(b);
-                        b.open.remove(r);
-                        b.closed.remove(r);
+                        b.open.remove(own);
+                        b.closed.remove(own);
                     }
                 }
-                set.remove(r);
-                self.latest.insert(r, l);
+                set.remove(own);
+                self.latest.insert(own, (l, r));
                 self.finish(looped, l, r, set);
             }
             EventKind::Wait { barrier, .. } => {

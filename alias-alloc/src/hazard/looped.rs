@@ -76,6 +76,13 @@ pub struct Looped {
     /// The predecessors of a loop op in a lap whose predecessors reach into the head.
     pub(super) early: BTreeMap<(i64, EventId), Vec<(i64, EventId)>>,
     pub(super) conflicts: BTreeMap<EventId, Vec<EventId>>,
+    /// Per op, its class: the least op of the same lane touching the same cells the same way
+    /// (a write or a read), on a timeline that lives longer than a lap — any other op is its
+    /// own. Of a class, the instance run last is the latest in program order of its lane.
+    pub(super) class: Vec<EventId>,
+    /// Whether an op of the loop's laps or of an epilogue has no predecessor (it knows only
+    /// what its barrier hands it): then no instance is known to every op to come.
+    pub(super) rootless: bool,
     pub(super) max_back: i64,
     /// Every epilogue op comes after an op at most `reach` laps back (1: of the last lap), or
     /// waits for the epilogue: before the first epilogue op runs, a lap at most `reach` laps
@@ -177,6 +184,22 @@ impl<'a> Layout<'a> {
             what,
         }
     }
+}
+
+/// Per op of `ids`, its class ([`Looped::class`]).
+fn classes(ids: usize, steps: &BTreeMap<EventId, Step>) -> Vec<EventId> {
+    let mut first: HashMap<(Lane, &super::trace::Cells, bool), EventId> = HashMap::new();
+    (0..ids)
+        .map(|i| match steps.get(&EventId(i)) {
+            Some(Step {
+                kind: EventKind::Access { cells, write },
+                lane,
+                per_lap: false,
+                ..
+            }) => *first.entry((*lane, cells, *write)).or_insert(EventId(i)),
+            _ => EventId(i),
+        })
+        .collect()
 }
 
 /// Whether event `e` of `trace` cut into `laps` is a wait that nothing before the epilogue
@@ -690,7 +713,8 @@ impl Looped {
             }
         }
         let ids = numbering.origin.len();
-        Ok(Self {
+        let class = classes(ids, &steps);
+        let mut looped = Self {
             ids,
             origin: numbering.origin,
             counts: trace.barriers.iter().map(|b| b.count).collect(),
@@ -709,9 +733,18 @@ impl Looped {
             steps: (0..ids).map(|i| steps.remove(&EventId(i))).collect(),
             early,
             conflicts,
+            class,
+            rootless: false,
             max_back,
             reach,
-        })
+        };
+        looped.rootless = looped
+            .laps
+            .iter()
+            .chain(&looped.epilogues)
+            .flatten()
+            .any(|&r| looped.step(r).is_some_and(|x| x.after.is_empty()));
+        Ok(looped)
     }
 
     /// A named barrier's members (named by `name`, all in the lap of `e`) and its threads.
@@ -747,6 +780,11 @@ impl Looped {
     /// the loop's laps, not in the head.
     pub fn least_trip_count(&self) -> u32 {
         u32::try_from((self.head + self.max_back).max(1)).unwrap_or(u32::MAX)
+    }
+
+    /// Op `r`'s class ([`Looped::class`]).
+    pub(super) fn class_of(&self, r: EventId) -> EventId {
+        self.class.get(r.0).copied().unwrap_or(r)
     }
 
     /// Where op `id` (as [`super::EveryTripCount`] names it) was read from: the index of its run and
