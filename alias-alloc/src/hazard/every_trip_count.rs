@@ -766,15 +766,23 @@ impl State {
             .collect();
         for c in known {
             self.latest.remove(&c);
-            for k in self.know.values_mut() {
+            self.unknow(c);
+        }
+    }
+
+    /// Clears class `c` from every set of what is known (its latest instance is no longer the
+    /// one anything knows).
+    fn unknow(&mut self, c: EventId) {
+        for k in self.know.values_mut() {
+            if k.contains(c) {
                 Rc::make_mut(k).remove(c);
             }
-            for b in &mut self.barriers {
-                if b.open.contains(c) || b.closed.contains(c) {
-                    let b = Rc::make_mut(b);
-                    b.open.remove(c);
-                    b.closed.remove(c);
-                }
+        }
+        for b in &mut self.barriers {
+            if b.open.contains(c) || b.closed.contains(c) {
+                let b = Rc::make_mut(b);
+                b.open.remove(c);
+                b.closed.remove(c);
             }
         }
     }
@@ -842,18 +850,7 @@ impl State {
                     return found;
                 }
                 // The older instance is no longer the one anything knows.
-                for k in self.know.values_mut() {
-                    if k.contains(own) {
-                        Rc::make_mut(k).remove(own);
-                    }
-                }
-                for b in &mut self.barriers {
-                    if b.open.contains(own) || b.closed.contains(own) {
-                        let b = Rc::make_mut(b);
-                        b.open.remove(own);
-                        b.closed.remove(own);
-                    }
-                }
+                self.unknow(own);
                 set.remove(own);
                 self.latest.insert(own, (l, r));
                 self.finish(looped, l, r, set);
