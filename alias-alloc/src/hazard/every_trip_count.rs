@@ -821,14 +821,7 @@ impl State {
                     // latest no longer stands for the older.
                     found.push(Found::Unordered);
                 }
-                let mut met = Vec::new();
-                for &c in looped.conflicts.get(&r).into_iter().flatten() {
-                    // (of a class, every op conflicts with the same: its latest stands for all)
-                    let class = looped.class_of(c);
-                    if met.contains(&class) {
-                        continue;
-                    }
-                    met.push(class);
+                for &class in looped.conflicts.get(&r).into_iter().flatten() {
                     let Some(&(lc, c)) = self.latest.get(&class) else {
                         continue;
                     };

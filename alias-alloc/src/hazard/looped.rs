@@ -75,6 +75,8 @@ pub struct Looped {
     pub(super) steps: Vec<Option<Step>>,
     /// The predecessors of a loop op in a lap whose predecessors reach into the head.
     pub(super) early: BTreeMap<(i64, EventId), Vec<(i64, EventId)>>,
+    /// Per access, the classes of the accesses it conflicts with (of a class, every op
+    /// conflicts with the same).
     pub(super) conflicts: BTreeMap<EventId, Vec<EventId>>,
     /// Per op, its class: the least op of the same lane touching the same cells the same way
     /// (a write or a read), on a timeline that lives longer than a lap — any other op is its
@@ -714,6 +716,13 @@ impl Looped {
         }
         let ids = numbering.origin.len();
         let class = classes(ids, &steps);
+        for v in conflicts.values_mut() {
+            for c in v.iter_mut() {
+                *c = class.get(c.0).copied().unwrap_or(*c);
+            }
+            v.sort_unstable();
+            v.dedup();
+        }
         let mut looped = Self {
             ids,
             origin: numbering.origin,
