@@ -252,7 +252,6 @@ impl Looped {
                 stack.pop();
                 continue;
             };
-            let mut next = frame.state.clone();
             let offset = frame.offset;
             // Every End move of this state was tried in it or before it: what its moves lead
             // to tries only the trip counts that come into reach.
@@ -260,6 +259,17 @@ impl Looped {
                 frame.state.hi() + self.reach + offset
             } else {
                 i64::MIN
+            };
+            // A frame whose last move is taken leaves the path at once, its state moved into
+            // the next instead of copied: the path holds only the states with a move to try
+            // (where most states have one op to run, it is otherwise as long as the search).
+            let mut next = if frame.moves.is_empty() {
+                match stack.pop() {
+                    Some(f) => f.state,
+                    None => continue,
+                }
+            } else {
+                frame.state.clone()
             };
             match m {
                 Move::End(n) => {
