@@ -181,7 +181,8 @@ impl Looped {
         // from it is found at the least trip count it goes wrong at (a state met again at a
         // higher offset is the same state at a greater trip count).
         let mut level = 0;
-        let mut later: BTreeMap<i64, Vec<(State, i64, i64)>> = BTreeMap::new();
+        // (each with its `awake`, below)
+        let mut later: BTreeMap<i64, Vec<(State, i64)>> = BTreeMap::new();
         let mut words = Vec::new();
         // With the state: the least trip count whose End move is still to be tried from it —
         // an End move commutes with the ops of laps begun, so one tried in a state stands for
@@ -218,10 +219,9 @@ impl Looped {
                     }
                     offset += s.normalize(self);
                 };
-                let print = s.fingerprint(&mut words);
                 if offset > level {
-                    later.entry(offset).or_default().push((s, offset, awake));
-                } else if seen.insert(print) {
+                    later.entry(offset).or_default().push((s, awake));
+                } else if seen.insert(s.fingerprint(&mut words)) {
                     out.states += 1;
                     if out.states > budget {
                         out.complete = false;
@@ -242,7 +242,7 @@ impl Looped {
                     break;
                 };
                 level = *entry.key();
-                pending = entry.get_mut().pop();
+                pending = entry.get_mut().pop().map(|(s, awake)| (s, level, awake));
                 if entry.get().is_empty() {
                     entry.remove();
                 }
