@@ -14,6 +14,7 @@
 //! | what the ops outside a persistent set can do to each barrier (`Outside`) | `outside.rs` |
 //! | a kernel proved or refuted at every trip count, or a persistent one at every tile count ([`TripCountProof`]) | `trip_count_proof.rs` |
 //! | a kernel's trace cut into the laps of its loop ([`kernel_laps`]) | `kernel_laps.rs` |
+//! | a persistent kernel's trace cut into the K laps of its tiles ([`tile_laps`]) | `tile_laps.rs` |
 //! | a kernel whose loops run one after another cut at its joins ([`phases`]) | `phases.rs` |
 //! | such a kernel proved or refuted phase by phase ([`PhasedProof`]) | `phased_proof.rs` |
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
@@ -66,6 +67,7 @@ mod read;
 mod subslice;
 mod sweep;
 mod swimlanes;
+mod tile_laps;
 mod trace;
 mod trip_count_proof;
 mod verdict;
@@ -87,6 +89,7 @@ pub use read::{read_kernel, KernelReader, KernelTrace, Origin, ReadOptions, Step
 pub use subslice::subslice_bytes;
 pub use sweep::{SweepReport, TripCounts};
 pub use swimlanes::{swimlanes, Picture, WINDOW};
+pub use tile_laps::{tile_laps, TileLaps, TilePlace};
 pub use trace::{
     Barrier, BarrierId, Cells, Event, EventId, EventKind, Space, SyncGroup, Timeline, TimelineId,
     TimelineKind, Trace, TraceBuilder, CLUSTER_SYNC, PARTITION_SYNC,

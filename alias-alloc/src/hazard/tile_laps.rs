@@ -1,0 +1,297 @@
+//! [`tile_laps`]: a persistent kernel's trace cut into the laps of its K loop across its tiles
+//! — every K lap of every tile in turn, each tile's prologue with its first K lap and its
+//! epilogue with its last — so that tiles of different lengths (a causal kernel's, whose K loop
+//! runs to its tile's diagonal) are one sequence of laps of a few kinds (`docs/hazard-check.md`,
+//! *Tiles of every length*).
+
+use std::collections::BTreeMap;
+
+use super::error::HazardError;
+use super::looped::Run;
+use super::read::KernelTrace;
+use super::sweep::gcd;
+use super::trace::{TimelineKind, Trace};
+
+/// Where a K lap lies in its tile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TilePlace {
+    /// The tile's only K lap: its prologue, its one lap and its epilogue.
+    Only,
+    /// The first of two or more: the tile's prologue and its first lap.
+    First,
+    /// Neither first nor last.
+    Middle,
+    /// The last of two or more: the tile's last lap and its epilogue.
+    Last,
+}
+
+/// A persistent kernel's trace cut into K laps across its tiles.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TileLaps {
+    /// Per event, its lap: the K laps of tile 0, then tile 1's, …; what runs before a
+    /// partition's tile loop in lap 0, what runs after it in lap `trip_count`.
+    pub laps: Vec<u32>,
+    /// Per tile, its K laps.
+    pub tiles: Vec<u32>,
+    /// Every tile's K laps together.
+    pub trip_count: u32,
+}
+
+impl TileLaps {
+    /// The cut as a run of [`super::Looped::runs`], on `trace` (the one it was cut from).
+    pub fn run<'a>(&'a self, trace: &'a Trace) -> Run<'a> {
+        Run {
+            trace,
+            laps: &self.laps,
+            trip_count: self.trip_count,
+        }
+    }
+
+    /// The tile lap `lap` belongs to and its place there (`None`: the epilogue or past it).
+    pub fn place(&self, lap: u32) -> Option<(usize, TilePlace)> {
+        let mut first = 0u32;
+        for (t, &n) in self.tiles.iter().enumerate() {
+            if lap < first.saturating_add(n) {
+                let k = lap - first;
+                let place = match (k, n) {
+                    (_, 1) => TilePlace::Only,
+                    (0, _) => TilePlace::First,
+                    (k, n) if k + 1 == n => TilePlace::Last,
+                    _ => TilePlace::Middle,
+                };
+                return Some((t, place));
+            }
+            first = first.saturating_add(n);
+        }
+        None
+    }
+}
+
+/// Cuts a persistent kernel's trace into the K laps of its tiles. Each partition runs a tile
+/// loop (`scf.while`, or `scf.for`) and, in it, K loops one after another on one grid (a
+/// causal kernel's off-diagonal and diagonal loops); a K iteration is in the lap its
+/// induction variable gives within its tile — its value less the least any K loop starts at,
+/// over the greatest common divisor of their steps, so a partition that does a tile's first
+/// lap before its loop (the loop starting a step later) lines up with the others. A tile runs
+/// as many K laps as its longest K loop reaches, the same in every partition whose K loop
+/// runs in it; what a partition does in the tile before its K loop goes with the tile's first
+/// lap, what it does after with the tile's last; a partition whose tile loop holds no K loop
+/// (the CLC scheduler's) does each tile's work in the tile's first lap. A TMA copy, an MMA or
+/// a CLC query is in the lap of the op that issues it. Refuses
+/// ([`HazardError::Unsupported`], naming the op) a kernel without a tile loop around a K loop,
+/// loops nested deeper, a K loop off the grid or with a gap, partitions that disagree on a
+/// tile's laps or on the number of tiles.
+///
+/// ```
+/// use alias_alloc::hazard::{read_kernel, tile_laps, ReadOptions, TilePlace};
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tlx_kernels/fa_clc_rescale/before.mlir");
+/// # let text = std::fs::read_to_string(path)
+/// #     .map_err(|e| alias_alloc::hazard::HazardError::Module { message: e.to_string() })?;
+/// // Causal: the tile at row m runs 2 (m + 1) K laps. This CTA runs rows 0, 1 and 2 (its
+/// // own tile, then two CLC hands it); N_CTX sets the rows' length, not their laps.
+/// let mut opts = ReadOptions::default();
+/// opts.params.insert("N_CTX".into(), 2048);
+/// let cut = tile_laps(&read_kernel(&text, &opts)?)?;
+/// assert_eq!(cut.tiles, [2, 4, 6]);
+/// assert_eq!(cut.trip_count, 12);
+/// assert_eq!(cut.place(1), Some((0, TilePlace::Last)));
+/// assert_eq!(cut.place(2), Some((1, TilePlace::First)));
+/// assert_eq!(cut.place(3), Some((1, TilePlace::Middle)));
+/// assert_eq!(cut.place(12), None); // what runs after the tiles
+/// // The events of each K lap: a tile's first lap holds its prologue too, its last the
+/// // tile's epilogue.
+/// let mut per_lap = vec![0; 13];
+/// for &l in &cut.laps {
+///     per_lap[l as usize] += 1;
+/// }
+/// assert_eq!(per_lap, [88, 134, 88, 75, 76, 135, 87, 75, 76, 76, 76, 130, 0]);
+/// # Ok::<(), alias_alloc::hazard::HazardError>(())
+/// ```
+pub fn tile_laps(kt: &KernelTrace) -> Result<TileLaps, HazardError> {
+    let trace = &kt.trace;
+    let refuse = |e: usize, reason: &str| {
+        let o = kt.origins.get(e);
+        HazardError::Unsupported {
+            op: o.map_or_else(String::new, |o| o.op.clone()),
+            line: o.map_or(0, |o| o.line),
+            reason: reason.to_string(),
+        }
+    };
+    let induction = |e: usize| {
+        kt.origins
+            .get(e)
+            .map_or(&[][..], |o| o.induction.as_slice())
+    };
+    let is_partition =
+        |t: usize| trace.timelines.get(t).map(|x| x.kind) == Some(TimelineKind::Partition);
+    // The K grid: the least start and the steps' gcd.
+    let (mut unit, mut start) = (0i64, i64::MAX);
+    for (e, event) in trace.events.iter().enumerate() {
+        match induction(e) {
+            [] | [_] => {}
+            [_, (v, step)] if is_partition(event.timeline.0) => {
+                unit = gcd(unit, *step);
+                start = start.min(*v);
+            }
+            [_, _] => {}
+            _ => return Err(refuse(
+                e,
+                "loops nested three deep: a tile loop around K loops is what the tile laps model",
+            )),
+        }
+    }
+    if unit == 0 {
+        return Err(HazardError::Unsupported {
+            op: "scf.for".to_string(),
+            line: 0,
+            reason: "no tile loop around a K loop: --every-trip-count proves a loop's laps"
+                .to_string(),
+        });
+    }
+    let k_lap = |e: usize, v: i64| -> Result<u32, HazardError> {
+        let past = v.checked_sub(start).unwrap_or(-1);
+        if past < 0 || past.rem_euclid(unit) != 0 {
+            return Err(refuse(e, "a K loop off the others' lap grid (its start is no multiple of their steps past theirs)"));
+        }
+        u32::try_from(past / unit).map_err(|_| refuse(e, "a lap past u32"))
+    };
+    // Per partition and tile: its K laps' first and last, and the program order checked
+    // (K laps in order, no gap, every K event of a tile together).
+    let mut spans: BTreeMap<(usize, i64), (u32, u32)> = BTreeMap::new();
+    let mut tiles_of: BTreeMap<usize, i64> = BTreeMap::new();
+    let mut last_seen: BTreeMap<usize, (i64, Option<u32>, bool)> = BTreeMap::new();
+    for (e, event) in trace.events.iter().enumerate() {
+        let t = event.timeline.0;
+        if !is_partition(t) {
+            continue;
+        }
+        let (tile, k) = match induction(e) {
+            [] => continue,
+            [(tile, _)] => (*tile, None),
+            [(tile, _), (v, _), ..] => (*tile, Some(k_lap(e, *v)?)),
+        };
+        let n = tiles_of.entry(t).or_insert(0);
+        *n = (*n).max(tile + 1);
+        let seen = last_seen.entry(t).or_insert((tile, None, false));
+        if seen.0 != tile {
+            *seen = (tile, None, false);
+        }
+        match (k, seen.1) {
+            (Some(k), Some(p)) if seen.2 || (k != p && k != p + 1) => {
+                return Err(refuse(e, "a tile's K loops with a gap, or work between them: K loops one after another on one grid is what the tile laps model"));
+            }
+            (None, Some(_)) => seen.2 = true,
+            _ => {}
+        }
+        if let Some(k) = k {
+            seen.1 = Some(k);
+            let span = spans.entry((t, tile)).or_insert((k, k));
+            span.1 = span.1.max(k);
+        }
+    }
+    let tiles = tiles_of.values().copied().max().unwrap_or(0);
+    if let Some((&t, _)) = tiles_of.iter().find(|&(_, &n)| n != tiles) {
+        let e = trace
+            .events
+            .iter()
+            .position(|x| x.timeline.0 == t)
+            .unwrap_or(0);
+        return Err(refuse(e, "partitions that run different numbers of tiles"));
+    }
+    // Per tile, its K laps: the longest K loop's reach, the same in every partition.
+    let mut lengths = vec![0u32; usize::try_from(tiles).unwrap_or(0)];
+    for (&(_, tile), &(_, last)) in &spans {
+        if let Some(n) = usize::try_from(tile).ok().and_then(|i| lengths.get_mut(i)) {
+            *n = (*n).max(last + 1);
+        }
+    }
+    for (&(t, tile), &(_, last)) in &spans {
+        let n = usize::try_from(tile)
+            .ok()
+            .and_then(|i| lengths.get(i))
+            .copied()
+            .unwrap_or(0);
+        if last + 1 != n {
+            let e = trace
+                .events
+                .iter()
+                .enumerate()
+                .position(|(e, x)| {
+                    x.timeline.0 == t && induction(e).first().map(|i| i.0) == Some(tile)
+                })
+                .unwrap_or(0);
+            return Err(refuse(
+                e,
+                "partitions whose K loops run different laps in one tile",
+            ));
+        }
+    }
+    let mut firsts = Vec::with_capacity(lengths.len());
+    let mut total = 0u32;
+    for (i, &n) in lengths.iter().enumerate() {
+        if n == 0 {
+            return Err(HazardError::Unsupported {
+                op: "scf.for".to_string(),
+                line: 0,
+                reason: format!("tile {i} runs no K lap"),
+            });
+        }
+        firsts.push(total);
+        total = total.saturating_add(n);
+    }
+    // Per partition: its first event in a tile; per partition and tile: its last K event.
+    let mut first_in_tile: BTreeMap<usize, usize> = BTreeMap::new();
+    let mut last_k: BTreeMap<(usize, i64), usize> = BTreeMap::new();
+    for (e, event) in trace.events.iter().enumerate() {
+        let t = event.timeline.0;
+        match induction(e) {
+            [] => {}
+            [(tile, _), rest @ ..] => {
+                first_in_tile.entry(t).or_insert(e);
+                if !rest.is_empty() {
+                    last_k.insert((t, *tile), e);
+                }
+            }
+        }
+    }
+    let mut laps = vec![0u32; trace.events.len()];
+    for (e, event) in trace.events.iter().enumerate() {
+        let t = event.timeline.0;
+        let lap = if is_partition(t) {
+            match induction(e) {
+                // Before the tile loop or after it.
+                [] if first_in_tile.get(&t).is_some_and(|&f| f < e) => total,
+                [] => 0,
+                [(tile, _), rest @ ..] => {
+                    let i = usize::try_from(*tile).unwrap_or(usize::MAX);
+                    let first = firsts.get(i).copied().unwrap_or(0);
+                    let n = lengths.get(i).copied().unwrap_or(1);
+                    let within = match rest.first() {
+                        Some((v, _)) => k_lap(e, *v)?,
+                        // After the tile's K loop: its last lap; before it, or no K loop:
+                        // its first.
+                        None if last_k.get(&(t, *tile)).is_some_and(|&k| k < e) => n - 1,
+                        None => 0,
+                    };
+                    first + within.min(n - 1)
+                }
+            }
+        } else {
+            // A copy, an MMA, a query: after what issued it.
+            event
+                .after
+                .iter()
+                .filter_map(|p| laps.get(p.0).copied())
+                .max()
+                .unwrap_or(0)
+        };
+        if let Some(slot) = laps.get_mut(e) {
+            *slot = lap;
+        }
+    }
+    Ok(TileLaps {
+        laps,
+        tiles: lengths,
+        trip_count: total,
+    })
+}

@@ -1,0 +1,133 @@
+//! [`tile_laps`] on the real TLX kernels: every persistent one cut into the K laps of its
+//! tiles — the causal ones' tiles of different lengths among them — and every other refused.
+#![allow(clippy::restriction)] // test code: a failed check panics
+
+use alias_alloc::hazard::{
+    read_kernel, tile_laps, HazardError, ReadOptions, TileLaps, TilePlace, TimelineKind,
+};
+use test_support::tlx_kernels::{dump, KERNELS};
+
+/// The K laps of each tile at the reader's defaults: three tiles a CLC kernel's CTA, `H` = 2
+/// `fa_ws_persistent`'s; `N_CTX` left out, 4 K laps a tile, or R + 1 for a ring of R slots
+/// (`ReadOptions::laps`); a causal tile at row m, 2 (m + 1).
+const TILES: [(&str, &[u32]); 8] = [
+    ("fa_bwd_mxfp8", &[4, 4, 4, 4]),
+    ("fa_clc", &[4, 4, 4]),
+    ("fa_clc_rescale", &[2, 4, 6]),
+    ("fa_fwd_mxfp8", &[5, 5, 5]),
+    ("fa_fwd_persistent", &[4, 4, 4]),
+    ("fa_fwd_persistent_hd64", &[7, 7, 7]),
+    ("fa_fwd_persistent_rescale", &[2, 4, 6]),
+    ("fa_ws_persistent", &[4, 4]),
+];
+
+/// What every cut must be: each partition's laps in program order, an engine op no earlier
+/// than what issues it, every partition that runs a K loop present in every K lap.
+fn assert_cut(k: &str, kt: &alias_alloc::hazard::KernelTrace, cut: &TileLaps) {
+    let trace = &kt.trace;
+    assert_eq!(cut.laps.len(), trace.events.len(), "{k}");
+    assert_eq!(cut.tiles.iter().sum::<u32>(), cut.trip_count, "{k}");
+    let mut last = vec![0u32; trace.timelines.len()];
+    let mut present = vec![vec![false; cut.trip_count as usize]; trace.timelines.len()];
+    for (e, event) in trace.events.iter().enumerate() {
+        let (t, lap) = (event.timeline.0, cut.laps[e]);
+        assert!(lap <= cut.trip_count, "{k}: event {e} at lap {lap}");
+        if trace.timelines[t].kind == TimelineKind::Partition {
+            assert!(
+                lap >= last[t],
+                "{k}: event {e} at lap {lap} after lap {}",
+                last[t]
+            );
+            last[t] = lap;
+            if kt.origins[e].induction.len() == 2 {
+                present[t][lap as usize] = true;
+            }
+        }
+        for p in &event.after {
+            assert!(
+                lap >= cut.laps[p.0],
+                "{k}: event {e} at lap {lap} before its issuer"
+            );
+        }
+    }
+    for (t, laps) in present.iter().enumerate() {
+        if laps.iter().any(|&x| x) {
+            // (a partition that does a tile's first K lap before its loop has it in lap 0)
+            let missing: Vec<usize> = (0..laps.len())
+                .filter(|&l| {
+                    !laps[l] && cut.place(l as u32).is_some_and(|p| p.1 != TilePlace::First)
+                })
+                .collect();
+            assert!(
+                missing.is_empty(),
+                "{k}: timeline {t} runs no K iteration in laps {missing:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn every_persistent_kernel_is_cut_into_the_k_laps_of_its_tiles() {
+    for k in KERNELS {
+        let kt = read_kernel(&dump(k, "before"), &ReadOptions::default()).unwrap();
+        match (tile_laps(&kt), TILES.iter().find(|x| x.0 == k)) {
+            (Ok(cut), Some((_, tiles))) => {
+                assert_eq!(cut.tiles, *tiles, "{k}");
+                assert_cut(k, &kt, &cut);
+            }
+            (Err(HazardError::Unsupported { reason, .. }), None) => {
+                assert!(
+                    reason.starts_with("no tile loop around a K loop"),
+                    "{k}: {reason}"
+                );
+            }
+            (cut, expected) => panic!("{k}: {cut:?}, expected {expected:?}"),
+        }
+    }
+}
+
+#[test]
+fn a_causal_tile_runs_to_its_diagonal() {
+    // The tile grid of `hazard_kernels.rs` (first tile 0 … 5, a launch of 1 … 6 programs),
+    // N_CTX = 2048: 8 row tiles of 2 (m + 1) K laps. Every K lap of a tile is one place of it.
+    let mut lengths = std::collections::BTreeSet::new();
+    for k in ["fa_clc_rescale", "fa_fwd_persistent_rescale"] {
+        let text = dump(k, "before");
+        for num_programs in 1..=6 {
+            for program_id in 0..num_programs.min(6) {
+                let mut opts = ReadOptions {
+                    program_id,
+                    num_programs,
+                    ..ReadOptions::default()
+                };
+                opts.params.insert("N_CTX".into(), 2048);
+                let kt = read_kernel(&text, &opts).unwrap();
+                let cut = tile_laps(&kt).unwrap();
+                assert_cut(k, &kt, &cut);
+                let mut lap = 0;
+                for (t, &n) in cut.tiles.iter().enumerate() {
+                    assert!(
+                        n % 2 == 0 && (2..=16).contains(&n),
+                        "{k}: tile {t} of {n} laps"
+                    );
+                    lengths.insert(n);
+                    for i in 0..n {
+                        let place = match i {
+                            0 => TilePlace::First,
+                            i if i + 1 == n => TilePlace::Last,
+                            _ => TilePlace::Middle,
+                        };
+                        assert_eq!(cut.place(lap), Some((t, place)), "{k}: lap {lap}");
+                        lap += 1;
+                    }
+                }
+                assert_eq!(cut.place(lap), None);
+            }
+        }
+    }
+    // Tiles of every length a row of 2048 has: 2, 4, …, 16 laps.
+    assert_eq!(
+        lengths.into_iter().collect::<Vec<_>>(),
+        [2, 4, 6, 8, 10, 12, 14, 16]
+    );
+}
