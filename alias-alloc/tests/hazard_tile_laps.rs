@@ -131,3 +131,45 @@ fn a_causal_tile_runs_to_its_diagonal() {
         [2, 4, 6, 8, 10, 12, 14, 16]
     );
 }
+
+/// Lap kinds ([`TileLaps::kinds`]) at K laps a tile and tiles a CTA doubled: a kernel's laps
+/// take a few kinds, however long its tiles and however many — 12 tiles of 8 K laps (`N_CTX`
+/// = 1024, CLC hands out 12 more or `H` = 13) against 24 of 16 (2048: 24, 25).
+const KINDS: [(&str, usize); 6] = [
+    ("fa_clc", 24),
+    ("fa_clc_rescale", 20),
+    ("fa_fwd_persistent", 24),
+    ("fa_fwd_persistent_hd64", 24),
+    ("fa_fwd_persistent_rescale", 20),
+    ("fa_ws_persistent", 19),
+];
+
+#[test]
+fn the_laps_of_every_tile_length_take_a_few_kinds() {
+    for (k, expected) in KINDS {
+        let text = dump(k, "before");
+        for (n_ctx, tiles) in [(1024, 12), (2048, 24)] {
+            let mut opts = ReadOptions {
+                clc_tiles: tiles,
+                max_events: 200_000,
+                ..ReadOptions::default()
+            };
+            opts.params.insert("N_CTX".into(), n_ctx);
+            if k == "fa_ws_persistent" {
+                opts.params.insert("H".into(), tiles + 1);
+            }
+            let kt = read_kernel(&text, &opts).unwrap();
+            let cut = tile_laps(&kt).unwrap();
+            assert_cut(k, &kt, &cut);
+            let kinds = cut.kinds(&kt.trace);
+            assert_eq!(kinds.len(), cut.trip_count as usize + 1);
+            let distinct = kinds.iter().max().map_or(0, |m| m + 1);
+            assert_eq!(
+                distinct,
+                expected,
+                "{k} at N_CTX = {n_ctx}, {} tiles",
+                cut.tiles.len()
+            );
+        }
+    }
+}

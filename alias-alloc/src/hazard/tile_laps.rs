@@ -7,10 +7,10 @@
 use std::collections::BTreeMap;
 
 use super::error::HazardError;
-use super::looped::Run;
+use super::looped::{shape, Run};
 use super::read::KernelTrace;
 use super::sweep::gcd;
-use super::trace::{TimelineKind, Trace};
+use super::trace::{EventKind, TimelineId, TimelineKind, Trace};
 
 /// Where a K lap lies in its tile.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -64,6 +64,79 @@ impl TileLaps {
             first = first.saturating_add(n);
         }
         None
+    }
+}
+
+/// What a lap does, as [`TileLaps::kinds`] compares laps: per event in trace order, its
+/// timeline (one that lives in this lap alone, a TMA copy's: by its first appearance here)
+/// and what it does (barrier, parity, cells, counts).
+type Shape = Vec<(Result<TimelineId, usize>, EventKind)>;
+
+impl TileLaps {
+    /// Per lap (the epilogue last), its kind: laps of one kind do the same — the same ops in
+    /// the same order on the same timelines, the same barriers, parities and cells — and
+    /// kinds are numbered as they first occur. How few kinds a kernel's laps take, whatever
+    /// its tiles' lengths, is what a proof of every length rests on (`docs/hazard-check.md`,
+    /// *Tiles of every length*).
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{read_kernel, tile_laps, ReadOptions};
+    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tlx_kernels/fa_clc/before.mlir");
+    /// # let text = std::fs::read_to_string(path)
+    /// #     .map_err(|e| alias_alloc::hazard::HazardError::Module { message: e.to_string() })?;
+    /// // 13 tiles of 8 K laps: the CTA's own, then 12 that CLC hands out.
+    /// let mut opts = ReadOptions { clc_tiles: 12, ..ReadOptions::default() };
+    /// opts.params.insert("N_CTX".into(), 1024);
+    /// let kt = read_kernel(&text, &opts)?;
+    /// let cut = tile_laps(&kt)?;
+    /// let kinds = cut.kinds(&kt.trace);
+    /// assert_eq!((cut.trip_count, kinds.len()), (104, 105)); // and the epilogue
+    /// // 24 kinds: a tile starts at K lap 8t, on the ring of 3 slots and 2 phases at 8t mod 6;
+    /// // its barriers of two slots alternate tile by tile: the tiles repeat every 6.
+    /// assert_eq!(kinds.iter().max(), Some(&23));
+    /// assert_eq!(kinds[48..56], kinds[0..8]);
+    /// assert_eq!(kinds[56..64], kinds[8..16]);
+    /// # Ok::<(), alias_alloc::hazard::HazardError>(())
+    /// ```
+    pub fn kinds(&self, trace: &Trace) -> Vec<usize> {
+        let laps = self.trip_count as usize + 1;
+        let mut shapes: Vec<Shape> = vec![Vec::new(); laps];
+        // A timeline's laps: one that lives in one lap alone is named by where it first shows.
+        let mut spans: BTreeMap<TimelineId, (u32, u32)> = BTreeMap::new();
+        for (e, event) in trace.events.iter().enumerate() {
+            let lap = self.laps.get(e).copied().unwrap_or(0);
+            let span = spans.entry(event.timeline).or_insert((lap, lap));
+            span.0 = span.0.min(lap);
+            span.1 = span.1.max(lap);
+        }
+        // Per lap, its one-lap timelines in the order they show.
+        let mut anonymous: Vec<BTreeMap<TimelineId, usize>> = vec![BTreeMap::new(); laps];
+        for (e, event) in trace.events.iter().enumerate() {
+            let lap = self.laps.get(e).copied().unwrap_or(0) as usize;
+            let (Some(shape_of_lap), Some(names)) = (shapes.get_mut(lap), anonymous.get_mut(lap))
+            else {
+                continue;
+            };
+            let one_lap = spans.get(&event.timeline).is_some_and(|s| s.0 == s.1);
+            let timeline = if one_lap {
+                let next = names.len();
+                Err(*names.entry(event.timeline).or_insert(next))
+            } else {
+                Ok(event.timeline)
+            };
+            shape_of_lap.push((timeline, shape(&event.kind)));
+        }
+        let mut distinct: Vec<&Shape> = Vec::new();
+        shapes
+            .iter()
+            .map(|s| match distinct.iter().position(|d| *d == s) {
+                Some(k) => k,
+                None => {
+                    distinct.push(s);
+                    distinct.len() - 1
+                }
+            })
+            .collect()
     }
 }
 
