@@ -67,19 +67,8 @@ impl KernelLaps {
 /// ```
 pub fn kernel_laps(kt: &KernelTrace) -> Result<KernelLaps, HazardError> {
     let trace = &kt.trace;
-    let refuse = |e: usize, reason: &str| {
-        let o = kt.origins.get(e);
-        HazardError::Unsupported {
-            op: o.map_or_else(String::new, |o| o.op.clone()),
-            line: o.map_or(0, |o| o.line),
-            reason: reason.to_string(),
-        }
-    };
-    let induction = |e: usize| {
-        kt.origins
-            .get(e)
-            .map_or(&[][..], |o| o.induction.as_slice())
-    };
+    let refuse = |e: usize, reason: &str| kt.refuse(e, reason);
+    let induction = |e: usize| kt.induction(e);
     // Per partition: its events in program order, and where its loop's first and last lie.
     let mut programs: Vec<Vec<usize>> = vec![Vec::new(); trace.timelines.len()];
     for (e, event) in trace.events.iter().enumerate() {

@@ -110,6 +110,25 @@ pub struct KernelTrace {
     pub clc_tiles: i64,
 }
 
+impl KernelTrace {
+    /// Event `e`'s loop induction variables and steps, outermost first ([`Origin::induction`]).
+    pub(super) fn induction(&self, e: usize) -> &[(i64, i64)] {
+        self.origins
+            .get(e)
+            .map_or(&[][..], |o| o.induction.as_slice())
+    }
+
+    /// A refusal of event `e`'s op, at its line, for `reason`.
+    pub(super) fn refuse(&self, e: usize, reason: &str) -> HazardError {
+        let o = self.origins.get(e);
+        HazardError::Unsupported {
+            op: o.map_or_else(String::new, |o| o.op.clone()),
+            line: o.map_or(0, |o| o.line),
+            reason: reason.to_string(),
+        }
+    }
+}
+
 /// A value of the interpreter.
 #[derive(Debug, Clone)]
 enum Val {

@@ -182,19 +182,8 @@ impl TileLaps {
 /// ```
 pub fn tile_laps(kt: &KernelTrace) -> Result<TileLaps, HazardError> {
     let trace = &kt.trace;
-    let refuse = |e: usize, reason: &str| {
-        let o = kt.origins.get(e);
-        HazardError::Unsupported {
-            op: o.map_or_else(String::new, |o| o.op.clone()),
-            line: o.map_or(0, |o| o.line),
-            reason: reason.to_string(),
-        }
-    };
-    let induction = |e: usize| {
-        kt.origins
-            .get(e)
-            .map_or(&[][..], |o| o.induction.as_slice())
-    };
+    let refuse = |e: usize, reason: &str| kt.refuse(e, reason);
+    let induction = |e: usize| kt.induction(e);
     let is_partition =
         |t: usize| trace.timelines.get(t).map(|x| x.kind) == Some(TimelineKind::Partition);
     // The K grid: the least start and the steps' gcd.
