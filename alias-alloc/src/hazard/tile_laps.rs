@@ -186,6 +186,14 @@ pub fn tile_laps(kt: &KernelTrace) -> Result<TileLaps, HazardError> {
     let induction = |e: usize| kt.induction(e);
     let is_partition =
         |t: usize| trace.timelines.get(t).map(|x| x.kind) == Some(TimelineKind::Partition);
+    // A tile is its tile loop's iteration (counted from 0, whatever the loop's bounds).
+    let tile_of = |e: usize| -> i64 {
+        kt.origins
+            .get(e)
+            .and_then(|o| o.iteration.first())
+            .copied()
+            .unwrap_or(0)
+    };
     // The K grid: the least start and the steps' gcd.
     let (mut unit, mut start) = (0i64, i64::MAX);
     for (e, event) in trace.events.iter().enumerate() {
@@ -229,17 +237,17 @@ pub fn tile_laps(kt: &KernelTrace) -> Result<TileLaps, HazardError> {
         }
         let (tile, k) = match induction(e) {
             [] => continue,
-            [(tile, _)] => (*tile, None),
-            [(tile, _), (v, _), ..] => (*tile, Some(k_lap(e, *v)?)),
+            [_] => (tile_of(e), None),
+            [_, (v, _), ..] => (tile_of(e), Some(k_lap(e, *v)?)),
         };
         let n = tiles_of.entry(t).or_insert(0);
-        *n = (*n).max(tile + 1);
+        *n = (*n).max(tile.saturating_add(1));
         let seen = last_seen.entry(t).or_insert((tile, None, false));
         if seen.0 != tile {
             *seen = (tile, None, false);
         }
         match (k, seen.1) {
-            (Some(k), Some(p)) if seen.2 || (k != p && k != p + 1) => {
+            (Some(k), Some(p)) if seen.2 || (k != p && k != p.saturating_add(1)) => {
                 return Err(refuse(e, "a tile's K loops with a gap, or work between them: K loops one after another on one grid is what the tile laps model"));
             }
             (None, Some(_)) => seen.2 = true,
@@ -264,7 +272,7 @@ pub fn tile_laps(kt: &KernelTrace) -> Result<TileLaps, HazardError> {
     let mut lengths = vec![0u32; usize::try_from(tiles).unwrap_or(0)];
     for (&(_, tile), &(_, last)) in &spans {
         if let Some(n) = usize::try_from(tile).ok().and_then(|i| lengths.get_mut(i)) {
-            *n = (*n).max(last + 1);
+            *n = (*n).max(last.saturating_add(1));
         }
     }
     for (&(t, tile), &(_, last)) in &spans {
@@ -273,13 +281,13 @@ pub fn tile_laps(kt: &KernelTrace) -> Result<TileLaps, HazardError> {
             .and_then(|i| lengths.get(i))
             .copied()
             .unwrap_or(0);
-        if last + 1 != n {
+        if last.saturating_add(1) != n {
             let e = trace
                 .events
                 .iter()
                 .enumerate()
                 .position(|(e, x)| {
-                    x.timeline.0 == t && induction(e).first().map(|i| i.0) == Some(tile)
+                    x.timeline.0 == t && !induction(e).is_empty() && tile_of(e) == tile
                 })
                 .unwrap_or(0);
             return Err(refuse(
@@ -308,10 +316,10 @@ pub fn tile_laps(kt: &KernelTrace) -> Result<TileLaps, HazardError> {
         let t = event.timeline.0;
         match induction(e) {
             [] => {}
-            [(tile, _), rest @ ..] => {
+            [_, rest @ ..] => {
                 first_in_tile.entry(t).or_insert(e);
                 if !rest.is_empty() {
-                    last_k.insert((t, *tile), e);
+                    last_k.insert((t, tile_of(e)), e);
                 }
             }
         }
@@ -324,18 +332,21 @@ pub fn tile_laps(kt: &KernelTrace) -> Result<TileLaps, HazardError> {
                 // Before the tile loop or after it.
                 [] if first_in_tile.get(&t).is_some_and(|&f| f < e) => total,
                 [] => 0,
-                [(tile, _), rest @ ..] => {
-                    let i = usize::try_from(*tile).unwrap_or(usize::MAX);
+                [_, rest @ ..] => {
+                    let tile = tile_of(e);
+                    let i = usize::try_from(tile).unwrap_or(usize::MAX);
                     let first = firsts.get(i).copied().unwrap_or(0);
                     let n = lengths.get(i).copied().unwrap_or(1);
                     let within = match rest.first() {
                         Some((v, _)) => k_lap(e, *v)?,
                         // After the tile's K loop: its last lap; before it, or no K loop:
                         // its first.
-                        None if last_k.get(&(t, *tile)).is_some_and(|&k| k < e) => n - 1,
+                        None if last_k.get(&(t, tile)).is_some_and(|&k| k < e) => {
+                            n.saturating_sub(1)
+                        }
                         None => 0,
                     };
-                    first + within.min(n - 1)
+                    first.saturating_add(within.min(n.saturating_sub(1)))
                 }
             }
         } else {
