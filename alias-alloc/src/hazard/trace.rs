@@ -1,7 +1,7 @@
 //! [`Trace`]: a warp-specialized kernel as timelines of events with structural edges, the input
 //! of both the explorer and the static check (`docs/hazard-check.md`, *Threads and events*).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 
 use super::error::HazardError;
@@ -342,25 +342,46 @@ impl Trace {
         }
     }
 
-    /// Every conflicting pair `(a, b)` with `a < b`.
+    /// Every conflicting pair `(a, b)` with `a < b`, in order.
     pub fn conflicting_pairs(&self) -> Vec<(EventId, EventId)> {
-        let accesses: Vec<EventId> = self
-            .ids()
-            .filter(|&e| {
-                matches!(
-                    self.events.get(e.0).map(|x| &x.kind),
-                    Some(EventKind::Access { .. })
-                )
-            })
-            .collect();
-        let mut pairs = Vec::new();
-        for (k, &a) in accesses.iter().enumerate() {
-            for &b in accesses.iter().skip(k + 1) {
-                if self.conflict(a, b) {
-                    pairs.push((a, b));
+        // The accesses grouped by their cells (most touch a buffer slot many others touch):
+        // whether two groups' cells overlap is asked once for all their members.
+        let mut groups: Vec<(&Cells, Vec<(EventId, TimelineId, bool)>)> = Vec::new();
+        let mut group_of: HashMap<&Cells, usize> = HashMap::new();
+        for (i, e) in self.events.iter().enumerate() {
+            if let EventKind::Access { cells, write } = &e.kind {
+                let g = *group_of.entry(cells).or_insert_with(|| {
+                    groups.push((cells, Vec::new()));
+                    groups.len() - 1
+                });
+                if let Some((_, members)) = groups.get_mut(g) {
+                    members.push((EventId(i), e.timeline, *write));
                 }
             }
         }
+        let mut pairs = Vec::new();
+        for (g, (c, xs)) in groups.iter().enumerate() {
+            for (h, (d, ys)) in groups.iter().enumerate().skip(g) {
+                // (a group's cells overlap themselves unless empty)
+                if !c.overlaps(d) {
+                    continue;
+                }
+                for (k, &(a, ta, wa)) in xs.iter().enumerate() {
+                    // (within one group, each pair once)
+                    let others = if h == g {
+                        ys.get(k + 1..).unwrap_or(&[])
+                    } else {
+                        ys
+                    };
+                    for &(b, tb, wb) in others {
+                        if ta != tb && (wa || wb) {
+                            pairs.push((a.min(b), a.max(b)));
+                        }
+                    }
+                }
+            }
+        }
+        pairs.sort_unstable();
         pairs
     }
 
