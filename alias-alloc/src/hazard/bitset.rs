@@ -13,6 +13,11 @@ use super::trace::{EventId, Trace};
 /// assert!(s.remove(EventId(3)) && !s.contains(EventId(3)));
 /// s.insert(EventId(3));
 /// assert_eq!(s.iter().collect::<Vec<_>>(), [EventId(3), EventId(65)]);
+/// let mut t = EventSet::new(70);
+/// t.insert(EventId(64));
+/// assert!(!s.intersects(&t));
+/// t.insert(EventId(65));
+/// assert!(s.intersects(&t));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default)]
 pub struct EventSet {
@@ -79,10 +84,21 @@ impl EventSet {
     /// The members, ascending.
     pub fn iter(&self) -> impl Iterator<Item = EventId> + '_ {
         self.words.iter().enumerate().flat_map(|(i, &w)| {
-            (0..64)
-                .filter(move |b| w & (1u64 << b) != 0)
-                .map(move |b| EventId(i * 64 + b))
+            // (the lowest member left, then cleared: one step a member, not a bit)
+            let mut rest = w;
+            std::iter::from_fn(move || {
+                (rest != 0).then(|| {
+                    let b = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    EventId(i * 64 + b)
+                })
+            })
         })
+    }
+
+    /// Whether some event is in both sets.
+    pub fn intersects(&self, other: &EventSet) -> bool {
+        self.words.iter().zip(&other.words).any(|(a, b)| a & b != 0)
     }
 
     /// The number of members.

@@ -264,12 +264,11 @@ pub fn happens_before(trace: &Trace) -> HappensBefore {
         for &e in sync_stuck.iter().chain(&cyclic).chain(&never_complete) {
             never_run.insert(e);
         }
-        for e in trace.ids() {
-            if before
-                .get(e.0)
-                .is_some_and(|b| b.iter().any(|p| never_run.contains(p)))
-            {
-                never_run.insert(e);
+        if !never_run.is_empty() {
+            for e in trace.ids() {
+                if before.get(e.0).is_some_and(|b| b.intersects(&never_run)) {
+                    never_run.insert(e);
+                }
             }
         }
         let runs = |e: EventId| !never_run.contains(e);
