@@ -335,7 +335,7 @@ fn every_trip_count_names_what_goes_wrong() {
 /// `--every-tile-count --json`: a persistent kernel at every tile count, what is counted and
 /// what is held — `fa_ws_persistent` at three K laps a tile, `H` tiles a CTA on two programs
 /// (`H` · 2 tiles shared out), verified; `--every-trip-count` refuses it (its laps are tiles)
-/// and `--every-tile-count` a kernel without a tile loop.
+/// and `--every-tile-count` a kernel without a tile loop, or whose tiles differ in length.
 #[test]
 fn every_tile_count_says_what_it_counts() {
     let k = |name: &str| format!("{ROOT}/alias-alloc/tests/data/tlx_kernels/{name}/before.mlir");
@@ -368,4 +368,8 @@ fn every_tile_count_says_what_it_counts() {
     let (code, _, err) = run(&["check", &k("fa_ws_pipelined"), "--every-tile-count"]);
     assert_eq!(code, 3);
     assert!(err.contains("no tile loop"), "{err}");
+    // A causal kernel's tiles run to their diagonal: rows 0, 1, 2 run 2, 4, 6 K laps.
+    let (code, _, err) = run(&["check", &k("fa_clc_rescale"), "--every-tile-count"]);
+    assert_eq!(code, 3);
+    assert!(err.contains("its tiles run 2, 4, 6 K laps"), "{err}");
 }

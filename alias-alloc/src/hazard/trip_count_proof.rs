@@ -18,6 +18,7 @@ use super::ledger::open_phases;
 use super::looped::{Looped, Run};
 use super::read::{KernelReader, KernelTrace, ReadOptions};
 use super::sweep::{lcm, TripCounts};
+use super::tile_laps::tile_laps;
 use super::trace::EventId;
 use super::HazardError;
 
@@ -185,6 +186,17 @@ impl TripCountProof {
             return Err(refuse(
                 "no tile loop: no partition's loop holds a loop (--every-trip-count proves its laps)",
             ));
+        }
+        // A tile is one lap here: tiles that run different K laps (a causal kernel's, to their
+        // diagonal) do not repeat as laps.
+        if let Ok(cut) = tile_laps(&kt) {
+            if cut.tiles.windows(2).any(|w| w.first() != w.last()) {
+                let laps: Vec<String> = cut.tiles.iter().map(u32::to_string).collect();
+                return Err(refuse(&format!(
+                    "its tiles run {} K laps: the tile proof takes a tile as one lap, so every tile must run the same K laps, and a causal kernel's run to their diagonal (docs/hazard-check.md, Tiles of every length); --program-id and --num-programs check one launch's tiles",
+                    laps.join(", ")
+                )));
+            }
         }
         let free: Vec<String> = kt
             .params
