@@ -275,6 +275,9 @@ pub struct Trace {
     pub syncs: Vec<SyncGroup>,
 }
 
+/// An access as [`Trace::conflicting_pairs`] groups them: its id, timeline, whether it writes.
+type Member = (EventId, TimelineId, bool);
+
 impl Trace {
     /// The event `e`.
     pub fn event(&self, e: EventId) -> Result<&Event, HazardError> {
@@ -346,7 +349,8 @@ impl Trace {
     pub fn conflicting_pairs(&self) -> Vec<(EventId, EventId)> {
         // The accesses grouped by their cells (most touch a buffer slot many others touch):
         // whether two groups' cells overlap is asked once for all their members.
-        let mut groups: Vec<(&Cells, Vec<(EventId, TimelineId, bool)>)> = Vec::new();
+        // (per group: its cells, and each member's id, timeline and whether it writes)
+        let mut groups: Vec<(&Cells, Vec<Member>)> = Vec::new();
         let mut group_of: HashMap<&Cells, usize> = HashMap::new();
         for (i, e) in self.events.iter().enumerate() {
             if let EventKind::Access { cells, write } = &e.kind {
