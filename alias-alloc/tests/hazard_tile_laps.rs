@@ -3,7 +3,7 @@
 #![allow(clippy::restriction)] // test code: a failed check panics
 
 use alias_alloc::hazard::{
-    read_kernel, tile_laps, HazardError, ReadOptions, TileLaps, TilePlace, TimelineKind,
+    read_kernel, tile_laps, HazardError, LapKinds, ReadOptions, TileLaps, TilePlace, TimelineKind,
 };
 use test_support::tlx_kernels::{dump, KERNELS};
 
@@ -172,4 +172,56 @@ fn the_laps_of_every_tile_length_take_a_few_kinds() {
             );
         }
     }
+}
+
+/// The kinds of a causal kernel's laps across launches ([`LapKinds`]): read at every tile
+/// position of a launch of up to 6 programs, with CLC handing out 2 and 5 tiles (`N_CTX` =
+/// 2048: tiles of 2 … 16 K laps), they are 35, and 53 pairs of kinds follow one another;
+/// launches with longer rows (4096: up to 32 K laps a tile), more tiles a CTA (11, 23) and
+/// more programs (7, 12) add none; one with shorter rows adds one.
+#[test]
+fn the_lap_kinds_of_a_causal_kernel_are_closed_across_launches() {
+    let text = dump("fa_clc_rescale", "before");
+    let mut kinds = LapKinds::new();
+    let mut add = |n_ctx: i64, clc_tiles: i64, program_id: i64, num_programs: i64| {
+        let mut opts = ReadOptions {
+            program_id,
+            num_programs,
+            clc_tiles,
+            max_events: 200_000,
+            ..ReadOptions::default()
+        };
+        opts.params.insert("N_CTX".into(), n_ctx);
+        let kt = read_kernel(&text, &opts).unwrap();
+        let cut = tile_laps(&kt).unwrap();
+        let laps = kinds.add(&kt.trace, &cut);
+        assert_eq!(laps.len(), cut.trip_count as usize + 1);
+        (kinds.len(), kinds.follows().len())
+    };
+    let mut seen = (0, 0);
+    for clc_tiles in [2, 5] {
+        for num_programs in 1..=6 {
+            for program_id in 0..num_programs {
+                seen = add(2048, clc_tiles, program_id, num_programs);
+            }
+        }
+    }
+    assert_eq!(seen, (35, 53));
+    for (n_ctx, clc_tiles, program_id, num_programs) in [
+        (4096, 11, 0, 1),
+        (4096, 11, 3, 7),
+        (4096, 5, 5, 12),
+        (2048, 23, 0, 1),
+    ] {
+        assert_eq!(
+            add(n_ctx, clc_tiles, program_id, num_programs),
+            seen,
+            "N_CTX = {n_ctx}, {clc_tiles} CLC tiles, program {program_id} of {num_programs}"
+        );
+    }
+    // Yet the reads sampled are not every read: rows of 1024, program 5 of 6 with 11 tiles
+    // from CLC, run a lap of a kind none of the above ran (its tile ids lie past the 4 tiles
+    // a launch of H = Z = 1 has, where the reader runs the kernel's arithmetic all the same).
+    // Kinds read from launches are evidence, not the automaton.
+    assert_eq!(add(1024, 11, 5, 6), (36, 55));
 }

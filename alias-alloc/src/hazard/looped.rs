@@ -93,7 +93,7 @@ pub struct Looped {
 }
 
 /// An op's kind without the trace's own event ids (a copy's expect).
-pub(super) fn shape(kind: &EventKind) -> EventKind {
+fn shape(kind: &EventKind) -> EventKind {
     match kind {
         EventKind::CompleteTx { barrier, bytes, .. } => EventKind::CompleteTx {
             barrier: *barrier,

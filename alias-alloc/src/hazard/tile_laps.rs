@@ -4,10 +4,10 @@
 //! runs to its tile's diagonal) are one sequence of laps of a few kinds (`docs/hazard-check.md`,
 //! *Tiles of every length*).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::error::HazardError;
-use super::looped::{shape, Run};
+use super::looped::Run;
 use super::read::KernelTrace;
 use super::sweep::gcd;
 use super::trace::{EventKind, TimelineId, TimelineKind, Trace};
@@ -68,9 +68,32 @@ impl TileLaps {
 }
 
 /// What a lap does, as [`TileLaps::kinds`] compares laps: per event in trace order, its
-/// timeline (one that lives in this lap alone, a TMA copy's: by its first appearance here)
-/// and what it does (barrier, parity, cells, counts).
-type Shape = Vec<(Result<TimelineId, usize>, EventKind)>;
+/// timeline (by name; one that lives in this lap alone, a TMA copy's, by where it first shows
+/// here) and what it does (barrier by name, parity, cells, counts) — names, not ids, which
+/// differ between reads where a timeline or a barrier is made as it is first met.
+type Shape = Vec<(Result<String, usize>, String)>;
+
+/// What event `kind` of `trace` does, as [`Shape`] holds it.
+fn describe(trace: &Trace, kind: &EventKind) -> String {
+    match kind {
+        EventKind::Access { cells, write } => {
+            format!("{} {cells}", if *write { "write" } else { "read" })
+        }
+        EventKind::Arrive { barrier, count, tx } => {
+            format!("arrive {} {count} {tx}", trace.barrier_name(*barrier))
+        }
+        EventKind::CompleteTx { barrier, bytes, .. } => {
+            format!("complete_tx {} {bytes}", trace.barrier_name(*barrier))
+        }
+        EventKind::Wait { barrier, parity } => {
+            format!("wait {} {parity}", trace.barrier_name(*barrier))
+        }
+        EventKind::Sync { group } => {
+            let threads = trace.syncs.get(*group).map_or(0, |g| g.threads);
+            format!("sync {threads}")
+        }
+    }
+}
 
 impl TileLaps {
     /// Per lap (the epilogue last), its kind: laps of one kind do the same — the same ops in
@@ -99,6 +122,11 @@ impl TileLaps {
     /// # Ok::<(), alias_alloc::hazard::HazardError>(())
     /// ```
     pub fn kinds(&self, trace: &Trace) -> Vec<usize> {
+        LapKinds::new().add(trace, self)
+    }
+
+    /// Per lap (the epilogue last), what it does.
+    fn shapes(&self, trace: &Trace) -> Vec<Shape> {
         let laps = self.trip_count as usize + 1;
         let mut shapes: Vec<Shape> = vec![Vec::new(); laps];
         // A timeline's laps: one that lives in one lap alone is named by where it first shows.
@@ -122,21 +150,91 @@ impl TileLaps {
                 let next = names.len();
                 Err(*names.entry(event.timeline).or_insert(next))
             } else {
-                Ok(event.timeline)
+                Ok(trace
+                    .timelines
+                    .get(event.timeline.0)
+                    .map_or_else(String::new, |t| t.name.clone()))
             };
-            shape_of_lap.push((timeline, shape(&event.kind)));
+            shape_of_lap.push((timeline, describe(trace, &event.kind)));
         }
-        let mut distinct: Vec<&Shape> = Vec::new();
         shapes
-            .iter()
-            .map(|s| match distinct.iter().position(|d| *d == s) {
+    }
+}
+
+/// The kinds of the laps of several reads of one kernel ([`TileLaps::kinds`] across their
+/// cuts): each kind once, numbered as it first occurs, and which kind a lap of which kind
+/// was followed by. The reads of one kernel name its partitions, barriers and cells alike,
+/// so their laps compare.
+///
+/// ```
+/// use alias_alloc::hazard::{read_kernel, tile_laps, LapKinds, ReadOptions};
+/// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tlx_kernels/fa_clc_rescale/before.mlir");
+/// # let text = std::fs::read_to_string(path)
+/// #     .map_err(|e| alias_alloc::hazard::HazardError::Module { message: e.to_string() })?;
+/// let read = |program_id: i64, num_programs: i64| {
+///     let mut opts = ReadOptions { program_id, num_programs, ..ReadOptions::default() };
+///     opts.params.insert("N_CTX".into(), 2048);
+///     read_kernel(&text, &opts)
+/// };
+/// // Causal: tiles of 2 (m + 1) K laps at rows m. One launch's CTA runs rows 0, 1, 2,
+/// // another's rows 0, 2, 3 (CLC hands out tiles 2 and 3 of a launch of 2).
+/// let (one, two) = (read(0, 1)?, read(0, 2)?);
+/// let (cut_one, cut_two) = (tile_laps(&one)?, tile_laps(&two)?);
+/// assert_eq!((&cut_one.tiles[..], &cut_two.tiles[..]), (&[2, 4, 6][..], &[2, 6, 8][..]));
+/// let mut kinds = LapKinds::new();
+/// let a = kinds.add(&one.trace, &cut_one);
+/// let b = kinds.add(&two.trace, &cut_two);
+/// assert_eq!(a[..2], b[..2]); // row 0's two laps, the same in both
+/// assert!(kinds.len() < a.len() + b.len());
+/// assert!(kinds.follows().contains(&(a[0], a[1])));
+/// # Ok::<(), alias_alloc::hazard::HazardError>(())
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct LapKinds {
+    shapes: Vec<Shape>,
+    follows: BTreeSet<(usize, usize)>,
+}
+
+impl LapKinds {
+    /// No kinds yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds the laps of `cut`, a cut of `trace`; returns each lap's kind (the epilogue last).
+    pub fn add(&mut self, trace: &Trace, cut: &TileLaps) -> Vec<usize> {
+        let kinds: Vec<usize> = cut
+            .shapes(trace)
+            .into_iter()
+            .map(|s| match self.shapes.iter().position(|d| *d == s) {
                 Some(k) => k,
                 None => {
-                    distinct.push(s);
-                    distinct.len() - 1
+                    self.shapes.push(s);
+                    self.shapes.len() - 1
                 }
             })
-            .collect()
+            .collect();
+        self.follows.extend(
+            kinds
+                .windows(2)
+                .filter_map(|w| Some((*w.first()?, *w.last()?))),
+        );
+        kinds
+    }
+
+    /// The number of kinds.
+    pub fn len(&self) -> usize {
+        self.shapes.len()
+    }
+
+    /// Whether no lap was added.
+    pub fn is_empty(&self) -> bool {
+        self.shapes.is_empty()
+    }
+
+    /// Which kind a lap of which kind was followed by: `(before, after)`.
+    pub fn follows(&self) -> &BTreeSet<(usize, usize)> {
+        &self.follows
     }
 }
 
