@@ -114,7 +114,9 @@ fn a_causal_tile_runs_to_its_diagonal() {
                     for i in 0..n {
                         let place = match i {
                             0 => TilePlace::First,
+                            1 if n == 2 => TilePlace::LastOfTwo,
                             i if i + 1 == n => TilePlace::Last,
+                            1 => TilePlace::Second,
                             _ => TilePlace::Middle,
                         };
                         assert_eq!(cut.place(lap), Some((t, place)), "{k}: lap {lap}");
@@ -224,4 +226,54 @@ fn the_lap_kinds_of_a_causal_kernel_are_closed_across_launches() {
     // a launch of H = Z = 1 has, where the reader runs the kernel's arithmetic all the same).
     // Kinds read from launches are evidence, not the automaton.
     assert_eq!(add(1024, 11, 5, 6), (36, 55));
+}
+
+/// A lap's kind is what the kernel's arithmetic says ([`TileLaps::keys`]): on every read of
+/// the persistent kernels below — each tile position of a launch of up to 4 programs, CLC
+/// handing out 2 and 5 tiles, `N_CTX` = 2048, and one read of rows of 1024 — laps of one key
+/// (place in the tile, K lap mod 6, tile mod 2, first or last tile) are laps of one kind. A
+/// coarser key is not enough: K lap mod 3, or no tile residue, puts laps of different kinds
+/// under one key.
+#[test]
+fn a_laps_kind_is_its_place_and_its_counters_residues() {
+    for k in ["fa_clc", "fa_clc_rescale", "fa_ws_persistent"] {
+        let text = dump(k, "before");
+        let mut kinds = LapKinds::new();
+        // Per (K period, tile period): each key's kind, and the laps whose kind differs.
+        let periods = [(6, 2), (3, 2), (6, 1)];
+        let mut of_key = vec![std::collections::BTreeMap::new(); periods.len()];
+        let mut differ = vec![0usize; periods.len()];
+        let mut reads = vec![(1024, 11, 5, 6)];
+        for clc_tiles in [2, 5] {
+            for num_programs in 1..=4 {
+                reads.extend((0..num_programs).map(|p| (2048, clc_tiles, p, num_programs)));
+            }
+        }
+        for (n_ctx, clc_tiles, program_id, num_programs) in reads {
+            let mut opts = ReadOptions {
+                program_id,
+                num_programs,
+                clc_tiles,
+                max_events: 200_000,
+                ..ReadOptions::default()
+            };
+            opts.params.insert("N_CTX".into(), n_ctx);
+            if k == "fa_ws_persistent" {
+                opts.params.insert("H".into(), clc_tiles + 1);
+            }
+            let kt = read_kernel(&text, &opts).unwrap();
+            let cut = tile_laps(&kt).unwrap();
+            let laps = kinds.add(&kt.trace, &cut);
+            for (i, &(kp, tp)) in periods.iter().enumerate() {
+                for (key, &kind) in cut.keys(kp, tp).iter().zip(&laps) {
+                    if *of_key[i].entry(*key).or_insert(kind) != kind {
+                        differ[i] += 1;
+                    }
+                }
+            }
+        }
+        assert_eq!(differ[0], 0, "{k}: laps of one key, of different kinds");
+        assert!(differ[1] > 0 && differ[2] > 0, "{k}: {differ:?}");
+        assert!(of_key[0].len() >= kinds.len() - 1, "{k}"); // (the epilogue has no key)
+    }
 }

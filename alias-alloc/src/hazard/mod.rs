@@ -89,7 +89,7 @@ pub use read::{read_kernel, KernelReader, KernelTrace, Origin, ReadOptions, Step
 pub use subslice::subslice_bytes;
 pub use sweep::{SweepReport, TripCounts};
 pub use swimlanes::{swimlanes, Picture, WINDOW};
-pub use tile_laps::{tile_laps, LapKinds, TileLaps, TilePlace};
+pub use tile_laps::{tile_laps, LapKey, LapKinds, TileLaps, TilePlace};
 pub use trace::{
     Barrier, BarrierId, Cells, Event, EventId, EventKind, Space, SyncGroup, Timeline, TimelineId,
     TimelineKind, Trace, TraceBuilder, CLUSTER_SYNC, PARTITION_SYNC,

@@ -19,10 +19,16 @@ pub enum TilePlace {
     Only,
     /// The first of two or more: the tile's prologue and its first lap.
     First,
-    /// Neither first nor last.
+    /// The second of three or more (where a partition that did the first lap before its K
+    /// loop starts it).
+    Second,
+    /// Neither first, second nor last.
     Middle,
-    /// The last of two or more: the tile's last lap and its epilogue.
+    /// The last of three or more: the tile's last lap and its epilogue.
     Last,
+    /// The second and last of two: the tile's last lap and its epilogue where a partition
+    /// that did the first lap before its K loop runs its loop's only lap.
+    LastOfTwo,
 }
 
 /// A persistent kernel's trace cut into K laps across its tiles.
@@ -56,7 +62,9 @@ impl TileLaps {
                 let place = match (k, n) {
                     (_, 1) => TilePlace::Only,
                     (0, _) => TilePlace::First,
+                    (1, 2) => TilePlace::LastOfTwo,
                     (k, n) if k + 1 == n => TilePlace::Last,
+                    (1, _) => TilePlace::Second,
                     _ => TilePlace::Middle,
                 };
                 return Some((t, place));
@@ -65,6 +73,58 @@ impl TileLaps {
         }
         None
     }
+
+    /// Per K lap, what the kernel's arithmetic says it does ([`LapKey`]): its place in its
+    /// tile, the lap modulo `k_period` (the K counters': the rings' slots and phases), its
+    /// tile modulo `tile_period` (the tile counters'), and whether its tile is the CTA's
+    /// first or last. Where laps of one key are laps of one kind, across reads
+    /// ([`LapKinds`]), which kind follows which is the keys' arithmetic: a tile of *n* K
+    /// laps advances the lap's residue by *n*, the tile's by one.
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{read_kernel, tile_laps, ReadOptions, TilePlace};
+    /// # let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/tlx_kernels/fa_clc_rescale/before.mlir");
+    /// # let text = std::fs::read_to_string(path)
+    /// #     .map_err(|e| alias_alloc::hazard::HazardError::Module { message: e.to_string() })?;
+    /// let cut = tile_laps(&read_kernel(&text, &ReadOptions::default())?)?; // tiles of 2, 4, 6
+    /// let keys = cut.keys(6, 2);
+    /// assert_eq!(keys.len(), 12);
+    /// // Lap 3: the second of tile 1 (laps 2 … 5), K lap 3 of the ring's 6, tile 1 of 2.
+    /// assert_eq!(keys[3].place, TilePlace::Second);
+    /// assert_eq!((keys[3].k_residue, keys[3].tile_residue), (3, 1));
+    /// assert!(!keys[3].first_tile && !keys[3].last_tile && keys[11].last_tile);
+    /// # Ok::<(), alias_alloc::hazard::HazardError>(())
+    /// ```
+    pub fn keys(&self, k_period: u32, tile_period: u32) -> Vec<LapKey> {
+        let last = self.tiles.len().saturating_sub(1);
+        (0..self.trip_count)
+            .filter_map(|lap| {
+                let (tile, place) = self.place(lap)?;
+                Some(LapKey {
+                    place,
+                    k_residue: lap % k_period.max(1),
+                    tile_residue: u32::try_from(tile).unwrap_or(u32::MAX) % tile_period.max(1),
+                    first_tile: tile == 0,
+                    last_tile: tile == last,
+                })
+            })
+            .collect()
+    }
+}
+
+/// What sets a K lap's kind by the kernel's arithmetic ([`TileLaps::keys`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LapKey {
+    /// Its place in its tile.
+    pub place: TilePlace,
+    /// Its K lap modulo the K counters' period.
+    pub k_residue: u32,
+    /// Its tile modulo the tile counters' period.
+    pub tile_residue: u32,
+    /// Whether its tile is the CTA's first (the kernel's prologue runs in it).
+    pub first_tile: bool,
+    /// Whether its tile is the CTA's last (CLC answers none).
+    pub last_tile: bool,
 }
 
 /// What a lap does, as [`TileLaps::kinds`] compares laps: per event in trace order, its
@@ -265,9 +325,10 @@ impl LapKinds {
 /// let cut = tile_laps(&read_kernel(&text, &opts)?)?;
 /// assert_eq!(cut.tiles, [2, 4, 6]);
 /// assert_eq!(cut.trip_count, 12);
-/// assert_eq!(cut.place(1), Some((0, TilePlace::Last)));
+/// assert_eq!(cut.place(1), Some((0, TilePlace::LastOfTwo)));
 /// assert_eq!(cut.place(2), Some((1, TilePlace::First)));
-/// assert_eq!(cut.place(3), Some((1, TilePlace::Middle)));
+/// assert_eq!(cut.place(3), Some((1, TilePlace::Second)));
+/// assert_eq!(cut.place(4), Some((1, TilePlace::Middle)));
 /// assert_eq!(cut.place(12), None); // what runs after the tiles
 /// // The events of each K lap: a tile's first lap holds its prologue too, its last the
 /// // tile's epilogue.
