@@ -3,7 +3,8 @@
 #![allow(clippy::restriction)] // test code: a failed check panics
 
 use alias_alloc::hazard::{
-    read_kernel, tile_laps, HazardError, LapKinds, ReadOptions, TileLaps, TilePlace, TimelineKind,
+    read_kernel, tile_laps, HazardError, LapKey, LapKinds, ReadOptions, TileLaps, TilePlace,
+    TimelineKind,
 };
 use test_support::tlx_kernels::{dump, KERNELS};
 
@@ -230,10 +231,13 @@ fn the_lap_kinds_of_a_causal_kernel_are_closed_across_launches() {
 
 /// A lap's kind is what the kernel's arithmetic says ([`TileLaps::keys`]): on every read of
 /// the persistent kernels below — each tile position of a launch of up to 4 programs, CLC
-/// handing out 2 and 5 tiles, `N_CTX` = 2048, and one read of rows of 1024 — laps of one key
+/// handing out 2 and 5 tiles, `N_CTX` = 2048; of 8 programs, 0 and 1 tiles; of up to 3, 5
+/// tiles, `H` = 4 (the causal kernel's row 0 later in a CTA); one read of rows of 1024 —
+/// laps of one key
 /// (place in the tile, K lap mod 6, tile mod 2, first or last tile) are laps of one kind. A
 /// coarser key is not enough: K lap mod 3, or no tile residue, puts laps of different kinds
-/// under one key.
+/// under one key. Each lap's key follows the one before by [`LapKey::successors`], and the
+/// keys read are among those the arithmetic reaches.
 #[test]
 fn a_laps_kind_is_its_place_and_its_counters_residues() {
     for k in ["fa_clc", "fa_clc_rescale", "fa_ws_persistent"] {
@@ -243,13 +247,21 @@ fn a_laps_kind_is_its_place_and_its_counters_residues() {
         let periods = [(6, 2), (3, 2), (6, 1)];
         let mut of_key = vec![std::collections::BTreeMap::new(); periods.len()];
         let mut differ = vec![0usize; periods.len()];
-        let mut reads = vec![(1024, 11, 5, 6)];
+        // (N_CTX, CLC tiles, program, programs, H)
+        let mut reads = vec![(1024, 11, 5, 6, 1)];
+        reads.extend((0..8).map(|p| (2048, 0, p, 8, 1)));
+        reads.extend((0..8).map(|p| (2048, 1, p, 8, 1)));
+        for num_programs in 1..=3 {
+            reads.extend((0..num_programs).map(|p| (2048, 5, p, num_programs, 4)));
+        }
+        let even = k == "fa_clc_rescale";
+        let mut read_keys = std::collections::BTreeSet::new();
         for clc_tiles in [2, 5] {
             for num_programs in 1..=4 {
-                reads.extend((0..num_programs).map(|p| (2048, clc_tiles, p, num_programs)));
+                reads.extend((0..num_programs).map(|p| (2048, clc_tiles, p, num_programs, 1)));
             }
         }
-        for (n_ctx, clc_tiles, program_id, num_programs) in reads {
+        for (n_ctx, clc_tiles, program_id, num_programs, heads) in reads {
             let mut opts = ReadOptions {
                 program_id,
                 num_programs,
@@ -258,12 +270,26 @@ fn a_laps_kind_is_its_place_and_its_counters_residues() {
                 ..ReadOptions::default()
             };
             opts.params.insert("N_CTX".into(), n_ctx);
-            if k == "fa_ws_persistent" {
-                opts.params.insert("H".into(), clc_tiles + 1);
-            }
+            let heads = if k == "fa_ws_persistent" {
+                clc_tiles + 1
+            } else {
+                heads
+            };
+            opts.params.insert("H".into(), heads);
             let kt = read_kernel(&text, &opts).unwrap();
             let cut = tile_laps(&kt).unwrap();
             let laps = kinds.add(&kt.trace, &cut);
+            // Each lap's key follows the one before by the counters' arithmetic.
+            let keys = cut.keys(6, 2);
+            for w in keys.windows(2) {
+                assert!(
+                    w[0].successors(6, 2, even).contains(&w[1]),
+                    "{k}: {:?} then {:?}",
+                    w[0],
+                    w[1]
+                );
+            }
+            read_keys.extend(keys);
             for (i, &(kp, tp)) in periods.iter().enumerate() {
                 for (key, &kind) in cut.keys(kp, tp).iter().zip(&laps) {
                     if *of_key[i].entry(*key).or_insert(kind) != kind {
@@ -275,5 +301,44 @@ fn a_laps_kind_is_its_place_and_its_counters_residues() {
         assert_eq!(differ[0], 0, "{k}: laps of one key, of different kinds");
         assert!(differ[1] > 0 && differ[2] > 0, "{k}: {differ:?}");
         assert!(of_key[0].len() >= kinds.len() - 1, "{k}"); // (the epilogue has no key)
+        let mut reachable = std::collections::BTreeSet::new();
+        let mut work: Vec<LapKey> = [TilePlace::First, TilePlace::Only]
+            .into_iter()
+            .filter(|&p| !even || p == TilePlace::First)
+            .flat_map(|place| {
+                [false, true].map(|last_tile| LapKey {
+                    place,
+                    k_residue: 0,
+                    tile_residue: 0,
+                    first_tile: true,
+                    last_tile,
+                })
+            })
+            .collect();
+        while let Some(key) = work.pop() {
+            if reachable.insert(key) {
+                work.extend(key.successors(6, 2, even));
+            }
+        }
+        // What the arithmetic reaches from a CTA's first lap (any tile length, or an even one)
+        // against what the reads ran: a causal kernel's unread keys are all the last lap of
+        // a row-0 tile (2 K laps) run after a CTA's first tile, which takes a launch whose
+        // tiles put row 0 there; for the others, reads at one N_CTX run tiles of one length.
+        let unread: Vec<&LapKey> = reachable.difference(&read_keys).collect();
+        let expected = match k {
+            "fa_clc" => (176, 70),
+            "fa_clc_rescale" => (96, 88),
+            _ => (176, 64),
+        };
+        assert_eq!((reachable.len(), read_keys.len()), expected, "{k}");
+        assert!(read_keys.is_subset(&reachable), "{k}");
+        if even {
+            assert!(
+                unread
+                    .iter()
+                    .all(|x| x.place == TilePlace::LastOfTwo && !x.first_tile),
+                "{k}: {unread:?}"
+            );
+        }
     }
 }

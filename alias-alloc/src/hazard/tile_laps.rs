@@ -127,6 +127,66 @@ pub struct LapKey {
     pub last_tile: bool,
 }
 
+impl LapKey {
+    /// The keys a lap of this key may be followed by, by the counters' arithmetic alone: the
+    /// next lap of its tile (the K residue one on), or after its tile's last lap the first of
+    /// the next tile (the tile residue one on, that tile the last or not) unless this tile was
+    /// the CTA's last. `even`: every tile runs an even number of K laps (a causal kernel's, 2
+    /// (*m* + 1)); its tiles then start at even K laps where `k_period` is even, so a lap's
+    /// place in its tile has the parity of its K residue.
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{LapKey, TilePlace};
+    /// let first = LapKey { place: TilePlace::First, k_residue: 4, tile_residue: 1, first_tile: false, last_tile: false };
+    /// let next = first.successors(6, 2, true);
+    /// // A tile of 2 laps, or of 4 or more.
+    /// assert_eq!(next.iter().map(|k| (k.place, k.k_residue)).collect::<Vec<_>>(),
+    ///            [(TilePlace::Second, 5), (TilePlace::LastOfTwo, 5)]);
+    /// ```
+    pub fn successors(&self, k_period: u32, tile_period: u32, even: bool) -> Vec<LapKey> {
+        let k = (self.k_residue + 1) % k_period.max(1);
+        let within = |place| LapKey {
+            place,
+            k_residue: k,
+            ..*self
+        };
+        // (with even tiles, a lap at an odd place in its tile has an odd K residue)
+        let odd_next = k % 2 == 1;
+        match self.place {
+            TilePlace::First => vec![within(TilePlace::Second), within(TilePlace::LastOfTwo)],
+            TilePlace::Second if even => vec![within(TilePlace::Middle)],
+            TilePlace::Second | TilePlace::Middle if !even => {
+                vec![within(TilePlace::Middle), within(TilePlace::Last)]
+            }
+            TilePlace::Middle if odd_next => {
+                vec![within(TilePlace::Middle), within(TilePlace::Last)]
+            }
+            TilePlace::Middle => vec![within(TilePlace::Middle)],
+            _ if self.last_tile => Vec::new(),
+            _ => {
+                let tile_residue = (self.tile_residue + 1) % tile_period.max(1);
+                let places: &[TilePlace] = if even {
+                    &[TilePlace::First]
+                } else {
+                    &[TilePlace::First, TilePlace::Only]
+                };
+                places
+                    .iter()
+                    .flat_map(|&place| {
+                        [false, true].map(|last_tile| LapKey {
+                            place,
+                            k_residue: k,
+                            tile_residue,
+                            first_tile: false,
+                            last_tile,
+                        })
+                    })
+                    .collect()
+            }
+        }
+    }
+}
+
 /// What a lap does, as [`TileLaps::kinds`] compares laps: per event in trace order, its
 /// timeline (by name; one that lives in this lap alone, a TMA copy's, by where it first shows
 /// here) and what it does (barrier by name, parity, cells, counts) — names, not ids, which
