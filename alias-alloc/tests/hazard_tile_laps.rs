@@ -3,8 +3,8 @@
 #![allow(clippy::restriction)] // test code: a failed check panics
 
 use alias_alloc::hazard::{
-    read_kernel, tile_laps, HazardError, LapKey, LapKinds, ReadOptions, TileLaps, TilePlace,
-    TimelineKind,
+    read_kernel, tile_laps, HazardError, KernelTrace, LapKey, LapKinds, ReadOptions, TileLaps,
+    TilePlace, TimelineKind,
 };
 use test_support::tlx_kernels::{dump, KERNELS};
 
@@ -22,9 +22,34 @@ const TILES: [(&str, &[u32]); 8] = [
     ("fa_ws_persistent", &[4, 4]),
 ];
 
+/// A read of kernel `text` at one launch and its cut: `N_CTX`, the tiles CLC hands out after
+/// the first, the program and the number of programs, and `H` where given.
+fn read_at(
+    text: &str,
+    n_ctx: i64,
+    clc_tiles: i64,
+    (program_id, num_programs): (i64, i64),
+    heads: Option<i64>,
+) -> (KernelTrace, TileLaps) {
+    let mut opts = ReadOptions {
+        program_id,
+        num_programs,
+        clc_tiles,
+        max_events: 200_000,
+        ..ReadOptions::default()
+    };
+    opts.params.insert("N_CTX".into(), n_ctx);
+    if let Some(h) = heads {
+        opts.params.insert("H".into(), h);
+    }
+    let kt = read_kernel(text, &opts).unwrap();
+    let cut = tile_laps(&kt).unwrap();
+    (kt, cut)
+}
+
 /// What every cut must be: each partition's laps in program order, an engine op no earlier
 /// than what issues it, every partition that runs a K loop present in every K lap.
-fn assert_cut(k: &str, kt: &alias_alloc::hazard::KernelTrace, cut: &TileLaps) {
+fn assert_cut(k: &str, kt: &KernelTrace, cut: &TileLaps) {
     let trace = &kt.trace;
     assert_eq!(cut.laps.len(), trace.events.len(), "{k}");
     assert_eq!(cut.tiles.iter().sum::<u32>(), cut.trip_count, "{k}");
@@ -96,14 +121,7 @@ fn a_causal_tile_runs_to_its_diagonal() {
         let text = dump(k, "before");
         for num_programs in 1..=6 {
             for program_id in 0..num_programs.min(6) {
-                let mut opts = ReadOptions {
-                    program_id,
-                    num_programs,
-                    ..ReadOptions::default()
-                };
-                opts.params.insert("N_CTX".into(), 2048);
-                let kt = read_kernel(&text, &opts).unwrap();
-                let cut = tile_laps(&kt).unwrap();
+                let (kt, cut) = read_at(&text, 2048, 2, (program_id, num_programs), None);
                 assert_cut(k, &kt, &cut);
                 let mut lap = 0;
                 for (t, &n) in cut.tiles.iter().enumerate() {
@@ -152,17 +170,8 @@ fn the_laps_of_every_tile_length_take_a_few_kinds() {
     for (k, expected) in KINDS {
         let text = dump(k, "before");
         for (n_ctx, tiles) in [(1024, 12), (2048, 24)] {
-            let mut opts = ReadOptions {
-                clc_tiles: tiles,
-                max_events: 200_000,
-                ..ReadOptions::default()
-            };
-            opts.params.insert("N_CTX".into(), n_ctx);
-            if k == "fa_ws_persistent" {
-                opts.params.insert("H".into(), tiles + 1);
-            }
-            let kt = read_kernel(&text, &opts).unwrap();
-            let cut = tile_laps(&kt).unwrap();
+            let heads = (k == "fa_ws_persistent").then_some(tiles + 1);
+            let (kt, cut) = read_at(&text, n_ctx, tiles, (0, 1), heads);
             assert_cut(k, &kt, &cut);
             let kinds = cut.kinds(&kt.trace);
             assert_eq!(kinds.len(), cut.trip_count as usize + 1);
@@ -187,16 +196,7 @@ fn the_lap_kinds_of_a_causal_kernel_are_closed_across_launches() {
     let text = dump("fa_clc_rescale", "before");
     let mut kinds = LapKinds::new();
     let mut add = |n_ctx: i64, clc_tiles: i64, program_id: i64, num_programs: i64| {
-        let mut opts = ReadOptions {
-            program_id,
-            num_programs,
-            clc_tiles,
-            max_events: 200_000,
-            ..ReadOptions::default()
-        };
-        opts.params.insert("N_CTX".into(), n_ctx);
-        let kt = read_kernel(&text, &opts).unwrap();
-        let cut = tile_laps(&kt).unwrap();
+        let (kt, cut) = read_at(&text, n_ctx, clc_tiles, (program_id, num_programs), None);
         let laps = kinds.add(&kt.trace, &cut);
         assert_eq!(laps.len(), cut.trip_count as usize + 1);
         (kinds.len(), kinds.follows().len())
@@ -262,22 +262,18 @@ fn a_laps_kind_is_its_place_and_its_counters_residues() {
             }
         }
         for (n_ctx, clc_tiles, program_id, num_programs, heads) in reads {
-            let mut opts = ReadOptions {
-                program_id,
-                num_programs,
-                clc_tiles,
-                max_events: 200_000,
-                ..ReadOptions::default()
-            };
-            opts.params.insert("N_CTX".into(), n_ctx);
             let heads = if k == "fa_ws_persistent" {
                 clc_tiles + 1
             } else {
                 heads
             };
-            opts.params.insert("H".into(), heads);
-            let kt = read_kernel(&text, &opts).unwrap();
-            let cut = tile_laps(&kt).unwrap();
+            let (kt, cut) = read_at(
+                &text,
+                n_ctx,
+                clc_tiles,
+                (program_id, num_programs),
+                Some(heads),
+            );
             let laps = kinds.add(&kt.trace, &cut);
             // Each lap's key follows the one before by the counters' arithmetic.
             let keys = cut.keys(6, 2);
