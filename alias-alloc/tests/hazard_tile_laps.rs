@@ -154,8 +154,9 @@ fn a_causal_tile_runs_to_its_diagonal() {
 }
 
 /// Lap kinds ([`TileLaps::kinds`]) at K laps a tile and tiles a CTA doubled: a kernel's laps
-/// take a few kinds, however long its tiles and however many — 12 tiles of 8 K laps (`N_CTX`
-/// = 1024, CLC hands out 12 more or `H` = 13) against 24 of 16 (2048: 24, 25).
+/// take a few kinds, however long its tiles and however many — tiles of 8 K laps (`N_CTX` =
+/// 1024), CLC handing out 12 after the first (or `H` = 13), against tiles of 16 (2048), 24
+/// after the first (`H` = 25).
 const KINDS: [(&str, usize); 6] = [
     ("fa_clc", 24),
     ("fa_clc_rescale", 20),
