@@ -193,7 +193,7 @@ fn the_laps_of_every_tile_length_take_a_few_kinds() {
 /// launches with longer rows (4096: up to 32 K laps a tile), more tiles a CTA (11, 23) and
 /// more programs (7, 12) add none; one with shorter rows adds one.
 #[test]
-fn the_lap_kinds_of_a_causal_kernel_are_closed_across_launches() {
+fn the_lap_kinds_of_a_causal_kernel_across_launches() {
     let text = dump("fa_clc_rescale", "before");
     let mut kinds = LapKinds::new();
     let mut add = |n_ctx: i64, clc_tiles: i64, program_id: i64, num_programs: i64| {

@@ -275,9 +275,6 @@ pub struct Trace {
     pub syncs: Vec<SyncGroup>,
 }
 
-/// An access as [`Trace::conflicting_pairs`] groups them: its id, timeline, whether it writes.
-type Member = (EventId, TimelineId, bool);
-
 impl Trace {
     /// The event `e`.
     pub fn event(&self, e: EventId) -> Result<&Event, HazardError> {
@@ -348,37 +345,35 @@ impl Trace {
     /// Every conflicting pair `(a, b)` with `a < b`, in order.
     pub fn conflicting_pairs(&self) -> Vec<(EventId, EventId)> {
         // The accesses grouped by their cells (most touch a buffer slot many others touch):
-        // whether two groups' cells overlap is asked once for all their members.
-        // (per group: its cells, and each member's id, timeline and whether it writes)
-        let mut groups: Vec<(&Cells, Vec<Member>)> = Vec::new();
+        // only two of overlapping groups may conflict ([`Trace::conflict`] decides).
+        let mut groups: Vec<(&Cells, Vec<EventId>)> = Vec::new();
         let mut group_of: HashMap<&Cells, usize> = HashMap::new();
         for (i, e) in self.events.iter().enumerate() {
-            if let EventKind::Access { cells, write } = &e.kind {
+            if let EventKind::Access { cells, .. } = &e.kind {
                 let g = *group_of.entry(cells).or_insert_with(|| {
                     groups.push((cells, Vec::new()));
                     groups.len() - 1
                 });
                 if let Some((_, members)) = groups.get_mut(g) {
-                    members.push((EventId(i), e.timeline, *write));
+                    members.push(EventId(i));
                 }
             }
         }
         let mut pairs = Vec::new();
         for (g, (c, xs)) in groups.iter().enumerate() {
             for (h, (d, ys)) in groups.iter().enumerate().skip(g) {
-                // (a group's cells overlap themselves unless empty)
                 if !c.overlaps(d) {
                     continue;
                 }
-                for (k, &(a, ta, wa)) in xs.iter().enumerate() {
+                for (k, &a) in xs.iter().enumerate() {
                     // (within one group, each pair once)
                     let others = if h == g {
                         ys.get(k + 1..).unwrap_or(&[])
                     } else {
                         ys
                     };
-                    for &(b, tb, wb) in others {
-                        if ta != tb && (wa || wb) {
+                    for &b in others {
+                        if self.conflict(a, b) {
                             pairs.push((a.min(b), a.max(b)));
                         }
                     }
