@@ -157,6 +157,17 @@ pub enum HazardError {
         /// What differs.
         what: &'static str,
     },
+    /// A read whose laps do not fit the laps of one kind per key read before
+    /// ([`super::LapModel`]).
+    #[error("event {event} (lap {lap}): {what}; the laps are not one kind per key")]
+    LapKind {
+        /// The event (of the read being added).
+        event: usize,
+        /// Its lap.
+        lap: u32,
+        /// What differs.
+        what: &'static str,
+    },
     /// Laps that do not fit the trace: not one per event, or a run too short (the first two
     /// periods past the head, a later one past the predecessors the head reaches).
     #[error("{laps} laps for {events} events, trip count {unrolled}, period {period}: give one lap per event, the first run two periods or more past the head")]

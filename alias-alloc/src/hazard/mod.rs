@@ -15,6 +15,7 @@
 //! | a kernel proved or refuted at every trip count, or a persistent one at every tile count ([`TripCountProof`]) | `trip_count_proof.rs` |
 //! | a kernel's trace cut into the laps of its loop ([`kernel_laps`]) | `kernel_laps.rs` |
 //! | a persistent kernel's trace cut into the K laps of its tiles ([`tile_laps`]) | `tile_laps.rs` |
+//! | its K laps as a few kinds, one per key, read from several launches ([`LapModel`]) | `lap_model.rs` |
 //! | a kernel whose loops run one after another cut at its joins ([`phases`]) | `phases.rs` |
 //! | such a kernel proved or refuted phase by phase ([`PhasedProof`]) | `phased_proof.rs` |
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
@@ -56,6 +57,7 @@ mod explore;
 mod fingerprint;
 mod happens_before;
 mod kernel_laps;
+mod lap_model;
 mod ledger;
 mod looped;
 mod machine;
@@ -80,6 +82,7 @@ pub use every_trip_count::{EveryTripCount, DRIFT_PERIODS};
 pub use explore::{explore, explore_reduced, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
 pub use kernel_laps::{kernel_laps, KernelLaps};
+pub use lap_model::{LapLane, LapModel, LapOp};
 pub use ledger::{open_phases, OpenPhase};
 pub use looped::{Looped, Run};
 pub use machine::{BarrierState, Fault, Machine};
