@@ -356,6 +356,12 @@ impl LapModel {
         &self.barriers
     }
 
+    /// The K counters' period, the tile counters', and whether every tile runs an even number
+    /// of K laps, as [`LapModel::new`] was given them.
+    pub fn periods(&self) -> (u32, u32, bool) {
+        (self.k_period, self.tile_period, self.even)
+    }
+
     /// The K laps read, over every read.
     pub fn laps(&self) -> usize {
         self.laps
@@ -393,6 +399,47 @@ impl LapModel {
             }
         }
         seen
+    }
+
+    /// The shortest sequence of keys from a CTA's first lap to `key` by the counters'
+    /// arithmetic (`None`: it is not reached) — the laps a read must run to give `key` its
+    /// kind.
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{LapKey, LapModel, TilePlace};
+    /// let model = LapModel::new(6, 2, true);
+    /// // The last lap of a tile of two after a CTA's first tile of two: K lap 3, tile 1.
+    /// let key = LapKey { place: TilePlace::LastOfTwo, k_residue: 3, tile_residue: 1, first_tile: false, last_tile: true };
+    /// let path = model.path_to(&key).unwrap();
+    /// assert_eq!(path.iter().map(|k| k.place).collect::<Vec<_>>(),
+    ///            [TilePlace::First, TilePlace::LastOfTwo, TilePlace::First, TilePlace::LastOfTwo]);
+    /// ```
+    pub fn path_to(&self, key: &LapKey) -> Option<Vec<LapKey>> {
+        let mut parent: BTreeMap<LapKey, Option<LapKey>> = BTreeMap::new();
+        let mut queue: std::collections::VecDeque<LapKey> = std::collections::VecDeque::new();
+        for s in self.starts() {
+            parent.entry(s).or_insert(None);
+            queue.push_back(s);
+        }
+        while let Some(k) = queue.pop_front() {
+            if k == *key {
+                let mut path = vec![k];
+                let mut at = k;
+                while let Some(&Some(p)) = parent.get(&at) {
+                    path.push(p);
+                    at = p;
+                }
+                path.reverse();
+                return Some(path);
+            }
+            for n in k.successors(self.k_period, self.tile_period, self.even) {
+                if let std::collections::btree_map::Entry::Vacant(v) = parent.entry(n) {
+                    v.insert(Some(k));
+                    queue.push_back(n);
+                }
+            }
+        }
+        None
     }
 
     /// The keys reached ([`LapModel::reachable`]) that no read ran: an explorer over keys has

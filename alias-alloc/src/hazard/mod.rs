@@ -16,6 +16,7 @@
 //! | a kernel's trace cut into the laps of its loop ([`kernel_laps`]) | `kernel_laps.rs` |
 //! | a persistent kernel's trace cut into the K laps of its tiles ([`tile_laps`]) | `tile_laps.rs` |
 //! | its K laps as a few kinds, one per key, read from several launches ([`LapModel`]) | `lap_model.rs` |
+//! | every execution of them at every sequence of tiles at once ([`EveryTileLength`]) | `every_tile_length.rs` |
 //! | a kernel whose loops run one after another cut at its joins ([`phases`]) | `phases.rs` |
 //! | such a kernel proved or refuted phase by phase ([`PhasedProof`]) | `phased_proof.rs` |
 //! | the relation every execution has ([`happens_before`]) | `happens_before.rs` |
@@ -52,6 +53,7 @@
 mod bitset;
 mod check_report;
 mod error;
+mod every_tile_length;
 mod every_trip_count;
 mod explore;
 mod fingerprint;
@@ -78,6 +80,7 @@ mod warp_group;
 pub use bitset::EventSet;
 pub use check_report::CheckReport;
 pub use error::HazardError;
+pub use every_tile_length::{EveryTileLength, LapOpId, WINDOW_LAPS};
 pub use every_trip_count::{EveryTripCount, DRIFT_PERIODS};
 pub use explore::{explore, explore_reduced, random_run, sample, Exploration};
 pub use happens_before::{happens_before, HappensBefore};
