@@ -385,8 +385,8 @@ impl LapModel {
                         out.complete = false;
                         break;
                     }
-                    let moves = layout.moves(&s, &mut out);
-                    if moves.is_empty() && !s.finished {
+                    let (moves, whole) = layout.moves(&s, &mut out);
+                    if moves.is_empty() && whole && !s.finished {
                         out.stuck = true;
                         out.blocked.extend(layout.waiting(&s));
                         if out.witness.is_none() {
@@ -578,8 +578,9 @@ impl Layout<'_> {
     }
 
     /// The moves from `s`: its enabled ops, and the next lap's key where a lane caught up
-    /// could run its next op in it (recording keys without a kind).
-    fn moves(&self, s: &State, out: &mut EveryTileLength) -> Vec<Move> {
+    /// could run its next op in it (recording keys without a kind); and whether they are
+    /// every way on (not where a lap past the window or without a kind was left out).
+    fn moves(&self, s: &State, out: &mut EveryTileLength) -> (Vec<Move>, bool) {
         let ready = self.ready(s);
         let mut moves: Vec<Move> = ready
             .iter()
@@ -588,7 +589,7 @@ impl Layout<'_> {
             .collect();
         let last = s.last;
         if s.finished || last == Some(Lap::End) {
-            return moves;
+            return (moves, true);
         }
         let key = match last {
             Some(Lap::Key(k)) => Some(k),
@@ -602,23 +603,27 @@ impl Layout<'_> {
                     .get(&(key, lane))
                     .is_some_and(|ops| ops.iter().any(|&r| self.could_run(s, r)))
         });
+        let mut whole = true;
         if wanted {
             if s.laps.len() >= WINDOW_LAPS {
                 out.complete = false;
-                return moves;
+                return (moves, false);
             }
             for lap in self.after(key) {
                 match (lap, self.kind(lap)) {
                     (_, Some(_)) => moves.push(Move::Decide(lap)),
                     (Lap::Key(k), None) => {
                         out.missing.insert(k);
-                        out.complete = false;
+                        whole = false;
                     }
-                    (Lap::End, None) => out.complete = false,
+                    (Lap::End, None) => whole = false,
                 }
             }
         }
-        moves
+        if !whole {
+            out.complete = false;
+        }
+        (moves, whole)
     }
 
     /// What happens before op `r` of lap `l` through its predecessors.

@@ -9,15 +9,15 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::error::HazardError;
 use super::tile_laps::{LapKey, TileLaps, TilePlace};
-use super::trace::{BarrierId, EventId, EventKind, TimelineId, Trace};
+use super::trace::{BarrierId, EventId, EventKind, TimelineId, TimelineKind, Trace};
 
 /// Where an op of a lap runs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LapLane {
-    /// A timeline that lives across laps (a partition, a tensor core): its index in
+    /// A partition or a tensor core, which runs across laps: its index in
     /// [`LapModel::lanes`].
     Named(usize),
-    /// One that lives in this lap alone (a TMA copy's), numbered as it first shows in the lap.
+    /// A TMA copy's timeline, which lives in its lap alone, numbered as it first shows there.
     OneLap(usize),
 }
 
@@ -106,7 +106,8 @@ impl LapModel {
     /// tiles last). Refuses ([`HazardError::LapKind`], the model unchanged) a lap of another
     /// kind than one of its key read before, keys that do not follow one another by the
     /// counters' arithmetic, an op after an op of a later lap or after one of an earlier lap
-    /// that is not its lane's op before it, and reads that disagree on a barrier's count or
+    /// that is not its lane's op before it, an op of a one-lap timeline (a TMA copy's) after
+    /// nothing of its lap, and reads that disagree on a barrier's count or
     /// on what runs after the tiles.
     pub fn add(&mut self, trace: &Trace, cut: &TileLaps) -> Result<Vec<usize>, HazardError> {
         let mut next = self.clone();
@@ -170,10 +171,18 @@ impl LapModel {
             }
             before = Some(key);
         }
-        // Lanes by name where they live across laps; barriers by name.
+        // Lanes by name: partitions and their tensor cores (a TMA copy's timeline lives in
+        // its lap); barriers by name.
         let mut lane_of: HashMap<TimelineId, usize> = HashMap::new();
         for (&t, &(lo, hi)) in &spans {
-            if lo == hi {
+            let one_lap = trace
+                .timelines
+                .get(t.0)
+                .is_none_or(|x| matches!(x.kind, TimelineKind::Tma { .. }));
+            if one_lap {
+                if lo != hi {
+                    return Err(refuse(0, lo, "a TMA copy's timeline in two laps"));
+                }
                 continue;
             }
             let name = trace.timeline_name(t);
@@ -247,6 +256,13 @@ impl LapModel {
             }
             within.sort_unstable();
             last_on.insert(event.timeline, e);
+            if within.is_empty() && !lane_of.contains_key(&event.timeline) {
+                return Err(refuse(
+                    i,
+                    l,
+                    "an op of a one-lap timeline after nothing of its lap would run ahead of every lap",
+                ));
+            }
             let lane = match lane_of.get(&event.timeline) {
                 Some(&n) => LapLane::Named(n),
                 None => {
