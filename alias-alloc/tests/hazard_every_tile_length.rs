@@ -7,7 +7,8 @@
 #![allow(clippy::restriction)] // test code: a failed check panics
 
 use alias_alloc::hazard::{
-    explore, Cells, LapKey, LapModel, Space, TileLaps, TilePlace, Trace, TraceBuilder,
+    explore, Cells, EveryTileLength, LapKey, LapModel, Space, TileLaps, TilePlace, Trace,
+    TraceBuilder,
 };
 
 /// What a toy program gets wrong.
@@ -201,9 +202,13 @@ fn right_at_every_sequence_of_tiles(toys: &[(u32, bool)]) {
     for &(ring, even) in toys {
         let model = model(ring, Bug::None, even);
         assert_eq!(model.missing(), [], "ring {ring}, even {even}");
-        let every = model.explore(1_000_000);
-        assert!(every.complete, "ring {ring}, even {even}: {every:?}");
-        assert!(!every.goes_wrong(), "ring {ring}, even {even}: {every:?}");
+        for every in [
+            model.explore(1_000_000),
+            model.explore_every_interleaving(1_000_000),
+        ] {
+            assert!(every.complete, "ring {ring}, even {even}: {every:?}");
+            assert!(!every.goes_wrong(), "ring {ring}, even {even}: {every:?}");
+        }
     }
 }
 
@@ -223,6 +228,15 @@ fn seeded_bugs_are_found_and_their_witnesses_replay(toys: &[(u32, bool)]) {
             let model = model(ring, bug, even);
             let every = model.explore(1_000_000);
             assert!(every.complete, "{at}");
+            // The persistent sets find what every interleaving finds.
+            let all = model.explore_every_interleaving(1_000_000);
+            assert!(all.complete, "{at}");
+            let what = |e: &EveryTileLength| (!e.races.is_empty(), !e.faults.is_empty(), e.stuck);
+            assert_eq!(what(&every), what(&all), "{at}");
+            println!(
+                "{at}: {} states, {} every interleaving",
+                every.states, all.states
+            );
             let finite = sequences(lengths, 3).into_iter().any(|tiles| {
                 let (trace, _) = unroll(ring, bug, &tiles);
                 goes_wrong(&trace)

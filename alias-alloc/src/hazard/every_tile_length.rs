@@ -36,6 +36,8 @@ use super::bitset::EventSet;
 use super::fingerprint::fingerprint;
 use super::lap_model::{LapLane, LapModel, LapOp};
 use super::machine::{passes, settle};
+use super::outside::{Outside, Tally};
+use super::persistent::{persistent, Footprints, Ops, Standing};
 use super::tile_laps::LapKey;
 use super::trace::{BarrierId, EventId, EventKind};
 
@@ -104,13 +106,15 @@ struct State {
     /// Whether the end ran whole (nothing is left).
     finished: bool,
     barriers: Vec<Bar>,
-    /// Per named lane, its last op run and what that knows.
-    lane_last: Vec<Option<(i64, EventId)>>,
+    /// Per named lane, what its last op run knows (the class of that op included where it is
+    /// its class's latest instance: a class is one lane's, so it stays the latest until the
+    /// lane runs another op).
     lane_know: Vec<EventSet>,
     /// What a run op with a successor in its lap still to run knows.
     know: BTreeMap<(i64, EventId), EventSet>,
-    /// Per class, its latest instance.
-    latest: BTreeMap<EventId, (i64, EventId)>,
+    /// Per class, its latest instance: its lap, and which op of the class it is in that lap's
+    /// kind (the first, the second, …), not the op's id, which differs from kind to kind.
+    latest: BTreeMap<EventId, (i64, u32)>,
 }
 
 /// The model laid out for the search: ops numbered across kinds, their classes and conflicts,
@@ -122,12 +126,34 @@ struct Layout<'m> {
     ops: usize,
     /// Per op id, its class.
     class: Vec<EventId>,
+    /// Per op id, how many ops of its class come before it in its kind.
+    occurrence: Vec<u32>,
     /// Per access op id, the classes it conflicts with.
     conflicts: BTreeMap<EventId, Vec<EventId>>,
     /// Per op id, its successors within its lap (positions).
     successors: Vec<Vec<usize>>,
     /// Per (key, lane), the first ops on the lane of every lap that may come after the key.
     next_ops: BTreeMap<(Option<LapKey>, usize), BTreeSet<EventId>>,
+    /// Per op id, what it does and its named barrier's members.
+    table: OpTable,
+    /// Per op id, the barriers it and every op after it touch (`persistent.rs`).
+    footprints: Footprints,
+}
+
+/// Per op id, what it does and, of a named barrier, its group's members (as [`Ops`] asks).
+struct OpTable {
+    kinds: Vec<EventKind>,
+    members: Vec<Option<Vec<EventId>>>,
+}
+
+impl Ops for OpTable {
+    fn kind(&self, r: EventId) -> Option<&EventKind> {
+        self.kinds.get(r.0)
+    }
+
+    fn members(&self, r: EventId) -> Option<&[EventId]> {
+        self.members.get(r.0).and_then(Option::as_deref)
+    }
 }
 
 impl<'m> Layout<'m> {
@@ -156,6 +182,18 @@ impl<'m> Layout<'m> {
                 _ => id,
             })
             .collect();
+        let mut occurrence = vec![0u32; class.len()];
+        for (k, kind) in kinds.iter().enumerate() {
+            let s0 = start.get(k).copied().unwrap_or(0);
+            let mut seen: HashMap<EventId, u32> = HashMap::new();
+            for i in s0..s0 + kind.len() {
+                if let (Some(&c), Some(slot)) = (class.get(i), occurrence.get_mut(i)) {
+                    let n = seen.entry(c).or_insert(0);
+                    *slot = *n;
+                    *n += 1;
+                }
+            }
+        }
         let mut conflicts: BTreeMap<EventId, Vec<EventId>> = BTreeMap::new();
         let accesses: Vec<_> = all
             .iter()
@@ -187,14 +225,59 @@ impl<'m> Layout<'m> {
                 }
             }
         }
+        // q → r where q comes before r: in its lap, or as its lane's last op of a kind before
+        // r, its lane's first op of any kind after (of whatever kinds the keys put between).
+        let mut edges: Vec<(usize, usize)> = Vec::new();
+        let mut firsts: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut lasts: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (k, kind) in kinds.iter().enumerate() {
+            let s0 = start.get(k).copied().unwrap_or(0);
+            for (i, o) in kind.iter().enumerate() {
+                edges.extend(o.within.iter().map(|&j| (s0 + j, s0 + i)));
+                if let (true, LapLane::Named(n)) = (o.previous, o.lane) {
+                    firsts.entry(n).or_default().push(s0 + i);
+                }
+            }
+            for lane in 0..model.lanes().len() {
+                if let Some(i) = kind.iter().rposition(|o| o.lane == LapLane::Named(lane)) {
+                    lasts.entry(lane).or_default().push(s0 + i);
+                }
+            }
+        }
+        for (lane, qs) in &lasts {
+            for &q in qs {
+                edges.extend(firsts.get(lane).into_iter().flatten().map(|&r| (q, r)));
+            }
+        }
+        let op_kinds: Vec<EventKind> = kinds.iter().flatten().map(|o| o.kind.clone()).collect();
+        let members: Vec<Option<Vec<EventId>>> = kinds
+            .iter()
+            .enumerate()
+            .flat_map(|(k, kind)| {
+                let s0 = start.get(k).copied().unwrap_or(0);
+                kind.iter().map(move |o| {
+                    o.group
+                        .as_ref()
+                        .map(|g| g.0.iter().map(|&m| EventId(s0 + m)).collect())
+                })
+            })
+            .collect();
+        let table = OpTable {
+            kinds: op_kinds,
+            members,
+        };
+        let footprints = Footprints::of(&table, ops, model.barriers().len(), &edges, true);
         let mut layout = Self {
             model,
             start,
             ops,
             class,
+            occurrence,
             conflicts,
             successors,
             next_ops: BTreeMap::new(),
+            table,
+            footprints,
         };
         layout.next_ops = layout.next_ops_fixpoint();
         layout
@@ -283,6 +366,10 @@ impl<'m> Layout<'m> {
         self.model.kinds().get(k).and_then(|v| v.get(i))
     }
 
+    fn occurrence(&self, id: EventId) -> u32 {
+        self.occurrence.get(id.0).copied().unwrap_or(0)
+    }
+
     fn class_of(&self, id: EventId) -> EventId {
         self.class.get(id.0).copied().unwrap_or(id)
     }
@@ -346,6 +433,17 @@ impl LapModel {
     /// # Ok::<(), HazardError>(())
     /// ```
     pub fn explore(&self, budget: usize) -> EveryTileLength {
+        self.search(budget, true)
+    }
+
+    /// [`LapModel::explore`] running every enabled op in every state, and the next lap's key
+    /// wherever it may be decided, instead of a persistent set of the ops (`persistent.rs`):
+    /// the same answer over more states — the reference the reduction is tested against.
+    pub fn explore_every_interleaving(&self, budget: usize) -> EveryTileLength {
+        self.search(budget, false)
+    }
+
+    fn search(&self, budget: usize, reduce: bool) -> EveryTileLength {
         let layout = Layout::new(self);
         let mut out = EveryTileLength {
             complete: true,
@@ -368,7 +466,6 @@ impl LapModel {
                     closed: empty.clone(),
                 })
                 .collect(),
-            lane_last: vec![None; self.lanes().len()],
             lane_know: vec![empty.clone(); self.lanes().len()],
             know: BTreeMap::new(),
             latest: BTreeMap::new(),
@@ -378,14 +475,37 @@ impl LapModel {
         let mut stack: Vec<(State, Vec<Move>, Option<Lap>)> = Vec::new();
         let mut pending = Some((start, None));
         loop {
-            if let Some((s, decided)) = pending.take() {
+            if let Some((mut s, decided)) = pending.take() {
+                // Accesses touch no barrier: run those ready as soon as they may (what the
+                // others see of them is the same in either order, a race is found by whichever
+                // runs second).
+                loop {
+                    let ready = layout.ready(&s);
+                    let local: Vec<(i64, EventId)> = ready
+                        .into_iter()
+                        .filter(|&(_, r)| {
+                            matches!(
+                                layout.op(r).map(|o| &o.kind),
+                                Some(EventKind::Access { .. })
+                            )
+                        })
+                        .collect();
+                    if local.is_empty() {
+                        break;
+                    }
+                    for (l, r) in local {
+                        let found = layout.run(&mut s, l, r);
+                        record(&layout, &mut out, found, &stack, decided);
+                    }
+                    layout.normalize(&mut s);
+                }
                 if seen.insert(fingerprint(&s)) {
                     out.states += 1;
                     if out.states > budget {
                         out.complete = false;
                         break;
                     }
-                    let (moves, whole) = layout.moves(&s, &mut out);
+                    let (moves, whole) = layout.moves(&s, reduce, &mut out);
                     if moves.is_empty() && whole && !s.finished {
                         out.stuck = true;
                         out.blocked.extend(layout.waiting(&s));
@@ -424,21 +544,7 @@ impl LapModel {
                 }
                 Move::Run(l, r) => {
                     let found = layout.run(&mut next, l, r);
-                    let wrong = !found.is_empty();
-                    for f in found {
-                        match f {
-                            Found::Race(a, b) => {
-                                out.races.insert((layout.named(a), layout.named(b)));
-                            }
-                            Found::Fault(a) => {
-                                out.faults.insert(layout.named(a));
-                            }
-                            Found::Unordered => out.complete = false,
-                        }
-                    }
-                    if wrong && out.goes_wrong() && out.witness.is_none() {
-                        out.witness = Some(witness(&stack, None));
-                    }
+                    record(&layout, &mut out, found, &stack, None);
                     layout.normalize(&mut next);
                     pending = Some((next, None));
                 }
@@ -452,6 +558,32 @@ impl LapModel {
     pub fn successors(&self, key: &LapKey) -> Vec<LapKey> {
         let (k_period, tile_period, even) = self.periods();
         key.successors(k_period, tile_period, even)
+    }
+}
+
+/// Records what a step found, with the keys decided on the search's path to it (`last`: the
+/// lap decided into the state it ran from, not on the path yet) where it is the first finding.
+fn record(
+    layout: &Layout<'_>,
+    out: &mut EveryTileLength,
+    found: Vec<Found>,
+    stack: &[(State, Vec<Move>, Option<Lap>)],
+    last: Option<Lap>,
+) {
+    let wrong = !found.is_empty();
+    for f in found {
+        match f {
+            Found::Race(a, b) => {
+                out.races.insert((layout.named(a), layout.named(b)));
+            }
+            Found::Fault(a) => {
+                out.faults.insert(layout.named(a));
+            }
+            Found::Unordered => out.complete = false,
+        }
+    }
+    if wrong && out.goes_wrong() && out.witness.is_none() {
+        out.witness = Some(witness(stack, last));
     }
 }
 
@@ -580,12 +712,63 @@ impl Layout<'_> {
     /// The moves from `s`: its enabled ops, and the next lap's key where a lane caught up
     /// could run its next op in it (recording keys without a kind); and whether they are
     /// every way on (not where a lap past the window or without a kind was left out).
-    fn moves(&self, s: &State, out: &mut EveryTileLength) -> (Vec<Move>, bool) {
+    fn moves(&self, s: &State, reduce: bool, out: &mut EveryTileLength) -> (Vec<Move>, bool) {
         let ready = self.ready(s);
+        let enabled: Vec<bool> = ready
+            .iter()
+            .map(|&(l, r)| self.enabled(s, &ready, l, r))
+            .collect();
+        if reduce {
+            // Ready ops, and the ops a lane with nothing left in the laps decided may run first
+            // in a lap to come.
+            let mut standing: Vec<(EventId, Standing)> = ready
+                .iter()
+                .zip(&enabled)
+                .map(|(&(_, r), &e)| {
+                    (
+                        r,
+                        if e {
+                            Standing::Enabled
+                        } else {
+                            Standing::Blocked
+                        },
+                    )
+                })
+                .collect();
+            // A lane's next op in a lap not yet decided (of each kind it may be): one that
+            // could run now needs the lap decided first (a set holding it is not taken); one
+            // that cannot — a wait whose phase has not passed, an op after another of its lap
+            // — stands as a blocked op of the state, what would enable it brought in.
+            standing.extend(self.future(s).into_iter().map(|r| {
+                let st = if self.could_run(s, r) {
+                    Standing::Outside
+                } else {
+                    Standing::Blocked
+                };
+                (r, st)
+            }));
+            let chosen = persistent(&self.table, &self.footprints, &standing, |seed| {
+                let &(l, r) = ready.get(seed)?;
+                let frozen: Vec<(i64, EventId)> = self
+                    .table
+                    .members(r)
+                    .map_or_else(|| vec![(l, r)], |m| m.iter().map(|&m| (l, m)).collect());
+                self.outside(s, &frozen)
+            });
+            if let Some(set) = chosen {
+                let moves = set
+                    .iter()
+                    .filter_map(|&i| ready.get(i))
+                    .map(|&(l, r)| Move::Run(l, r))
+                    .collect();
+                return (moves, true);
+            }
+        }
         let mut moves: Vec<Move> = ready
             .iter()
-            .filter(|&&(l, r)| self.enabled(s, &ready, l, r))
-            .map(|&(l, r)| Move::Run(l, r))
+            .zip(&enabled)
+            .filter(|x| *x.1)
+            .map(|(&(l, r), _)| Move::Run(l, r))
             .collect();
         let last = s.last;
         if s.finished || last == Some(Lap::End) {
@@ -595,14 +778,7 @@ impl Layout<'_> {
             Some(Lap::Key(k)) => Some(k),
             _ => None,
         };
-        let n = s.laps.len() as i64;
-        let wanted = (0..self.model.lanes().len()).any(|lane| {
-            self.lane_caught_up(s, lane, n)
-                && self
-                    .next_ops
-                    .get(&(key, lane))
-                    .is_some_and(|ops| ops.iter().any(|&r| self.could_run(s, r)))
-        });
+        let wanted = self.future(s).into_iter().any(|r| self.could_run(s, r));
         let mut whole = true;
         if wanted {
             if s.laps.len() >= WINDOW_LAPS {
@@ -626,6 +802,133 @@ impl Layout<'_> {
         (moves, whole)
     }
 
+    /// Of every lane with nothing left in the laps decided, the ops that may come next on it:
+    /// the first on it of each lap that may follow the last decided.
+    fn future(&self, s: &State) -> Vec<EventId> {
+        let key = match s.last {
+            Some(Lap::End) => return Vec::new(),
+            Some(Lap::Key(k)) => Some(k),
+            None => None,
+        };
+        let n = s.laps.len() as i64;
+        let mut out: Vec<EventId> = (0..self.model.lanes().len())
+            .filter(|&lane| self.lane_caught_up(s, lane, n))
+            .flat_map(|lane| {
+                self.next_ops
+                    .get(&(key, lane))
+                    .into_iter()
+                    .flatten()
+                    .copied()
+            })
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// What the executions from `s` that run none of `frozen` (op instances `(lap, id)`, a
+    /// named barrier's whole group) can do to each barrier (`outside.rs`): the instances they
+    /// may run over the laps decided, and where one may run the first op of a lane in a lap
+    /// not yet decided, every barrier that op and the ops after it touch as touched without
+    /// bound (they could be of any kind the keys allow, any number of laps on).
+    fn outside(&self, s: &State, frozen: &[(i64, EventId)]) -> Option<Outside> {
+        /// The lap of an op of a lap not yet decided.
+        const FUTURE: i64 = i64::MAX;
+        let n = s.laps.len();
+        let mut taken: Vec<EventSet> = (0..n).map(|_| EventSet::new(self.ops)).collect();
+        let mut tally = Tally::new(s.barriers.iter().map(|b| b.pending).collect());
+        let mut work: Vec<(i64, EventId)> = self.ready(s);
+        work.extend(self.future(s).into_iter().map(|r| (FUTURE, r)));
+        let mut future_taken: HashSet<EventId> = HashSet::new();
+        let done = |taken: &[EventSet], l: i64, i: usize| {
+            Self::ran(s, l, i)
+                || usize::try_from(l)
+                    .ok()
+                    .and_then(|x| taken.get(x))
+                    .is_some_and(|t| t.contains(EventId(i)))
+        };
+        let passes_now =
+            |b: usize, parity: u8| s.barriers.get(b).is_some_and(|x| passes(x.parity, parity));
+        while let Some((l, r)) = work.pop() {
+            if frozen.contains(&(l, r)) {
+                continue;
+            }
+            let op = self.op(r)?;
+            if l == FUTURE {
+                // The first op run on its lane in a lap to come, of whatever kind: once it may
+                // run, it and every op after it, any number of laps on, may arrive on and wait
+                // on every barrier they touch, without bound.
+                if op.within.is_empty()
+                    && !future_taken.contains(&r)
+                    && tally.admit(&op.kind, passes_now, (l, r))
+                {
+                    future_taken.insert(r);
+                    for b in 0..s.barriers.len() {
+                        if self.footprints.touches(r, b) {
+                            work.extend(tally.unbounded(b));
+                        }
+                    }
+                }
+                continue;
+            }
+            let (k, i) = self.named(r);
+            if done(&taken, l, i) || !op.within.iter().all(|&j| done(&taken, l, j)) {
+                continue;
+            }
+            let lane = match op.lane {
+                LapLane::Named(x) => Some(x),
+                LapLane::OneLap(_) => None,
+            };
+            let lane_done_below = |taken: &[EventSet], x: usize, below: i64| {
+                (0..below).all(|at| {
+                    self.lap_ops(s, at).is_none_or(|(_, ops)| {
+                        ops.iter()
+                            .enumerate()
+                            .all(|(j, o)| o.lane != LapLane::Named(x) || done(taken, at, j))
+                    })
+                })
+            };
+            if lane.is_some_and(|x| !lane_done_below(&taken, x, l)) {
+                continue;
+            }
+            if !tally.admit(&op.kind, passes_now, (l, r)) {
+                continue;
+            }
+            taken.get_mut(usize::try_from(l).ok()?)?.insert(EventId(i));
+            work.extend(tally.took(&op.kind));
+            let within = self.successors.get(r.0).into_iter().flatten();
+            work.extend(within.map(|&j| (l, self.id(k, j))));
+            if let Some(x) = lane {
+                // The lane's next op: later in its lap, in a later lap decided, or to come.
+                let next = (l..n as i64).find_map(|at| {
+                    let (kk, ops) = self.lap_ops(s, at)?;
+                    let from = if at == l { i + 1 } else { 0 };
+                    let j = ops
+                        .iter()
+                        .enumerate()
+                        .skip(from)
+                        .find(|(_, o)| o.lane == LapLane::Named(x))?
+                        .0;
+                    Some((at, self.id(kk, j)))
+                });
+                match next {
+                    Some(at) => work.push(at),
+                    None => {
+                        let key = match s.last {
+                            Some(Lap::Key(key)) => Some(key),
+                            _ => None,
+                        };
+                        if s.last != Some(Lap::End) {
+                            let ops = self.next_ops.get(&(key, x)).into_iter().flatten();
+                            work.extend(ops.map(|&q| (FUTURE, q)));
+                        }
+                    }
+                }
+            }
+        }
+        Some(tally.finish())
+    }
+
     /// What happens before op `r` of lap `l` through its predecessors.
     fn inherited(&self, s: &State, l: i64, r: EventId) -> EventSet {
         let mut set = EventSet::new(self.ops);
@@ -633,21 +936,17 @@ impl Layout<'_> {
             return set;
         };
         let (k, _) = self.named(r);
-        let mut preds: Vec<(i64, EventId)> = o.within.iter().map(|&j| (l, self.id(k, j))).collect();
         if let (true, LapLane::Named(n)) = (o.previous, o.lane) {
-            if let Some(last) = s.lane_last.get(n).copied().flatten() {
-                if let Some(known) = s.lane_know.get(n) {
-                    set.union_with(known);
-                }
-                preds.push(last);
+            if let Some(known) = s.lane_know.get(n) {
+                set.union_with(known);
             }
         }
-        for (at, q) in preds {
-            if let Some(known) = s.know.get(&(at, q)) {
+        for q in o.within.iter().map(|&j| self.id(k, j)) {
+            if let Some(known) = s.know.get(&(l, q)) {
                 set.union_with(known);
             }
             let c = self.class_of(q);
-            if s.latest.get(&c) == Some(&(at, q)) {
+            if s.latest.get(&c) == Some(&(l, self.occurrence(q))) {
                 set.insert(c);
             }
         }
@@ -669,21 +968,28 @@ impl Layout<'_> {
                     found.push(Found::Unordered);
                 }
                 for &class in self.conflicts.get(&r).into_iter().flatten() {
-                    let Some(&(lc, c)) = s.latest.get(&class) else {
+                    let Some(&(lc, _)) = s.latest.get(&class) else {
                         continue;
                     };
+                    // (a one-lap op is its own class)
                     let same_timeline =
-                        one_lap && lc == l && self.op(c).is_some_and(|x| x.lane == o.lane);
+                        one_lap && lc == l && self.op(class).is_some_and(|x| x.lane == o.lane);
                     if !set.contains(class) && !same_timeline {
-                        found.push(Found::Race(c, r));
+                        found.push(Found::Race(class, r));
                     }
                 }
-                if self.conflicts.contains_key(&r) {
+                let latest = self.conflicts.contains_key(&r);
+                if latest {
                     unknow(s, own);
                     set.remove(own);
-                    s.latest.insert(own, (l, r));
+                    s.latest.insert(own, (l, self.occurrence(r)));
                 }
                 self.finish(s, l, r, set);
+                if let (true, LapLane::Named(n)) = (latest, o.lane) {
+                    if let Some(k) = s.lane_know.get_mut(n) {
+                        k.insert(own);
+                    }
+                }
             }
             EventKind::Wait { barrier, .. } => {
                 let mut set = self.inherited(s, l, r);
@@ -766,9 +1072,6 @@ impl Layout<'_> {
             s.know.insert((l, r), set.clone());
         }
         if let LapLane::Named(n) = o.lane {
-            if let Some(slot) = s.lane_last.get_mut(n) {
-                *slot = Some((l, r));
-            }
             if let Some(slot) = s.lane_know.get_mut(n) {
                 *slot = set;
             }
@@ -785,46 +1088,60 @@ impl Layout<'_> {
         }
     }
 
-    /// Drops the laps all run from the front, renumbering the rest from 0; an instance
-    /// further back is only ever compared with one in the window.
+    /// Drops the laps all run — from the front, and from the middle of the window (a lane
+    /// that does its tile's work in the tile's first lap keeps that lap open while the K laps
+    /// after it run) — renumbering the rest from 0 in order. An instance in a lap dropped is
+    /// only ever compared with one of the window, or with the same instance (a lane's last op
+    /// and its class's latest instance, both of one lane), so where it lay no longer matters.
     fn normalize(&self, s: &mut State) {
-        let mut gone = 0i64;
-        while let (Some(d), Some(&lap)) = (s.done.first(), s.laps.first()) {
+        let full = |lap: Lap, d: &EventSet| {
             let len = self
                 .kind(lap)
                 .and_then(|k| self.model.kinds().get(k))
                 .map_or(0, Vec::len);
-            if d.len() < len {
-                break;
+            d.len() >= len
+        };
+        // Per lap of the window, where it goes (`None`: dropped).
+        let mut to: Vec<Option<i64>> = Vec::with_capacity(s.laps.len());
+        let mut kept = 0i64;
+        for (lap, d) in s.laps.iter().zip(&s.done) {
+            if full(*lap, d) {
+                to.push(None);
+            } else {
+                to.push(Some(kept));
+                kept += 1;
             }
-            if lap == Lap::End {
-                s.finished = true;
-            }
-            s.done.remove(0);
-            s.laps.remove(0);
-            gone += 1;
         }
-        if gone == 0 {
+        if to.iter().all(Option::is_some) {
             return;
         }
-        let shift = |x: &mut i64| {
+        let place = |x: i64| -> Option<i64> {
+            usize::try_from(x)
+                .ok()
+                .and_then(|i| to.get(i).copied().flatten())
+        };
+        let mut laps = Vec::new();
+        let mut done = Vec::new();
+        for ((lap, d), t) in s.laps.iter().zip(&s.done).zip(&to) {
+            if t.is_some() {
+                laps.push(*lap);
+                done.push(d.clone());
+            }
+        }
+        s.laps = laps;
+        s.done = done;
+        s.finished = s.laps.is_empty() && s.last == Some(Lap::End);
+        let moved = |x: &mut i64| {
             if *x != LONG_AGO {
-                *x -= gone;
-                if *x < 0 {
-                    *x = LONG_AGO;
-                }
+                *x = place(*x).unwrap_or(LONG_AGO);
             }
         };
         for v in s.latest.values_mut() {
-            shift(&mut v.0);
-        }
-        for (at, _) in s.lane_last.iter_mut().flatten() {
-            shift(at);
+            moved(&mut v.0);
         }
         s.know = std::mem::take(&mut s.know)
             .into_iter()
-            .filter(|((at, _), _)| *at >= gone)
-            .map(|((at, q), set)| ((at - gone, q), set))
+            .filter_map(|((at, q), set)| Some(((place(at)?, q), set)))
             .collect();
     }
 }

@@ -150,6 +150,26 @@ impl<T> Tally<T> {
         self.out
     }
 
+    /// Records that ops past what is followed (of laps not yet decided, of whatever kind) may
+    /// arrive on barrier `b` without bound, and wait on it: any phase may complete; returns
+    /// the waits that lets through.
+    pub(super) fn unbounded(&mut self, b: usize) -> Vec<T> {
+        if let Some(a) = self.out.arrivals.get_mut(b) {
+            *a = i64::MAX / 4;
+        }
+        set(&mut self.out.exposed, b);
+        set(&mut self.touched, b);
+        if self.out.completes.get(b) == Some(&false) {
+            set(&mut self.out.completes, b);
+            return self
+                .parked
+                .get_mut(b)
+                .map(std::mem::take)
+                .unwrap_or_default();
+        }
+        Vec::new()
+    }
+
     /// Records an op of `kind` taken; returns the waits a phase its barrier may now complete
     /// lets through.
     pub(super) fn took(&mut self, kind: &EventKind) -> Vec<T> {

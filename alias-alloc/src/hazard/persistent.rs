@@ -129,7 +129,7 @@ impl Footprints {
     }
 
     /// From `n` ops over `barriers` barriers and the edges `q → r` (q a predecessor of r).
-    fn of(
+    pub(super) fn of(
         ops: &impl Ops,
         n: usize,
         barriers: usize,
