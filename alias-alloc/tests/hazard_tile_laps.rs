@@ -3,8 +3,8 @@
 #![allow(clippy::restriction)] // test code: a failed check panics
 
 use alias_alloc::hazard::{
-    read_kernel, tile_laps, HazardError, KernelTrace, LapKey, LapKinds, ReadOptions, TileLaps,
-    TilePlace, TimelineKind,
+    read_kernel, tile_laps, HazardError, KernelTrace, LapKey, LapKinds, LapModel, ReadOptions,
+    TileLaps, TilePlace, TimelineKind,
 };
 use test_support::tlx_kernels::{dump, KERNELS};
 
@@ -298,25 +298,7 @@ fn a_laps_kind_is_its_place_and_its_counters_residues() {
         assert_eq!(differ[0], 0, "{k}: laps of one key, of different kinds");
         assert!(differ[1] > 0 && differ[2] > 0, "{k}: {differ:?}");
         assert!(of_key[0].len() >= kinds.len() - 1, "{k}"); // (the epilogue has no key)
-        let mut reachable = std::collections::BTreeSet::new();
-        let mut work: Vec<LapKey> = [TilePlace::First, TilePlace::Only]
-            .into_iter()
-            .filter(|&p| !even || p == TilePlace::First)
-            .flat_map(|place| {
-                [false, true].map(|last_tile| LapKey {
-                    place,
-                    k_residue: 0,
-                    tile_residue: 0,
-                    first_tile: true,
-                    last_tile,
-                })
-            })
-            .collect();
-        while let Some(key) = work.pop() {
-            if reachable.insert(key) {
-                work.extend(key.successors(6, 2, even));
-            }
-        }
+        let reachable = LapModel::new(6, 2, even).reachable();
         // What the arithmetic reaches from a CTA's first lap (any tile length, or an even one)
         // against what the reads ran: a causal kernel's unread keys are all the last lap of
         // a row-0 tile (2 K laps) run after a CTA's first tile, which takes a launch whose

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use super::error::HazardError;
-use super::tile_laps::{LapKey, TileLaps, TilePlace};
+use super::tile_laps::{LapKey, TileLaps};
 use super::trace::{BarrierId, EventId, EventKind, TimelineId, TimelineKind, Trace};
 
 /// Where an op of a lap runs.
@@ -386,23 +386,7 @@ impl LapModel {
     /// The keys a CTA's first lap may have: the first K lap of its first tile, which may be
     /// its last too (and, where tiles may run one K lap, the tile's only).
     pub fn starts(&self) -> Vec<LapKey> {
-        let places: &[TilePlace] = if self.even {
-            &[TilePlace::First]
-        } else {
-            &[TilePlace::First, TilePlace::Only]
-        };
-        places
-            .iter()
-            .flat_map(|&place| {
-                [false, true].map(|last_tile| LapKey {
-                    place,
-                    k_residue: 0,
-                    tile_residue: 0,
-                    first_tile: true,
-                    last_tile,
-                })
-            })
-            .collect()
+        LapKey::tile_starts(0, 0, true, self.even)
     }
 
     /// Every key the counters' arithmetic reaches from [`LapModel::starts`].

@@ -159,6 +159,12 @@ impl<T> Tally<T> {
         }
         set(&mut self.out.exposed, b);
         set(&mut self.touched, b);
+        self.may_complete(b)
+    }
+
+    /// Records that a phase of barrier `b` may complete; returns the waits set aside on it,
+    /// the first time.
+    fn may_complete(&mut self, b: usize) -> Vec<T> {
         if self.out.completes.get(b) == Some(&false) {
             set(&mut self.out.completes, b);
             return self
@@ -194,14 +200,8 @@ impl<T> Tally<T> {
             EventKind::Access { .. } | EventKind::Sync { .. } => return Vec::new(),
         };
         set(&mut self.touched, b);
-        let may = self.out.arrivals.get(b) >= self.out.pending.get(b);
-        if may && self.out.completes.get(b) == Some(&false) {
-            set(&mut self.out.completes, b);
-            return self
-                .parked
-                .get_mut(b)
-                .map(std::mem::take)
-                .unwrap_or_default();
+        if self.out.arrivals.get(b) >= self.out.pending.get(b) {
+            return self.may_complete(b);
         }
         Vec::new()
     }

@@ -163,27 +163,44 @@ impl LapKey {
             }
             TilePlace::Middle => vec![within(TilePlace::Middle)],
             _ if self.last_tile => Vec::new(),
-            _ => {
-                let tile_residue = (self.tile_residue + 1) % tile_period.max(1);
-                let places: &[TilePlace] = if even {
-                    &[TilePlace::First]
-                } else {
-                    &[TilePlace::First, TilePlace::Only]
-                };
-                places
-                    .iter()
-                    .flat_map(|&place| {
-                        [false, true].map(|last_tile| LapKey {
-                            place,
-                            k_residue: k,
-                            tile_residue,
-                            first_tile: false,
-                            last_tile,
-                        })
-                    })
-                    .collect()
-            }
+            _ => Self::tile_starts(k, (self.tile_residue + 1) % tile_period.max(1), false, even),
         }
+    }
+
+    /// The keys a tile's first K lap may have, at K residue `k_residue` and tile residue
+    /// `tile_residue`: its first lap (its only one where tiles may run one K lap), the tile
+    /// the CTA's last or not.
+    ///
+    /// ```
+    /// use alias_alloc::hazard::{LapKey, TilePlace};
+    /// let starts = LapKey::tile_starts(0, 0, true, false);
+    /// assert_eq!(starts.len(), 4); // first or only, last tile or not
+    /// assert!(starts.iter().all(|k| k.first_tile && k.k_residue == 0));
+    /// assert!(starts.iter().any(|k| k.place == TilePlace::Only && k.last_tile));
+    /// ```
+    pub fn tile_starts(
+        k_residue: u32,
+        tile_residue: u32,
+        first_tile: bool,
+        even: bool,
+    ) -> Vec<LapKey> {
+        let places: &[TilePlace] = if even {
+            &[TilePlace::First]
+        } else {
+            &[TilePlace::First, TilePlace::Only]
+        };
+        places
+            .iter()
+            .flat_map(|&place| {
+                [false, true].map(|last_tile| LapKey {
+                    place,
+                    k_residue,
+                    tile_residue,
+                    first_tile,
+                    last_tile,
+                })
+            })
+            .collect()
     }
 }
 
