@@ -111,6 +111,11 @@ impl EventSet {
         &self.words
     }
 
+    /// Removes every member, keeping the set's size.
+    pub(super) fn clear(&mut self) {
+        self.words.iter_mut().for_each(|w| *w = 0);
+    }
+
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|&w| w == 0)

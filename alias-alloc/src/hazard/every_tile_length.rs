@@ -31,15 +31,17 @@
 //! not all run are not followed (the answer is then not complete).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 use super::bitset::EventSet;
 use super::fingerprint::fingerprint;
+use super::known_barrier::{barrier_op, KnownBarrier};
 use super::lap_model::{LapLane, LapModel, LapOp};
-use super::machine::{passes, settle};
+use super::machine::passes;
 use super::outside::{Outside, Tally};
 use super::persistent::{persistent, Footprints, Ops, Standing};
 use super::tile_laps::LapKey;
-use super::trace::{BarrierId, EventId, EventKind};
+use super::trace::{EventId, EventKind};
 
 /// The most laps decided and not all run that the explorer follows.
 pub const WINDOW_LAPS: usize = 24;
@@ -85,16 +87,6 @@ enum Lap {
     End,
 }
 
-/// A barrier's state.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-struct Bar {
-    parity: u32,
-    pending: i64,
-    tx: i64,
-    open: EventSet,
-    closed: EventSet,
-}
-
 /// A state: laps decided and not all run (from 0), what ran of each, the barriers and what is
 /// known. Instances are `(lap, op)`, laps below 0 ran before the window.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -105,7 +97,7 @@ struct State {
     done: Vec<EventSet>,
     /// Whether the end ran whole (nothing is left).
     finished: bool,
-    barriers: Vec<Bar>,
+    barriers: Vec<Rc<KnownBarrier>>,
     /// Per named lane, what its last op run knows (the class of that op included where it is
     /// its class's latest instance: a class is one lane's, so it stays the latest until the
     /// lane runs another op).
@@ -458,13 +450,7 @@ impl LapModel {
             barriers: self
                 .barriers()
                 .iter()
-                .map(|&(_, count)| Bar {
-                    parity: 0,
-                    pending: i64::from(count),
-                    tx: 0,
-                    open: empty.clone(),
-                    closed: empty.clone(),
-                })
+                .map(|&(_, count)| Rc::new(KnownBarrier::new(count, layout.ops)))
                 .collect(),
             lane_know: vec![empty.clone(); self.lanes().len()],
             know: BTreeMap::new(),
@@ -991,25 +977,13 @@ impl Layout<'_> {
                     }
                 }
             }
-            EventKind::Wait { barrier, .. } => {
+            EventKind::Wait { .. } | EventKind::Arrive { .. } | EventKind::CompleteTx { .. } => {
                 let mut set = self.inherited(s, l, r);
-                if let Some(b) = s.barriers.get(barrier.0) {
-                    set.union_with(&b.closed);
-                }
-                self.finish(s, l, r, set);
-            }
-            EventKind::Arrive { barrier, count, tx } => {
-                let set = self.inherited(s, l, r);
-                let bytes = i64::try_from(*tx).unwrap_or(i64::MAX);
-                if self.arrive(s, *barrier, &set, -i64::from(*count), bytes) {
+                let barriers = self.model.barriers();
+                let counts = |b: usize| barriers.get(b).map_or(1, |x| i64::from(x.1));
+                if barrier_op(&o.kind, &mut s.barriers, counts, &mut set) {
                     found.push(Found::Fault(r));
                 }
-                self.finish(s, l, r, set);
-            }
-            EventKind::CompleteTx { barrier, bytes, .. } => {
-                let set = self.inherited(s, l, r);
-                let bytes = i64::try_from(*bytes).unwrap_or(i64::MAX);
-                self.arrive(s, *barrier, &set, 0, -bytes);
                 self.finish(s, l, r, set);
             }
             EventKind::Sync { .. } => {
@@ -1029,33 +1003,6 @@ impl Layout<'_> {
             }
         }
         found
-    }
-
-    /// An arrive or complete_tx; returns whether it arrived past the phase.
-    fn arrive(
-        &self,
-        s: &mut State,
-        barrier: BarrierId,
-        set: &EventSet,
-        arrivals: i64,
-        bytes: i64,
-    ) -> bool {
-        let count = self
-            .model
-            .barriers()
-            .get(barrier.0)
-            .map_or(1, |b| i64::from(b.1));
-        let Some(b) = s.barriers.get_mut(barrier.0) else {
-            return false;
-        };
-        b.open.union_with(set);
-        let (past, completes) = settle(&mut b.pending, &mut b.tx, count, arrivals, bytes);
-        if completes {
-            b.parity ^= 1;
-            let open = std::mem::replace(&mut b.open, EventSet::new(self.ops));
-            b.closed.union_with(&open);
-        }
-        past
     }
 
     /// Marks op `r` of lap `l` run, keeps what it knows for its lane and for its successors in
@@ -1156,7 +1103,6 @@ fn unknow(s: &mut State, c: EventId) {
         k.remove(c);
     }
     for b in &mut s.barriers {
-        b.open.remove(c);
-        b.closed.remove(c);
+        KnownBarrier::forget(b, c);
     }
 }

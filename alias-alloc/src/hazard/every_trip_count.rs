@@ -41,11 +41,12 @@ use std::rc::Rc;
 
 use super::bitset::EventSet;
 use super::fingerprint::fingerprint;
+use super::known_barrier::{barrier_op, KnownBarrier};
 use super::looped::{Looped, Step};
-use super::machine::{passes, settle};
+use super::machine::passes;
 use super::outside::{Outside, Residues, Tally};
 use super::persistent::{persistent, Footprints, Ops, Standing};
-use super::trace::{BarrierId, EventId, EventKind};
+use super::trace::{EventId, EventKind};
 
 /// How far a thread may run ahead of the first lap not yet done, in periods, before the
 /// explorer stops following it (and calls its answer incomplete).
@@ -148,7 +149,6 @@ impl Looped {
             complete: true,
             ..EveryTripCount::default()
         };
-        let empty = EventSet::new(self.ids);
         let start = State {
             base: 0,
             shifted: false,
@@ -157,15 +157,7 @@ impl Looped {
             barriers: self
                 .counts
                 .iter()
-                .map(|&count| {
-                    Rc::new(Bar {
-                        parity: 0,
-                        pending: i64::from(count),
-                        tx: 0,
-                        open: empty.clone(),
-                        closed: empty.clone(),
-                    })
-                })
+                .map(|&count| Rc::new(KnownBarrier::new(count, self.ids)))
                 .collect(),
             know: BTreeMap::new(),
             latest: BTreeMap::new(),
@@ -643,15 +635,6 @@ enum Found {
     Unordered,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Bar {
-    parity: u32,
-    pending: i64,
-    tx: i64,
-    open: EventSet,
-    closed: EventSet,
-}
-
 /// A state of the loop run forever: laps below `base` all ran, `done[k]` is what ran of lap
 /// `base + k` (the last one not empty).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -664,7 +647,7 @@ struct State {
     exit: Option<i64>,
     done: Vec<EventSet>,
     /// Per barrier (shared with the states it was copied from until one changes it).
-    barriers: Vec<Rc<Bar>>,
+    barriers: Vec<Rc<KnownBarrier>>,
     /// The latest instances known to each run event with a successor still to run.
     know: BTreeMap<(i64, EventId), Rc<EventSet>>,
     /// Per class of accesses ([`Looped::class`]; the sets above hold classes): the lap and
@@ -789,11 +772,7 @@ impl State {
             }
         }
         for b in &mut self.barriers {
-            if b.open.contains(c) || b.closed.contains(c) {
-                let b = Rc::make_mut(b);
-                b.open.remove(c);
-                b.closed.remove(c);
-            }
+            KnownBarrier::forget(b, c);
         }
     }
 
@@ -858,25 +837,12 @@ impl State {
                 self.latest.insert(own, (l, r));
                 self.finish(looped, l, r, set);
             }
-            EventKind::Wait { barrier, .. } => {
+            EventKind::Wait { .. } | EventKind::Arrive { .. } | EventKind::CompleteTx { .. } => {
                 let mut set = self.inherited(looped, l, r);
-                if let Some(b) = self.barriers.get(barrier.0) {
-                    set.union_with(&b.closed);
-                }
-                self.finish(looped, l, r, set);
-            }
-            EventKind::Arrive { barrier, count, tx } => {
-                let set = self.inherited(looped, l, r);
-                let bytes = i64::try_from(*tx).unwrap_or(i64::MAX);
-                if self.arrive(looped, *barrier, &set, -i64::from(*count), bytes) {
+                let counts = |b: usize| looped.counts.get(b).map_or(1, |&c| i64::from(c));
+                if barrier_op(&step.kind, &mut self.barriers, counts, &mut set) {
                     found.push(Found::Fault(r));
                 }
-                self.finish(looped, l, r, set);
-            }
-            EventKind::CompleteTx { barrier, bytes, .. } => {
-                let set = self.inherited(looped, l, r);
-                let bytes = i64::try_from(*bytes).unwrap_or(i64::MAX);
-                self.arrive(looped, *barrier, &set, 0, -bytes);
                 self.finish(looped, l, r, set);
             }
             EventKind::Sync { .. } => {
@@ -891,29 +857,6 @@ impl State {
             }
         }
         found
-    }
-
-    /// An arrive or complete_tx; returns whether it arrived past the phase.
-    fn arrive(
-        &mut self,
-        looped: &Looped,
-        barrier: BarrierId,
-        set: &EventSet,
-        arrivals: i64,
-        bytes: i64,
-    ) -> bool {
-        let count = looped.counts.get(barrier.0).map_or(1, |&c| i64::from(c));
-        let Some(b) = self.barriers.get_mut(barrier.0).map(Rc::make_mut) else {
-            return false;
-        };
-        b.open.union_with(set);
-        let (past, completes) = settle(&mut b.pending, &mut b.tx, count, arrivals, bytes);
-        if completes {
-            b.parity ^= 1;
-            let open = std::mem::replace(&mut b.open, EventSet::new(looped.ids));
-            b.closed.union_with(&open);
-        }
-        past
     }
 
     /// Marks `(l, r)` run, keeps what it knows while a successor has not run, and forgets

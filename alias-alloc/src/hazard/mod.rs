@@ -10,6 +10,7 @@
 //! | a state's 128-bit digest, remembered instead of it | `fingerprint.rs` |
 //! | a loop read as the loop run forever, from a few trip counts ([`Looped`]) | `looped.rs` |
 //! | every execution of it at every trip count at once ([`EveryTripCount`]) | `every_trip_count.rs` |
+//! | an mbarrier as those explorers hold it, with what its phases carry (`KnownBarrier`) | `known_barrier.rs` |
 //! | the ops that need not be interleaved: persistent sets (`Footprints`) | `persistent.rs` |
 //! | what the ops outside a persistent set can do to each barrier (`Outside`) | `outside.rs` |
 //! | a kernel proved or refuted at every trip count, or a persistent one at every tile count ([`TripCountProof`]) | `trip_count_proof.rs` |
@@ -59,6 +60,7 @@ mod explore;
 mod fingerprint;
 mod happens_before;
 mod kernel_laps;
+mod known_barrier;
 mod lap_model;
 mod ledger;
 mod looped;
