@@ -3,11 +3,8 @@
 //! counters' arithmetic reaches; a read that breaks its key's kind is refused.
 #![allow(clippy::restriction)] // test code: a failed check panics
 
-use alias_alloc::hazard::{
-    read_kernel, tile_laps, EventKind, HazardError, KernelTrace, LapKinds, LapModel, ReadOptions,
-    TileLaps,
-};
-use test_support::tlx_kernels::dump;
+use alias_alloc::hazard::{EventKind, HazardError, KernelTrace, LapKinds, LapModel, TileLaps};
+use test_support::tlx_kernels::{dump, read_launch};
 
 /// A read of kernel `text` at one launch — `N_CTX`, the tiles CLC hands out after the first,
 /// the program, the number of programs, `H` — and its cut.
@@ -15,18 +12,13 @@ fn read_at(
     text: &str,
     (n_ctx, clc_tiles, program_id, num_programs, heads): (i64, i64, i64, i64, i64),
 ) -> (KernelTrace, TileLaps) {
-    let mut opts = ReadOptions {
-        program_id,
-        num_programs,
+    read_launch(
+        text,
+        n_ctx,
         clc_tiles,
-        max_events: 200_000,
-        ..ReadOptions::default()
-    };
-    opts.params.insert("N_CTX".into(), n_ctx);
-    opts.params.insert("H".into(), heads);
-    let kt = read_kernel(text, &opts).unwrap();
-    let cut = tile_laps(&kt).unwrap();
-    (kt, cut)
+        (program_id, num_programs),
+        Some(heads),
+    )
 }
 
 /// Launches whose CTAs between them run every key a causal CLC kernel's arithmetic reaches

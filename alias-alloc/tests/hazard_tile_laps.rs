@@ -6,7 +6,7 @@ use alias_alloc::hazard::{
     read_kernel, tile_laps, HazardError, KernelTrace, LapKey, LapKinds, LapModel, ReadOptions,
     TileLaps, TilePlace, TimelineKind,
 };
-use test_support::tlx_kernels::{dump, KERNELS};
+use test_support::tlx_kernels::{dump, read_launch as read_at, KERNELS};
 
 /// The K laps of each tile at the reader's defaults: three tiles a CLC kernel's CTA, `H` = 2
 /// `fa_ws_persistent`'s; `N_CTX` left out, 4 K laps a tile, or R + 1 for a ring of R slots
@@ -21,31 +21,6 @@ const TILES: [(&str, &[u32]); 8] = [
     ("fa_fwd_persistent_rescale", &[2, 4, 6]),
     ("fa_ws_persistent", &[4, 4]),
 ];
-
-/// A read of kernel `text` at one launch and its cut: `N_CTX`, the tiles CLC hands out after
-/// the first, the program and the number of programs, and `H` where given.
-fn read_at(
-    text: &str,
-    n_ctx: i64,
-    clc_tiles: i64,
-    (program_id, num_programs): (i64, i64),
-    heads: Option<i64>,
-) -> (KernelTrace, TileLaps) {
-    let mut opts = ReadOptions {
-        program_id,
-        num_programs,
-        clc_tiles,
-        max_events: 200_000,
-        ..ReadOptions::default()
-    };
-    opts.params.insert("N_CTX".into(), n_ctx);
-    if let Some(h) = heads {
-        opts.params.insert("H".into(), h);
-    }
-    let kt = read_kernel(text, &opts).unwrap();
-    let cut = tile_laps(&kt).unwrap();
-    (kt, cut)
-}
 
 /// What every cut must be: each partition's laps in program order, an engine op no earlier
 /// than what issues it, every partition that runs a K loop present in every K lap.

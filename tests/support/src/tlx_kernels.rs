@@ -45,6 +45,35 @@ pub fn dump(kernel: &str, stage: &str) -> String {
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
 }
 
+/// A read of persistent kernel `text` at one launch — `N_CTX`, the tiles CLC hands out after
+/// the first, `(program, programs)`, and `H` where given — and its cut into the K laps of its
+/// tiles.
+pub fn read_launch(
+    text: &str,
+    n_ctx: i64,
+    clc_tiles: i64,
+    (program_id, num_programs): (i64, i64),
+    heads: Option<i64>,
+) -> (
+    alias_alloc::hazard::KernelTrace,
+    alias_alloc::hazard::TileLaps,
+) {
+    let mut opts = alias_alloc::hazard::ReadOptions {
+        program_id,
+        num_programs,
+        clc_tiles,
+        max_events: 200_000,
+        ..alias_alloc::hazard::ReadOptions::default()
+    };
+    opts.params.insert("N_CTX".into(), n_ctx);
+    if let Some(h) = heads {
+        opts.params.insert("H".into(), h);
+    }
+    let kt = alias_alloc::hazard::read_kernel(text, &opts).unwrap_or_else(|e| panic!("{e}"));
+    let cut = alias_alloc::hazard::tile_laps(&kt).unwrap_or_else(|e| panic!("{e}"));
+    (kt, cut)
+}
+
 /// The op that defines `v` in `m`, where an op does.
 fn defining_op(m: &Module, v: ValueId) -> Option<&Operation> {
     match m.value(v)?.def() {
